@@ -1,0 +1,45 @@
+"""Build the compiled kernels (Cython in C++ mode).
+
+Every ``*.pyx`` under ``src/treelearn`` becomes an extension module of the same dotted name.
+Flags: -O3 and a portable baseline; on x86-64 we target x86-64-v2 (it has popcnt), never
+-march=native, so a built wheel runs on any machine of that baseline.
+"""
+import glob
+import os
+import platform
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+compile_args = ["-O3", "-std=c++17", "-Wno-unused-function", "-Wno-unreachable-code"]
+if platform.machine().lower() in ("x86_64", "amd64"):
+    compile_args.append("-march=x86-64-v2")
+
+extensions = []
+for path in sorted(glob.glob(os.path.join("src", "treelearn", "**", "*.pyx"), recursive=True)):
+    module = os.path.splitext(os.path.relpath(path, "src"))[0].replace(os.sep, ".")
+    extensions.append(
+        Extension(
+            module,
+            [path],
+            language="c++",
+            include_dirs=[np.get_include(), os.path.join("src", "treelearn", "_include")],
+            extra_compile_args=compile_args,
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        )
+    )
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+        nthreads=int(os.environ.get("TREELEARN_BUILD_JOBS", "0")) or None,
+    ),
+)

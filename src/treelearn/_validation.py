@@ -1,0 +1,170 @@
+"""Input checks shared by every learner; each raises an error that names the problem."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+class TreeLearnValueError(ValueError):
+    """Bad input or parameter; the message says what and where."""
+
+
+def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
+    """X (array-like or DataFrame) -> a 2-D numpy array (numeric or object), with shape checks."""
+    if X is None:
+        raise TreeLearnValueError(f"{what} is None; expected a 2-D array of shape (n_samples, n_features)")
+    try:
+        import pandas as pd
+
+        if isinstance(X, pd.DataFrame):
+            if all(pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt) for dt in X.dtypes):
+                arr = X.to_numpy(dtype=np.float64, na_value=np.nan)
+            else:
+                arr = X.to_numpy(dtype=object)
+                arr = np.where(pd.isna(X).to_numpy(), np.nan, arr).astype(object)
+            _check_shape(arr, what)
+            return arr
+        if isinstance(X, pd.Series):
+            raise TreeLearnValueError(
+                f"{what} is a 1-D Series; expected a 2-D array: use X.to_frame() for one feature"
+            )
+    except ImportError:  # pragma: no cover
+        pass
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):
+        raise TreeLearnValueError(f"{what} is a sparse matrix; treelearn needs dense input (X.toarray())")
+    try:
+        arr = np.asarray(X)
+    except ValueError as exc:
+        raise TreeLearnValueError(f"{what} could not be read as an array: {exc}") from None
+    if arr.dtype.kind == "c":
+        raise TreeLearnValueError(f"{what} has complex values; expected real numbers")
+    if arr.dtype.kind not in "biufO" and arr.dtype.kind not in "USb":
+        raise TreeLearnValueError(f"{what} has unsupported dtype {arr.dtype}")
+    _check_shape(arr, what)
+    return arr
+
+
+def _check_shape(arr: np.ndarray, what: str) -> None:
+    if arr.ndim != 2:
+        hint = " (reshape(-1, 1) for a single feature)" if arr.ndim == 1 else ""
+        raise TreeLearnValueError(
+            f"{what} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D with shape {arr.shape}{hint}"
+        )
+    if arr.shape[0] == 0:
+        raise TreeLearnValueError(f"{what} is empty: 0 samples (shape {arr.shape}); need at least 1")
+    if arr.shape[1] == 0:
+        raise TreeLearnValueError(f"{what} has 0 features (shape {arr.shape}); need at least 1")
+
+
+def check_finite(arr: np.ndarray, *, what: str = "X") -> None:
+    """Reject NaN (missing values) and infinities, naming the first offending cell."""
+    if arr.dtype.kind != "f":
+        return
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = np.argwhere(bad)[0]
+        v = arr[tuple(idx)]
+        kind = "NaN (a missing value)" if np.isnan(v) else "infinity"
+        raise TreeLearnValueError(
+            f"{what} contains {kind} at row {idx[0]}, column {idx[1]} ({int(bad.sum())} such values); "
+            "treelearn does not support missing or infinite values: impute or drop them first"
+        )
+
+
+def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """y -> (classes, codes); classes sorted, any hashable labels; clear errors on bad y."""
+    if y is None:
+        raise TreeLearnValueError("y is None; expected a 1-D array of class labels")
+    try:
+        import pandas as pd
+
+        if isinstance(y, pd.DataFrame):
+            if y.shape[1] != 1:
+                raise TreeLearnValueError(f"y must be 1-D, got a DataFrame with {y.shape[1]} columns")
+            y = y.iloc[:, 0]
+        if isinstance(y, pd.Series):
+            if y.isna().any():
+                raise TreeLearnValueError("y contains missing values (NaN/None); every sample needs a label")
+            y = y.to_numpy()
+    except ImportError:  # pragma: no cover
+        pass
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise TreeLearnValueError(f"y must be 1-D (one label per sample), got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise TreeLearnValueError(
+            f"X and y have different numbers of samples: X has {n_samples}, y has {y.shape[0]}"
+        )
+    if y.dtype.kind == "f":
+        if not np.all(np.isfinite(y)):
+            raise TreeLearnValueError("y contains NaN or infinite values; every sample needs a finite label")
+    elif y.dtype == object:
+        if any(v is None or (isinstance(v, float) and v != v) for v in y.tolist()):
+            raise TreeLearnValueError("y contains missing values (NaN/None); every sample needs a label")
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError:
+        # mixed, unorderable labels: order by (type name, repr) for determinism
+        labels = y.tolist()
+        uniq = sorted(set(labels), key=lambda v: (type(v).__name__, repr(v)))
+        lookup = {v: i for i, v in enumerate(uniq)}
+        classes = np.empty(len(uniq), dtype=object)
+        classes[:] = uniq
+        codes = np.array([lookup[v] for v in labels], dtype=np.int64)
+    return classes, codes.astype(np.int64).ravel()
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """None -> ones; otherwise a finite non-negative 1-D float64 array of length n with a positive sum."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if isinstance(sample_weight, numbers.Number):
+        w = np.full(n_samples, float(sample_weight))
+    else:
+        try:
+            w = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TreeLearnValueError("sample_weight must be numeric") from None
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise TreeLearnValueError(
+            f"sample_weight must be 1-D with one weight per sample: got shape {w.shape}, expected ({n_samples},)"
+        )
+    if not np.all(np.isfinite(w)):
+        raise TreeLearnValueError("sample_weight contains NaN or infinite values")
+    if np.any(w < 0):
+        raise TreeLearnValueError("sample_weight has negative values; weights must be >= 0")
+    if w.sum() <= 0:
+        raise TreeLearnValueError("sample_weight sums to 0; at least one sample needs a positive weight")
+    return np.ascontiguousarray(w)
+
+
+def check_int_param(name: str, value, *, low=None, high=None, allow_none: bool = False):
+    if value is None:
+        if allow_none:
+            return None
+        raise TreeLearnValueError(f"{name} must be an integer, got None")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TreeLearnValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    if low is not None and value < low:
+        raise TreeLearnValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise TreeLearnValueError(f"{name} must be <= {high}, got {value}")
+    return int(value)
+
+
+def check_float_param(name: str, value, *, low=None, high=None, low_open=False, high_open=False,
+                      allow_none: bool = False):
+    if value is None:
+        if allow_none:
+            return None
+        raise TreeLearnValueError(f"{name} must be a number, got None")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise TreeLearnValueError(f"{name} must be a finite number, got {value!r}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise TreeLearnValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
+    if high is not None and (value >= high if high_open else value > high):
+        raise TreeLearnValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value}")
+    return float(value)

@@ -1,0 +1,123 @@
+"""The shared scikit-learn layer: every treelearn classifier subclasses BaseTreeClassifier.
+
+A subclass declares its parameters in ``__init__`` (stored as given, never validated there),
+implements ``_check_params(self)`` (raise TreeLearnValueError on a bad value) and
+``_fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree``, where ``Xe`` is the
+encoded float64 matrix (see ``treelearn.data.schema``), ``y`` int64 class codes 0..C-1 and
+``sample_weight`` a float64 array (all ones when none was given). The base class does the
+validation, the single-class case, zero-weight rows, classes, feature names and prediction.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_sample_weight, check_target
+from treelearn.data.schema import ColumnSchema
+from treelearn.tree.tree import Tree
+
+
+class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Base of treelearn's classifiers (not for direct use)."""
+
+    #: accept pandas category/object columns (one-hot conditions x_j == v)
+    _supports_categorical = True
+
+    def _check_params(self) -> None:  # pragma: no cover - subclasses override
+        pass
+
+    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:  # pragma: no cover
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ fit
+    def _validate_fit_input(self, X, y, sample_weight=None):
+        raw = _as_2d_raw(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        categorical = getattr(self, "categorical", None)
+        schema = ColumnSchema.infer(X, categorical)
+        if any(schema.is_categorical(j) for j in range(schema.n_features)) and not self._supports_categorical:
+            raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
+        Xe = schema.encode(raw)
+        classes, codes = check_target(y, Xe.shape[0])
+        w = check_sample_weight(sample_weight, Xe.shape[0])
+        return Xe, classes, codes, w, schema
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
+        self._check_params()
+        Xe, classes, codes, w, schema = self._validate_fit_input(X, y, sample_weight)
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        keep = w > 0
+        if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
+            Xe, codes, w = Xe[keep], codes[keep], w[keep]
+        if len(np.unique(codes)) == 1 or self.n_classes_ == 1:
+            counts = np.bincount(codes, weights=w, minlength=self.n_classes_)
+            self.tree_ = Tree.leaf(counts, classes, schema=schema)
+            self.tree_.n_node_samples[0] = codes.size
+        else:
+            self.tree_ = self._fit_encoded(np.ascontiguousarray(Xe), codes, self.n_classes_, w, schema)
+            self.tree_.classes = classes
+        self._after_fit()
+        return self
+
+    def _after_fit(self) -> None:
+        """Hook for subclasses (e.g. to record search statistics)."""
+
+    # ------------------------------------------------------------------ predict
+    def _encode(self, X):
+        check_is_fitted(self, "tree_")
+        _as_2d_raw(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        return self.tree_.encode(X)
+
+    def apply(self, X):
+        """Index of the leaf each sample reaches."""
+        return self.tree_._apply_encoded(self._encode(X))
+
+    def predict(self, X):
+        leaves = self.apply(X)
+        return self.classes_[self.tree_.leaf_class_index()[leaves]]
+
+    def predict_proba(self, X):
+        leaves = self.apply(X)
+        v = self.tree_.value[leaves]
+        tot = v.sum(axis=1, keepdims=True)
+        return np.where(tot > 0, v / np.where(tot > 0, tot, 1.0), 1.0 / v.shape[1])
+
+    def predict_log_proba(self, X):
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def decision_path(self, X):
+        check_is_fitted(self, "tree_")
+        self._encode(X)
+        return self.tree_.decision_path(X)
+
+    # ------------------------------------------------------------------ inspection
+    def get_depth(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total impurity decrease per raw feature (zeros for a one-leaf tree)."""
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        imp = np.zeros(t.n_features)
+        w = t.value.sum(axis=1)
+        for node in np.nonzero(t.children_left >= 0)[0]:
+            l, r = t.children_left[node], t.children_right[node]
+            imp[t.feature[node]] += w[node] * t.impurity[node] - w[l] * t.impurity[l] - w[r] * t.impurity[r]
+        s = imp.sum()
+        return imp / s if s > 0 else imp
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

@@ -1,0 +1,168 @@
+# distutils: language = c++
+"""Bitset kernels: packed binary features and per-class row bitsets.
+
+Layout: a bitset over rows is a uint64 array of ``n_words = ceil(n_rows / 64)`` words; bit
+``r % 64`` of word ``r // 64`` stands for row ``r``. A packed matrix has one bitset per binary
+feature (shape ``(n_features, n_words)``), the class bitsets one per class.
+
+The counting kernel's contract is "rows in, per-feature per-class counts out": for a cover
+(the bitset of rows reaching a node) it returns ``counts[j, c]`` = (weighted) number of rows in
+the cover with feature j = 1 and class c. Sums of such counts over row blocks compose, so the
+same learners can later sum partial counts computed elsewhere.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport uint64_t, int64_t, uint8_t
+
+cnp.import_array()
+
+cdef extern from *:
+    """
+    static inline int tl_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int tl_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int tl_popcount64(unsigned long long x) nogil
+    int tl_ctz64(unsigned long long x) nogil
+
+
+def n_words_for(Py_ssize_t n_rows):
+    return (n_rows + 63) // 64
+
+
+def pack_columns(const uint8_t[:, :] B):
+    """(n_rows, n_features) 0/1 matrix -> (n_features, n_words) packed columns."""
+    cdef Py_ssize_t n = B.shape[0], d = B.shape[1], i, j
+    cdef Py_ssize_t nw = (n + 63) // 64
+    out = np.zeros((d, nw), dtype=np.uint64)
+    cdef uint64_t[:, ::1] o = out
+    with nogil:
+        for i in range(n):
+            for j in range(d):
+                if B[i, j]:
+                    o[j, i >> 6] |= (<uint64_t>1) << (i & 63)
+    return out
+
+
+def pack_mask(const uint8_t[:] mask):
+    """Boolean row mask (as uint8) -> bitset."""
+    cdef Py_ssize_t n = mask.shape[0], i
+    out = np.zeros((n + 63) // 64, dtype=np.uint64)
+    cdef uint64_t[::1] o = out
+    with nogil:
+        for i in range(n):
+            if mask[i]:
+                o[i >> 6] |= (<uint64_t>1) << (i & 63)
+    return out
+
+
+def unpack(const uint64_t[::1] bits, Py_ssize_t n_rows):
+    """Bitset -> boolean mask of length n_rows."""
+    out = np.zeros(n_rows, dtype=bool)
+    cdef uint8_t[::1] o = out.view(np.uint8)
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(n_rows):
+            o[i] = (bits[i >> 6] >> (i & 63)) & 1
+    return out
+
+
+def popcount(const uint64_t[::1] bits):
+    cdef Py_ssize_t w
+    cdef int64_t s = 0
+    with nogil:
+        for w in range(bits.shape[0]):
+            s += tl_popcount64(bits[w])
+    return s
+
+
+def class_counts(const uint64_t[:, ::1] class_bits, const uint64_t[::1] cover):
+    """Per-class number of rows in the cover."""
+    cdef Py_ssize_t C = class_bits.shape[0], nw = cover.shape[0], c, w
+    out = np.zeros(C, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    with nogil:
+        for c in range(C):
+            for w in range(nw):
+                o[c] += tl_popcount64(class_bits[c, w] & cover[w])
+    return out
+
+
+def class_counts_weighted(const uint64_t[:, ::1] class_bits, const uint64_t[::1] cover,
+                          const double[::1] weights):
+    cdef Py_ssize_t C = class_bits.shape[0], nw = cover.shape[0], c, w
+    cdef uint64_t x
+    out = np.zeros(C, dtype=np.float64)
+    cdef double[::1] o = out
+    with nogil:
+        for c in range(C):
+            for w in range(nw):
+                x = class_bits[c, w] & cover[w]
+                while x:
+                    o[c] += weights[(w << 6) + tl_ctz64(x)]
+                    x &= x - 1
+    return out
+
+
+def count_features(const uint64_t[:, ::1] columns, const uint64_t[:, ::1] class_bits,
+                   const uint64_t[::1] cover):
+    """counts[j, c] = #rows r in cover with feature j = 1 and class c (AND + popcount)."""
+    cdef Py_ssize_t d = columns.shape[0], C = class_bits.shape[0], nw = cover.shape[0]
+    cdef Py_ssize_t j, c, w
+    cdef uint64_t cw
+    cdef int64_t s
+    out = np.zeros((d, C), dtype=np.int64)
+    cdef int64_t[:, ::1] o = out
+    # restrict each class bitset to the cover once
+    masked = np.empty((C, nw), dtype=np.uint64)
+    cdef uint64_t[:, ::1] m = masked
+    with nogil:
+        for c in range(C):
+            for w in range(nw):
+                m[c, w] = class_bits[c, w] & cover[w]
+        for j in range(d):
+            for c in range(C):
+                s = 0
+                for w in range(nw):
+                    s += tl_popcount64(columns[j, w] & m[c, w])
+                o[j, c] = s
+    return out
+
+
+def count_features_weighted(const uint64_t[:, ::1] columns, const uint64_t[:, ::1] class_bits,
+                            const uint64_t[::1] cover, const double[::1] weights):
+    """Weighted form of count_features: sums of sample weights instead of row counts."""
+    cdef Py_ssize_t d = columns.shape[0], C = class_bits.shape[0], nw = cover.shape[0]
+    cdef Py_ssize_t j, c, w
+    cdef uint64_t x
+    cdef double s
+    out = np.zeros((d, C), dtype=np.float64)
+    cdef double[:, ::1] o = out
+    masked = np.empty((C, nw), dtype=np.uint64)
+    cdef uint64_t[:, ::1] m = masked
+    with nogil:
+        for c in range(C):
+            for w in range(nw):
+                m[c, w] = class_bits[c, w] & cover[w]
+        for j in range(d):
+            for c in range(C):
+                s = 0.0
+                for w in range(nw):
+                    x = columns[j, w] & m[c, w]
+                    while x:
+                        s += weights[(w << 6) + tl_ctz64(x)]
+                        x &= x - 1
+                o[j, c] = s
+    return out
+
+
+def split_cover(const uint64_t[::1] cover, const uint64_t[::1] column):
+    """(rows of cover with feature = 0, rows with feature = 1)."""
+    cdef Py_ssize_t nw = cover.shape[0], w
+    zero = np.empty(nw, dtype=np.uint64)
+    one = np.empty(nw, dtype=np.uint64)
+    cdef uint64_t[::1] z = zero, o = one
+    with nogil:
+        for w in range(nw):
+            o[w] = cover[w] & column[w]
+            z[w] = cover[w] & ~column[w]
+    return zero, one

@@ -1,0 +1,166 @@
+"""Binarizer: raw columns -> binary conditions (a scikit-learn transformer).
+
+* numeric column j -> threshold conditions ``x_j >= t``:
+  - ``max_thresholds=None`` and ``max_binary_features=None`` (exact): every midpoint between
+    consecutive distinct training values;
+  - ``max_thresholds=m``: at most m thresholds per column, at quantiles of the training values
+    (histogram-style, as gradient-boosting libraries bin features), each moved to the midpoint
+    between the two distinct values it separates;
+  - ``max_binary_features=B`` (003 App. C, "total binary features about 100"): each numeric
+    column gets ``max(1, B // n_numeric)`` thresholds at quantiles of its *distinct* values, the
+    encoding of the Top-k paper's experiments;
+* categorical column j (pandas category/object/string/bool dtype, or listed in ``categorical``)
+  -> one-hot ``x_j == v``, one feature per category seen in training. A value not seen in
+  training gets all zeros (every ``x_j == v`` false) at transform time.
+* a column with exactly two training values becomes exactly one binary feature (numeric:
+  ``x_j >= midpoint``; categorical: ``x_j == larger value``), so 0/1 data passes through
+  unchanged; a constant column gives no feature.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from treelearn._validation import TreeLearnValueError, check_int_param
+from treelearn.data.bitmatrix import BinaryData
+from treelearn.data.schema import ColumnSchema
+
+NUMERIC = 0
+CATEGORICAL = 1
+
+
+def _midpoints(u: np.ndarray) -> np.ndarray:
+    mid = (u[:-1] + u[1:]) / 2.0
+    # a midpoint may round onto the upper value; it must stay strictly above the lower one
+    bad = mid <= u[:-1]
+    mid[bad] = u[1:][bad]
+    return mid
+
+
+def numeric_thresholds(col: np.ndarray, max_thresholds: int | None = None, *, distinct_quantiles: bool = False):
+    """Thresholds t (ascending) for conditions ``x >= t`` on one numeric column."""
+    u = np.unique(col)
+    if u.size <= 1:
+        return np.zeros(0)
+    mids = _midpoints(u)
+    if max_thresholds is None or mids.size <= max_thresholds:
+        return mids
+    if distinct_quantiles:
+        # positions among distinct values at quantiles i/(m+1)
+        pos = np.unique(np.clip(np.round(np.arange(1, max_thresholds + 1) * u.size / (max_thresholds + 1)), 1,
+                                u.size - 1).astype(np.int64))
+        return mids[pos - 1]
+    # quantiles of the data: cut the sorted sample into m + 1 bins of about equal mass
+    s = np.sort(col)
+    qs = s[np.clip((np.arange(1, max_thresholds + 1) * s.size) // (max_thresholds + 1), 0, s.size - 1)]
+    # the threshold just above the quantile value separates it from the next distinct value
+    idx = np.unique(np.searchsorted(u, qs, side="left"))
+    idx = idx[idx < mids.size]
+    return mids[idx]
+
+
+class Binarizer(TransformerMixin, BaseEstimator):
+    """Map numeric and categorical columns to binary conditions (see the module docstring).
+
+    Parameters
+    ----------
+    max_thresholds : int or None
+        At most this many quantile thresholds per numeric column (None: every midpoint).
+    max_binary_features : int or None
+        Global budget of binary features for numeric columns, split evenly (003 App. C).
+        Overrides ``max_thresholds``.
+    categorical : None, list of int/str, or bool mask
+        Categorical columns; None infers them from pandas dtypes / non-numeric object columns.
+
+    Attributes
+    ----------
+    schema_ : ColumnSchema
+    feature_ : (n_binary,) raw column of each binary feature
+    kind_ : (n_binary,) 0 for ``x >= threshold``, 1 for ``x == category`` (threshold = code)
+    threshold_ : (n_binary,) threshold or category code
+    feature_names_out_ : readable names, e.g. ``age >= 30.5``, ``color == red``
+    """
+
+    def __init__(self, max_thresholds=None, max_binary_features=None, categorical=None):
+        self.max_thresholds = max_thresholds
+        self.max_binary_features = max_binary_features
+        self.categorical = categorical
+
+    def fit(self, X, y=None):
+        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
+        check_int_param("max_binary_features", self.max_binary_features, low=1, allow_none=True)
+        schema = ColumnSchema.infer(X, self.categorical)
+        Xe = schema.encode(X)
+        self._fit_encoded(Xe, schema)
+        return self
+
+    def _fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema):
+        self.schema_ = schema
+        self.n_features_in_ = schema.n_features
+        if schema.feature_names is not None:
+            self.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
+        numeric = [j for j in range(schema.n_features) if not schema.is_categorical(j)]
+        per_col, distinct = self.max_thresholds, False
+        if self.max_binary_features is not None and numeric:
+            per_col, distinct = max(1, self.max_binary_features // len(numeric)), True
+        feature, kind, threshold = [], [], []
+        for j in range(schema.n_features):
+            if schema.is_categorical(j):
+                present = np.unique(Xe[:, j]).astype(np.int64)
+                present = present[present >= 0]
+                codes = present[1:] if present.size == 2 else (present if present.size > 2 else present[:0])
+                for c in codes:
+                    feature.append(j)
+                    kind.append(CATEGORICAL)
+                    threshold.append(float(c))
+            else:
+                for t in numeric_thresholds(Xe[:, j], per_col, distinct_quantiles=distinct):
+                    feature.append(j)
+                    kind.append(NUMERIC)
+                    threshold.append(float(t))
+        self.feature_ = np.asarray(feature, dtype=np.int64)
+        self.kind_ = np.asarray(kind, dtype=np.int8)
+        self.threshold_ = np.asarray(threshold, dtype=np.float64)
+        self.feature_names_out_ = np.asarray([self.condition_name(i) for i in range(self.feature_.size)],
+                                             dtype=object)
+        return self
+
+    @property
+    def n_binary_features_(self) -> int:
+        return int(self.feature_.size)
+
+    def condition_name(self, i: int) -> str:
+        j = int(self.feature_[i])
+        name = self.schema_._name(j)
+        if self.kind_[i] == CATEGORICAL:
+            return f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
+        return f"{name} >= {self.threshold_[i]:.6g}"
+
+    def get_feature_names_out(self, input_features=None):
+        check_is_fitted(self, "feature_")
+        return self.feature_names_out_.copy()
+
+    def transform(self, X) -> np.ndarray:
+        """Raw X -> (n_samples, n_binary) uint8 matrix of 0/1."""
+        check_is_fitted(self, "feature_")
+        return self.transform_encoded(self.schema_.encode(X))
+
+    def transform_encoded(self, Xe: np.ndarray) -> np.ndarray:
+        cols = Xe[:, self.feature_]
+        num = self.kind_ == NUMERIC
+        out = np.empty(cols.shape, dtype=np.uint8)
+        out[:, num] = cols[:, num] >= self.threshold_[num]
+        out[:, ~num] = cols[:, ~num] == self.threshold_[~num]
+        return out
+
+    def binary_data(self, X, y_codes, n_classes=None, sample_weight=None) -> BinaryData:
+        """Transform X and pack it with the labels into a BinaryData."""
+        return BinaryData(self.transform(X), y_codes, n_classes=n_classes, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags

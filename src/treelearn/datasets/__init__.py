@@ -1,0 +1,14 @@
+"""Datasets: loaders for a data directory of real datasets, and the papers' synthetic generators.
+
+Real data is never shipped: loaders read it from a data directory (the ``--data-dir`` option of
+the CLI, tests and benchmarks; ``TREELEARN_DATA_DIR``; default ``../shared/datasets`` next to
+the repository).
+"""
+# --- loaders (foundation) ---
+from treelearn.datasets.loaders import default_data_dir, load_dataset, list_datasets  # noqa: F401
+
+# --- generators: Top-k hard distributions (issue 3) ---
+
+# --- generators: random rank-r trees (issue 4) ---
+
+# --- generators: Boolean functions, random trees, lower-bound function (issue 6) ---

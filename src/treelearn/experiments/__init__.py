@@ -1,0 +1,1 @@
+"""Experiments reproducing the papers' figures and tables (run with `treelearn experiment ...`)."""

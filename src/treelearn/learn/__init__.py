@@ -1,0 +1,1 @@
+"""Learners: search strategies over the shared data layer, criteria and Tree model."""

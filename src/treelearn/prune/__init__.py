@@ -1,0 +1,1 @@
+"""Generalization bounds of tree structures and pruning."""

@@ -1,0 +1,393 @@
+"""The one Tree model every treelearn learner returns.
+
+Array-based, like scikit-learn's ``Tree``: node ``i`` has
+
+* ``children_left[i]``, ``children_right[i]``: child ids, ``-1`` for a leaf;
+* ``feature[i]``: the raw column its condition reads (``-2`` for a leaf, as in sklearn);
+* ``kind[i]``: ``0`` for the numeric condition ``x_feature >= threshold``, ``1`` for the
+  categorical condition ``x_feature == category`` where ``threshold`` is the category's code
+  in ``schema.categories[feature]`` (``-1`` for a leaf);
+* ``threshold[i]``: the threshold or category code;
+* ``value[i]``: per-class (weighted) counts of the training samples reaching the node;
+* ``n_node_samples[i]``: the number of training samples reaching it; ``impurity[i]``.
+
+A row goes to the **right** child when the node's condition holds and to the left otherwise.
+(scikit-learn sends ``x <= t`` left; our left side is ``x < t``. With midpoint thresholds the two
+agree on every training value.)
+
+Binary data in {0, 1} uses thresholds 0.5, data in {-1, +1} thresholds 0: the same model.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from treelearn._validation import TreeLearnValueError
+from treelearn.data.schema import ColumnSchema
+from treelearn.tree._tree import apply_rows
+
+LEAF = -1
+UNDEFINED = -2
+NUMERIC = 0
+CATEGORICAL = 1
+
+
+class Tree:
+    """A fitted decision tree (see the module docstring for the arrays)."""
+
+    def __init__(self, *, children_left, children_right, feature, threshold, kind, value,
+                 n_node_samples=None, impurity=None, classes, schema: ColumnSchema | None = None,
+                 n_features: int | None = None, validate: bool = True):
+        self.children_left = np.ascontiguousarray(children_left, dtype=np.int64)
+        self.children_right = np.ascontiguousarray(children_right, dtype=np.int64)
+        self.feature = np.ascontiguousarray(feature, dtype=np.int64)
+        self.threshold = np.ascontiguousarray(threshold, dtype=np.float64)
+        self.kind = np.ascontiguousarray(kind, dtype=np.int8)
+        self.value = np.ascontiguousarray(value, dtype=np.float64)
+        if self.value.ndim == 1:
+            self.value = self.value.reshape(-1, 1)
+        n = self.children_left.shape[0]
+        self.n_node_samples = (
+            np.ascontiguousarray(n_node_samples, dtype=np.int64)
+            if n_node_samples is not None
+            else np.rint(self.value.sum(axis=1)).astype(np.int64)
+        )
+        self.impurity = (
+            np.ascontiguousarray(impurity, dtype=np.float64) if impurity is not None else np.zeros(n)
+        )
+        self.classes = np.asarray(classes)
+        if schema is None:
+            if n_features is None:
+                n_features = int(self.feature.max()) + 1 if n and self.feature.max() >= 0 else 1
+            schema = ColumnSchema(categories=[None] * int(n_features))
+        self.schema = schema
+        if validate:
+            self._check()
+
+    # ------------------------------------------------------------------ construction
+    def _check(self) -> None:
+        n = self.children_left.shape[0]
+        if n == 0:
+            raise TreeLearnValueError("a tree needs at least one node")
+        for name in ("children_right", "feature", "threshold", "kind", "n_node_samples", "impurity"):
+            if getattr(self, name).shape != (n,):
+                raise TreeLearnValueError(f"tree array {name} has shape {getattr(self, name).shape}, expected ({n},)")
+        if self.value.shape != (n, len(self.classes)):
+            raise TreeLearnValueError(
+                f"tree array value has shape {self.value.shape}, expected ({n}, {len(self.classes)})"
+            )
+        if not np.all(np.isfinite(self.value)) or not np.all(np.isfinite(self.threshold)):
+            raise TreeLearnValueError("tree arrays contain NaN or infinite values")
+        left, right = self.children_left, self.children_right
+        is_leaf = left < 0
+        if np.any((right < 0) != is_leaf):
+            raise TreeLearnValueError("every node must have either two children or none")
+        internal = ~is_leaf
+        kids = np.concatenate([left[internal], right[internal]])
+        if kids.size and (kids.min() < 1 or kids.max() >= n):
+            raise TreeLearnValueError("tree child index out of range")
+        # every non-root node is the child of exactly one node and children come after parents
+        if kids.size != n - 1 or np.unique(kids).size != n - 1:
+            raise TreeLearnValueError("tree arrays do not describe a tree (a node has two parents or is unreachable)")
+        parents = np.nonzero(internal)[0]
+        if np.any(left[internal] <= parents) or np.any(right[internal] <= parents):
+            raise TreeLearnValueError("tree arrays must list every child after its parent")
+        f = self.feature[internal]
+        if f.size and (f.min() < 0 or f.max() >= self.schema.n_features):
+            raise TreeLearnValueError(
+                f"tree feature index out of range for {self.schema.n_features} features"
+            )
+        k = self.kind[internal]
+        if np.any((k != NUMERIC) & (k != CATEGORICAL)):
+            raise TreeLearnValueError("tree node kind must be 0 (x >= t) or 1 (x == category)")
+        for node in parents[k == CATEGORICAL]:
+            cats = self.schema.categories[self.feature[node]]
+            code = self.threshold[node]
+            if cats is None or code != int(code) or not (0 <= code < len(cats)):
+                raise TreeLearnValueError(f"node {node}: categorical condition on a column without that category")
+
+    @classmethod
+    def leaf(cls, class_counts, classes, *, schema=None, n_features=None) -> "Tree":
+        """A one-leaf tree predicting the majority of ``class_counts``."""
+        counts = np.asarray(class_counts, dtype=np.float64).reshape(1, -1)
+        return cls(children_left=[LEAF], children_right=[LEAF], feature=[UNDEFINED], threshold=[UNDEFINED],
+                   kind=[-1], value=counts, classes=classes, schema=schema, n_features=n_features)
+
+    # ------------------------------------------------------------------ prediction
+    def encode(self, X) -> np.ndarray:
+        """Raw X (array or DataFrame) -> the encoded float64 matrix the arrays refer to."""
+        return self.schema.encode(X)
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf each row of raw X reaches."""
+        return self._apply_encoded(self.encode(X))
+
+    def _apply_encoded(self, Xe: np.ndarray) -> np.ndarray:
+        return apply_rows(np.ascontiguousarray(Xe, dtype=np.float64), self.children_left, self.children_right,
+                          self.feature, self.threshold, self.kind)
+
+    def predict_proba(self, X) -> np.ndarray:
+        leaves = self.apply(X)
+        v = self.value[leaves]
+        tot = v.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(tot > 0, v / np.where(tot > 0, tot, 1), 1.0 / v.shape[1])
+        return p
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes[self.leaf_class_index()[self.apply(X)]]
+
+    def leaf_class_index(self) -> np.ndarray:
+        """Per node, the index of its majority class (ties to the first class in order)."""
+        return np.argmax(self.value, axis=1)
+
+    def decision_path(self, X):
+        """CSR indicator matrix (n_samples, node_count): the nodes each row passes through."""
+        from scipy.sparse import csr_matrix
+
+        Xe = self.encode(X)
+        n = Xe.shape[0]
+        leaves = self._apply_encoded(Xe)
+        parent = self.parents()
+        paths = []
+        lengths = np.empty(n, dtype=np.int64)
+        cache: dict[int, np.ndarray] = {}
+        for i, leaf in enumerate(leaves.tolist()):
+            p = cache.get(leaf)
+            if p is None:
+                nodes = []
+                node = leaf
+                while node >= 0:
+                    nodes.append(node)
+                    node = parent[node]
+                p = cache[leaf] = np.array(nodes[::-1], dtype=np.int64)
+            paths.append(p)
+            lengths[i] = p.size
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        indices = np.concatenate(paths) if paths else np.zeros(0, dtype=np.int64)
+        return csr_matrix((np.ones(indices.size, dtype=np.int64), indices, indptr), shape=(n, self.node_count))
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def node_count(self) -> int:
+        return int(self.children_left.shape[0])
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves: the papers' *size* of a tree."""
+        return int(np.count_nonzero(self.children_left < 0))
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    @property
+    def n_features(self) -> int:
+        return self.schema.n_features
+
+    @property
+    def feature_names(self):
+        return self.schema.feature_names
+
+    def is_leaf(self, node: int) -> bool:
+        return bool(self.children_left[node] < 0)
+
+    def parents(self) -> np.ndarray:
+        parent = np.full(self.node_count, -1, dtype=np.int64)
+        internal = np.nonzero(self.children_left >= 0)[0]
+        parent[self.children_left[internal]] = internal
+        parent[self.children_right[internal]] = internal
+        return parent
+
+    def node_depths(self) -> np.ndarray:
+        """Depth of every node (root 0). Children come after parents, so one pass suffices."""
+        d = np.zeros(self.node_count, dtype=np.int64)
+        for node in range(self.node_count):
+            l = self.children_left[node]
+            if l >= 0:
+                d[l] = d[node] + 1
+                d[self.children_right[node]] = d[node] + 1
+        return d
+
+    @property
+    def depth(self) -> int:
+        return int(self.node_depths().max())
+
+    @property
+    def max_depth(self) -> int:  # sklearn's name
+        return self.depth
+
+    @property
+    def rank(self) -> int:
+        """Ehrenfeucht–Haussler rank: a leaf has rank 0; a node whose children have ranks r0, r1
+        has rank max(r0, r1) if r0 != r1, else r0 + 1 (001, Definition of rank)."""
+        r = np.zeros(self.node_count, dtype=np.int64)
+        for node in range(self.node_count - 1, -1, -1):
+            l = self.children_left[node]
+            if l >= 0:
+                a, b = r[l], r[self.children_right[node]]
+                r[node] = a + 1 if a == b else max(a, b)
+        return int(r[0])
+
+    def average_depth(self, X=None) -> float:
+        """Δ(T) of 004: the expected depth of the leaf a random input reaches.
+
+        Without X, under the uniform distribution on {±1}^n, where each branch is taken with
+        probability 1/2: Σ_leaves depth(ℓ)·2^(−depth(ℓ)). With X, the empirical distribution:
+        the mean depth of the leaves the rows of X reach.
+        """
+        d = self.node_depths()
+        if X is None:
+            leaves = self.children_left < 0
+            return float(np.sum(d[leaves] * np.power(0.5, d[leaves])))
+        return float(d[self.apply(X)].mean())
+
+    def training_error(self) -> float:
+        """Weighted misclassification rate of the tree on its training sample (from the leaf counts)."""
+        leaves = self.children_left < 0
+        v = self.value[leaves]
+        total = v.sum()
+        if total <= 0:
+            return 0.0
+        return float((total - v.max(axis=1).sum()) / total)
+
+    def training_misclassifications(self) -> float:
+        leaves = self.children_left < 0
+        v = self.value[leaves]
+        return float(v.sum() - v.max(axis=1).sum())
+
+    def error(self, X, y, sample_weight=None) -> float:
+        """Weighted misclassification rate on (X, y)."""
+        pred = self.predict(X)
+        y = np.asarray(y)
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        return float(np.sum(w * (pred != y)) / np.sum(w))
+
+    # ------------------------------------------------------------------ transformations
+    def subtree_nodes(self, node: int) -> list[int]:
+        out, stack = [], [node]
+        while stack:
+            v = stack.pop()
+            out.append(v)
+            if self.children_left[v] >= 0:
+                stack.append(self.children_right[v])
+                stack.append(self.children_left[v])
+        return out
+
+    def _rebuild(self, keep_as_leaf) -> "Tree":
+        """Copy of the tree in which the nodes of ``keep_as_leaf`` (a set) become leaves."""
+        order, new_id = [], {}
+        stack = [0]
+        while stack:
+            v = stack.pop()
+            new_id[v] = len(order)
+            order.append(v)
+            if self.children_left[v] >= 0 and v not in keep_as_leaf:
+                stack.append(self.children_right[v])
+                stack.append(self.children_left[v])
+        old = np.array(order, dtype=np.int64)
+        left = np.full(old.size, LEAF, dtype=np.int64)
+        right = np.full(old.size, LEAF, dtype=np.int64)
+        feature = self.feature[old].copy()
+        threshold = self.threshold[old].copy()
+        kind = self.kind[old].copy()
+        for i, v in enumerate(order):
+            if self.children_left[v] >= 0 and v not in keep_as_leaf:
+                left[i] = new_id[self.children_left[v]]
+                right[i] = new_id[self.children_right[v]]
+            else:
+                feature[i], threshold[i], kind[i] = UNDEFINED, UNDEFINED, -1
+        return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
+                    value=self.value[old], n_node_samples=self.n_node_samples[old], impurity=self.impurity[old],
+                    classes=self.classes, schema=self.schema)
+
+    def prune(self, nodes) -> "Tree":
+        """A copy in which every node of ``nodes`` is replaced by a leaf (labelled by its majority)."""
+        return self._rebuild(set(int(v) for v in nodes))
+
+    def simplify(self) -> "Tree":
+        """Merge sibling leaves that predict the same class, repeatedly, bottom-up.
+
+        The predictions of the tree do not change; its size can only shrink.
+        """
+        pred = self.leaf_class_index()
+        collapsed = np.zeros(self.node_count, dtype=bool)  # node acts as a leaf predicting label[node]
+        label = pred.copy()
+        for node in range(self.node_count - 1, -1, -1):
+            l, r = self.children_left[node], self.children_right[node]
+            if l < 0:
+                collapsed[node] = True
+                continue
+            if collapsed[l] and collapsed[r] and label[l] == label[r]:
+                collapsed[node] = True
+                label[node] = label[l]
+        to_leaf = {v for v in range(self.node_count) if collapsed[v] and self.children_left[v] >= 0}
+        if not to_leaf:
+            return self.copy()
+        t = self._rebuild(to_leaf)
+        # a merged leaf must predict the common label even if its counts' majority differs
+        # (possible with ties): keep its counts, which are the sum of the merged leaves' counts
+        return t
+
+    def copy(self) -> "Tree":
+        return Tree(children_left=self.children_left.copy(), children_right=self.children_right.copy(),
+                    feature=self.feature.copy(), threshold=self.threshold.copy(), kind=self.kind.copy(),
+                    value=self.value.copy(), n_node_samples=self.n_node_samples.copy(),
+                    impurity=self.impurity.copy(), classes=self.classes.copy(), schema=self.schema)
+
+    # ------------------------------------------------------------------ description
+    def condition_name(self, node: int, *, negate: bool = False, precision: int = 4) -> str:
+        """Readable condition of an internal node, e.g. ``petal width >= 0.8`` or ``color == red``."""
+        f = int(self.feature[node])
+        name = self.schema._name(f)
+        if self.kind[node] == CATEGORICAL:
+            value = self.schema.categories[f][int(self.threshold[node])]
+            return f"{name} {'!=' if negate else '=='} {value}"
+        t = self.threshold[node]
+        return f"{name} {'<' if negate else '>='} {t:.{precision}g}"
+
+    def __repr__(self) -> str:
+        return (f"Tree(n_leaves={self.n_leaves}, depth={self.depth}, node_count={self.node_count}, "
+                f"n_features={self.n_features}, n_classes={self.n_classes})")
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Tree):
+            return NotImplemented
+        arrays = ("children_left", "children_right", "feature", "threshold", "kind", "value", "n_node_samples")
+        return (all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays)
+                and np.array_equal(self.classes, other.classes)
+                and _categories_equal(self.schema, other.schema))
+
+    __hash__ = None
+
+    # ------------------------------------------------------------------ export (see export.py)
+    def export_text(self, **kw) -> str:
+        from treelearn.tree.export import export_text
+
+        return export_text(self, **kw)
+
+    def export_graphviz(self, **kw) -> str:
+        from treelearn.tree.export import export_graphviz
+
+        return export_graphviz(self, **kw)
+
+    def to_json(self, **kw) -> str:
+        from treelearn.tree.export import tree_to_json
+
+        return tree_to_json(self, **kw)
+
+    @classmethod
+    def from_json(cls, text) -> "Tree":
+        from treelearn.tree.export import tree_from_json
+
+        return tree_from_json(text)
+
+
+def _categories_equal(a: ColumnSchema, b: ColumnSchema) -> bool:
+    if a.n_features != b.n_features:
+        return False
+    for ca, cb in zip(a.categories, b.categories):
+        if (ca is None) != (cb is None):
+            return False
+        if ca is not None and list(ca) != list(cb):
+            return False
+    return True
