@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml setup.py
 setup: $(STAMP)
 
 build: $(STAMP)
-	$(PY) setup.py -q build_ext --inplace
+	flock .build.lock $(PY) setup.py -q build_ext --inplace
 
 demo: build
 	$(VENV)/bin/treelearn demo

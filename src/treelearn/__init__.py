@@ -1,19 +1,21 @@
-"""treelearn: decision trees learned with the algorithms learning theory says work."""
+"""treelearn: decision trees learned with the algorithms learning theory says work.
+
+The public API, re-exported; nothing else lives here.
+"""
+# --- foundation: data layer, Tree model, criteria ---
 from treelearn._validation import TreeLearnValueError
 from treelearn.criteria import gain_ratio, get_criterion, kappa, purity_gain
 from treelearn.data import BinaryData, Binarizer, ColumnSchema
 from treelearn.tree import Tree
 
-__version__ = "0.1.0"
+# --- foundation: greedy learners (issue 2) ---
 
-__all__ = [
-    "Binarizer",
-    "BinaryData",
-    "ColumnSchema",
-    "Tree",
-    "TreeLearnValueError",
-    "gain_ratio",
-    "get_criterion",
-    "kappa",
-    "purity_gain",
-]
+# --- top-k and optimal trees (issue 3) ---
+
+# --- minimum-rank trees (issue 4) ---
+
+# --- bounds and pruning (issue 5) ---
+
+# --- membership-query learning (issue 6) ---
+
+__version__ = "0.1.0"
