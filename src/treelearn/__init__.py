@@ -13,6 +13,11 @@ from treelearn.tree import Tree
 # --- top-k and optimal trees (issue 3) ---
 
 # --- minimum-rank trees (issue 4) ---
+from treelearn.learn.rank import (  # noqa: F401
+    InconsistentSampleError, MinRankSearch, MinRankTreeClassifier, RankSearchLimitError, eh_sample_size,
+    eh_sample_size_for_size, find, find_min, rank_class_size_bound, rank_tree_node_bounds,
+    rank_upper_bound_for_size,
+)
 
 # --- bounds and pruning (issue 5) ---
 

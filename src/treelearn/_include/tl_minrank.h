@@ -1,0 +1,256 @@
+// Ehrenfeucht–Haussler FIND(S, r) over covers, with memoisation of (cover, r) results.
+//
+// A cover is a set of sample rows (a sub-sample S' of S). It is held as its sorted row ids,
+// the sparse form of the row bitset: deep in the search a cover holds few rows, and splitting,
+// the purity test, the informative-variable test and hashing then cost O(|S'|) instead of
+// O(|S| / 64) per variable. Rows carry their variables packed as uint64 words (row-major).
+//
+// The search is the procedure of 001 exactly (steps 1, 2, 3.1, 3.2, 3.3 with the failing side
+// re-executed with bound r, 4), variables tried in increasing index order, informative ones
+// only. Memoisation never changes an answer:
+//  * success of FIND(S', r) is stored per exact r, so the stored tree is the one the procedure
+//    returns for that r;
+//  * failure of FIND(S', r) proves r(S') > r (Lemma 2), so FIND(S', r') fails for every r' <= r:
+//    one number per cover, the largest r known to fail.
+// FIND(S', 1) has a dedicated kernel: per class c, OR of the rows' bits (P_c) and of their
+// complements (N_c); side x_v = 1 of S' is pure iff exactly one P_c has bit v, side 0 iff
+// exactly one N_c has it, which is what FIND(S'_v, 0) tests, for all v at once.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tl_minrank {
+
+static const int32_t NONE = -1;
+static const int32_t ABORT = -2;
+
+struct Node {
+    int32_t var;    // -1 for a leaf
+    int32_t left;   // 0-subtree
+    int32_t right;  // 1-subtree
+    int32_t cls;    // class of a leaf (-1 for internal nodes)
+};
+
+struct CoverHash {
+    size_t operator()(const std::vector<uint32_t>& v) const noexcept {
+        uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)v.size();
+        for (uint32_t x : v) {
+            h ^= (uint64_t)x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+            h *= 0xff51afd7ed558ccdULL;
+        }
+        h ^= h >> 33;
+        return (size_t)h;
+    }
+};
+
+struct Entry {
+    int32_t fail_upto = -1;                            // FIND(cover, r) fails for all r <= fail_upto
+    std::vector<std::pair<int32_t, int32_t>> success;  // (r, node) of FIND(cover, r) successes
+};
+
+class Solver {
+  public:
+    int n_rows = 0, n_vars = 0, nw = 0, n_classes = 0;
+    std::vector<uint64_t> bits;  // n_rows * nw, row-major
+    std::vector<int32_t> y;
+    std::vector<Node> nodes;
+    std::vector<int32_t> leaf_of_class;
+    std::unordered_map<std::vector<uint32_t>, Entry, CoverHash> memo;
+    bool use_memo = true;
+    int memo_min_rank = 1;
+    double time_limit = -1.0;   // seconds, < 0: none
+    double memory_limit = -1.0; // bytes, < 0: none
+    double mem_used = 0.0;
+    int abort_reason = 0;       // 0 none, 1 time, 2 memory
+    uint64_t n_calls = 0, n_memo_hits = 0, n_memo_entries = 0;
+    std::chrono::steady_clock::time_point start;
+
+    void init(const uint8_t* B, const int64_t* labels, int rows, int vars, int classes) {
+        n_rows = rows;
+        n_vars = vars;
+        n_classes = classes;
+        nw = (vars + 63) / 64;
+        if (nw == 0) nw = 1;
+        bits.assign((size_t)rows * nw, 0ULL);
+        y.resize(rows);
+        for (int i = 0; i < rows; ++i) {
+            y[i] = (int32_t)labels[i];
+            for (int v = 0; v < vars; ++v)
+                if (B[(size_t)i * vars + v]) bits[(size_t)i * nw + (v >> 6)] |= 1ULL << (v & 63);
+        }
+        nodes.clear();
+        leaf_of_class.assign(classes, -1);
+        for (int c = 0; c < classes; ++c) {
+            leaf_of_class[c] = (int32_t)nodes.size();
+            nodes.push_back(Node{-1, -1, -1, c});
+        }
+    }
+
+    void start_clock() {
+        start = std::chrono::steady_clock::now();
+        abort_reason = 0;
+    }
+
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    bool has_bit(uint32_t row, int v) const { return (bits[(size_t)row * nw + (v >> 6)] >> (v & 63)) & 1ULL; }
+
+    int32_t make_node(int v, int32_t q0, int32_t q1) {
+        nodes.push_back(Node{v, q0, q1, -1});
+        mem_used += sizeof(Node);
+        return (int32_t)nodes.size() - 1;
+    }
+
+    // FIND(S', r) on a nonempty cover (sorted row ids).
+    int32_t find(const std::vector<uint32_t>& rows, int r) {
+        ++n_calls;
+        if ((n_calls & 255) == 0 && time_limit >= 0 && elapsed() > time_limit) {
+            abort_reason = 1;
+            return ABORT;
+        }
+        // step 1: all examples of one class -> a leaf
+        const int32_t c0 = y[rows[0]];
+        bool pure = true;
+        for (uint32_t i : rows)
+            if (y[i] != c0) { pure = false; break; }
+        if (pure) return leaf_of_class[c0];
+        // step 2
+        if (r == 0) return NONE;
+        const bool memo_here = use_memo && r >= memo_min_rank;
+        Entry* e = nullptr;
+        if (memo_here) {
+            auto it = memo.find(rows);
+            if (it != memo.end()) {
+                e = &it->second;
+                if (e->fail_upto >= r) { ++n_memo_hits; return NONE; }
+                for (auto& p : e->success)
+                    if (p.first == r) { ++n_memo_hits; return p.second; }
+            }
+        }
+        int32_t res = (r == 1) ? find1(rows) : find_r(rows, r);
+        if (res == ABORT) return ABORT;
+        if (memo_here) {
+            if (e == nullptr) {
+                auto ins = memo.emplace(rows, Entry());
+                e = &ins.first->second;
+                ++n_memo_entries;
+                mem_used += 64.0 + 4.0 * rows.size();
+            }
+            if (res == NONE) {
+                if (r > e->fail_upto) e->fail_upto = r;
+            } else {
+                e->success.emplace_back(r, res);
+                mem_used += 8.0;
+            }
+            if (memory_limit >= 0 && mem_used > memory_limit) {
+                abort_reason = 2;
+                return ABORT;
+            }
+        }
+        return res;
+    }
+
+    // step 3 for r >= 2 (S' impure)
+    int32_t find_r(const std::vector<uint32_t>& rows, int r) {
+        std::vector<uint64_t> orv(nw, 0ULL), andv(nw, ~0ULL);
+        for (uint32_t i : rows) {
+            const uint64_t* b = &bits[(size_t)i * nw];
+            for (int w = 0; w < nw; ++w) { orv[w] |= b[w]; andv[w] &= b[w]; }
+        }
+        std::vector<uint32_t> s0, s1;
+        s0.reserve(rows.size());
+        s1.reserve(rows.size());
+        mem_used += 8.0 * rows.size();  // transient split buffers on the recursion stack
+        int32_t result = NONE;
+        for (int w = 0; w < nw && result == NONE; ++w) {
+            uint64_t inf = orv[w] & ~andv[w];
+            while (inf) {
+                const int v = (w << 6) + __builtin_ctzll(inf);
+                inf &= inf - 1;
+                s0.clear();
+                s1.clear();
+                for (uint32_t i : rows) (has_bit(i, v) ? s1 : s0).push_back(i);
+                int32_t q0 = find(s0, r - 1);
+                if (q0 == ABORT) { result = ABORT; break; }
+                int32_t q1 = find(s1, r - 1);
+                if (q1 == ABORT) { result = ABORT; break; }
+                if (q0 >= 0 && q1 >= 0) { result = make_node(v, q0, q1); break; }
+                if (q0 >= 0 || q1 >= 0) {  // step 3.3: re-execute the failing side with bound r
+                    if (q0 < 0) q0 = find(s0, r); else q1 = find(s1, r);
+                    if (q0 == ABORT || q1 == ABORT) { result = ABORT; break; }
+                    result = (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
+                    mem_used -= 8.0 * rows.size();
+                    return result;
+                }
+            }
+        }
+        mem_used -= 8.0 * rows.size();
+        return result;  // step 4 when NONE
+    }
+
+    // step 3 for r == 1 (S' impure): FIND(S'_v, 0) succeeds iff side v of S' is pure.
+    int32_t find1(const std::vector<uint32_t>& rows) {
+        std::vector<uint64_t> P((size_t)n_classes * nw, 0ULL), N((size_t)n_classes * nw, 0ULL);
+        for (uint32_t i : rows) {
+            const uint64_t* b = &bits[(size_t)i * nw];
+            uint64_t* p = &P[(size_t)y[i] * nw];
+            uint64_t* q = &N[(size_t)y[i] * nw];
+            for (int w = 0; w < nw; ++w) { p[w] |= b[w]; q[w] |= ~b[w]; }
+        }
+        for (int w = 0; w < nw; ++w) {
+            // bits beyond n_vars are 0 in every row: they must not count as side-0 values
+            uint64_t valid = ~0ULL;
+            if (w == nw - 1 && (n_vars & 63)) valid = (1ULL << (n_vars & 63)) - 1ULL;
+            if (n_vars == 0) valid = 0ULL;
+            uint64_t any1 = 0, many1 = 0, any0 = 0, many0 = 0;
+            for (int c = 0; c < n_classes; ++c) {
+                uint64_t p = P[(size_t)c * nw + w], q = N[(size_t)c * nw + w] & valid;
+                many1 |= any1 & p; any1 |= p;
+                many0 |= any0 & q; any0 |= q;
+            }
+            uint64_t inf = any1 & any0;  // informative: both sides nonempty
+            while (inf) {
+                const int bit = __builtin_ctzll(inf);
+                inf &= inf - 1;
+                const int v = (w << 6) + bit;
+                const bool pure1 = !((many1 >> bit) & 1ULL), pure0 = !((many0 >> bit) & 1ULL);
+                if (!pure0 && !pure1) continue;
+                std::vector<uint32_t> side;
+                side.reserve(rows.size());
+                int32_t q0 = NONE, q1 = NONE;
+                if (pure0 && pure1) {
+                    q0 = leaf_of_class[class_of_side(rows, v, false)];
+                    q1 = leaf_of_class[class_of_side(rows, v, true)];
+                    return make_node(v, q0, q1);
+                }
+                // step 3.3 with r = 1
+                for (uint32_t i : rows)
+                    if (has_bit(i, v) != pure1) side.push_back(i);  // the impure side
+                if (pure1) {
+                    q1 = leaf_of_class[class_of_side(rows, v, true)];
+                    q0 = find(side, 1);
+                } else {
+                    q0 = leaf_of_class[class_of_side(rows, v, false)];
+                    q1 = find(side, 1);
+                }
+                if (q0 == ABORT || q1 == ABORT) return ABORT;
+                return (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
+            }
+        }
+        return NONE;
+    }
+
+    int32_t class_of_side(const std::vector<uint32_t>& rows, int v, bool one) const {
+        for (uint32_t i : rows)
+            if (has_bit(i, v) == one) return y[i];
+        return 0;
+    }
+};
+
+}  // namespace tl_minrank

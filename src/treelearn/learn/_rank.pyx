@@ -1,0 +1,99 @@
+# distutils: language = c++
+"""Compiled FIND(S, r) of Ehrenfeucht & Haussler (001) with (cover, r) memoisation.
+
+The search itself lives in ``tl_minrank.h`` (see its header comment); this module wraps it:
+``RankSearch(B, y, n_classes, ...)`` holds one sample and its memo, ``find(r)`` runs FIND(S, r)
+on the whole sample (the memo persists, so FINDMIN's successive calls share it), ``nodes()``
+exports the result DAG.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport uint8_t, int64_t, int32_t, uint32_t, uint64_t
+from libcpp cimport bool as cbool
+from libcpp.vector cimport vector
+
+cnp.import_array()
+
+cdef extern from "tl_minrank.h" namespace "tl_minrank":
+    cdef struct Node:
+        int32_t var
+        int32_t left
+        int32_t right
+        int32_t cls
+
+    cdef cppclass Solver:
+        int n_rows, n_vars, nw, n_classes
+        vector[Node] nodes
+        cbool use_memo
+        int memo_min_rank
+        double time_limit
+        double memory_limit
+        double mem_used
+        int abort_reason
+        uint64_t n_calls, n_memo_hits, n_memo_entries
+        void init(const uint8_t* B, const int64_t* labels, int rows, int vars, int classes) except +
+        void start_clock()
+        double elapsed()
+        int32_t find(const vector[uint32_t]& rows, int r) except + nogil
+
+NONE = -1
+ABORT = -2
+ABORT_REASONS = {1: "time", 2: "memory"}
+
+
+cdef class RankSearch:
+    """FIND(S, r) on one sample (binary matrix ``B`` (n, d) of 0/1, class codes ``y``)."""
+    cdef Solver* s
+    cdef vector[uint32_t] all_rows
+
+    def __cinit__(self, const uint8_t[:, ::1] B, const int64_t[::1] y, int n_classes, *,
+                  bint memoize=True, int memo_min_rank=1):
+        if B.shape[0] == 0:
+            raise ValueError("FIND needs a nonempty sample")
+        if B.shape[0] != y.shape[0]:
+            raise ValueError("B and y have different numbers of rows")
+        self.s = new Solver()
+        self.s.init(&B[0, 0] if B.shape[1] > 0 else <const uint8_t*>NULL, &y[0],
+                    <int>B.shape[0], <int>B.shape[1], n_classes)
+        self.s.use_memo = memoize
+        self.s.memo_min_rank = memo_min_rank
+        cdef uint32_t i
+        for i in range(<uint32_t>B.shape[0]):
+            self.all_rows.push_back(i)
+
+    def __dealloc__(self):
+        del self.s
+
+    def find(self, int r, time_limit=None, memory_limit=None):
+        """Root node id of FIND(S, r)'s tree, -1 for "none", -2 when a bound was hit
+        (``abort_reason`` says which). ``time_limit`` in seconds (counted from this call),
+        ``memory_limit`` in bytes (total memo size)."""
+        self.s.time_limit = -1.0 if time_limit is None else float(time_limit)
+        self.s.memory_limit = -1.0 if memory_limit is None else float(memory_limit)
+        self.s.start_clock()
+        cdef int32_t res
+        with nogil:
+            res = self.s.find(self.all_rows, r)
+        return int(res)
+
+    @property
+    def abort_reason(self):
+        return ABORT_REASONS.get(self.s.abort_reason)
+
+    @property
+    def stats(self):
+        return {"calls": int(self.s.n_calls), "memo_hits": int(self.s.n_memo_hits),
+                "memo_entries": int(self.s.n_memo_entries), "memory_bytes": float(self.s.mem_used),
+                "nodes": int(self.s.nodes.size())}
+
+    def nodes(self):
+        """(var, left, right, cls) int32 arrays over every node created (leaves: var = -1)."""
+        cdef Py_ssize_t n = self.s.nodes.size(), i
+        out = np.empty((n, 4), dtype=np.int32)
+        cdef int32_t[:, ::1] o = out
+        for i in range(n):
+            o[i, 0] = self.s.nodes[i].var
+            o[i, 1] = self.s.nodes[i].left
+            o[i, 2] = self.s.nodes[i].right
+            o[i, 3] = self.s.nodes[i].cls
+        return out

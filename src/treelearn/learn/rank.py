@@ -1,0 +1,414 @@
+"""Minimum-rank consistent decision trees: FIND and FINDMIN of Ehrenfeucht & Haussler (001).
+
+The *rank* of a tree: a leaf has rank 0; a node whose subtrees have ranks r0 and r1 has rank
+``max(r0, r1)`` if they differ and ``r0 + 1`` otherwise. The rank ``r(S)`` of a sample is the
+least rank of a tree consistent with it. ``FIND(S, r)`` (001, "Procedure FIND") returns a tree of
+rank at most r consistent with S, or "none" when r < r(S) (Lemma 2); ``FINDMIN(S)`` calls
+FIND(S, 0), FIND(S, 1), ... and returns the first tree, of rank exactly r(S) (Theorem 1), in time
+O(|S| (n+1)^(2 r(S))) (Lemma 3).
+
+Variables are binary features: 0/1 or ±1 columns pass through unchanged (thresholds 0.5 and
+0 in the Tree); any other data goes through :class:`treelearn.Binarizer` with its exact encoding
+(every midpoint ``x_j >= t``, one-hot ``x_j == v`` for categorical columns), each binary feature
+being one of the paper's variables. The search runs in compiled code (``_rank.pyx`` and
+``_include/tl_minrank.h``) over covers (sets of rows) with memoisation of (cover, r) results;
+a time limit and a memory cap stop it with :class:`RankSearchLimitError`, which says which bound
+was hit and the best lower bound on r(S) proven so far.
+
+Multiclass labels use the natural extension: a tree is consistent when every leaf is pure, and
+step 1 of FIND returns a leaf when all examples share one class.
+
+The sample-size bounds of the paper are here too: :func:`rank_class_size_bound` (Lemma 1 ii),
+:func:`rank_tree_node_bounds` (Lemma 1 i), :func:`eh_sample_size` (Theorem 2),
+:func:`eh_sample_size_for_size` (Theorem 3) and :func:`rank_upper_bound_for_size` (Lemma 5).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from treelearn._validation import (
+    TreeLearnValueError,
+    _as_2d_raw,
+    check_float_param,
+    check_int_param,
+    check_target,
+)
+from treelearn.base import BaseTreeClassifier
+from treelearn.data.binarize import Binarizer
+from treelearn.data.schema import ColumnSchema
+from treelearn.learn._rank import RankSearch
+from treelearn.tree.tree import LEAF, UNDEFINED, Tree
+
+__all__ = [
+    "InconsistentSampleError",
+    "RankSearchLimitError",
+    "MinRankSearch",
+    "MinRankTreeClassifier",
+    "find",
+    "find_min",
+    "rank_class_size_bound",
+    "rank_tree_node_bounds",
+    "eh_sample_size",
+    "eh_sample_size_for_size",
+    "rank_upper_bound_for_size",
+]
+
+DEFAULT_MEMORY_LIMIT_MB = 2048.0
+
+
+class InconsistentSampleError(TreeLearnValueError):
+    """The sample has identical (binarized) rows with different labels: no tree is consistent.
+
+    ``groups``: list of arrays of row indices, each a set of identical rows with more than one
+    label.
+    """
+
+    def __init__(self, message, groups):
+        super().__init__(message)
+        self.groups = groups
+
+
+class RankSearchLimitError(TreeLearnValueError):
+    """The search hit its time limit or memory cap.
+
+    ``bound``: ``"time"`` or ``"memory"``; ``rank_lower_bound``: the best rank proven so far,
+    i.e. the largest r for which FIND(S, r) was shown to fail, plus one (so r(S) >= it);
+    ``stats``: search counters.
+    """
+
+    def __init__(self, message, bound, rank_lower_bound, stats=None):
+        super().__init__(message)
+        self.bound = bound
+        self.rank_lower_bound = rank_lower_bound
+        self.stats = stats or {}
+
+
+# ---------------------------------------------------------------------------------- the search
+class MinRankSearch:
+    """FIND / FINDMIN on one sample, sharing one memo of (cover, r) results.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame (n_samples, n_features)
+        Binary data (0/1 or ±1) or any data (binarized with the exact :class:`Binarizer` encoding).
+    y : array-like (n_samples,)
+        Labels (any number of classes).
+    time_limit : float or None
+        Seconds for each public call (``find`` or ``find_min``); None: no limit.
+    memory_limit_mb : float or None
+        Cap on the memo's size in MiB (default 2048); None: no cap.
+    memoize : bool
+        Memoise (cover, r) results (True). False gives the plain recursive procedure (compiled).
+    categorical : see :class:`treelearn.Binarizer`.
+
+    Attributes
+    ----------
+    binarizer_ : the fitted Binarizer (its binary features are the paper's variables)
+    n_variables_ : number of variables (binary features)
+    classes_ : labels
+    stats_ : search counters of the last call (calls, memo hits, memo entries, memory, seconds)
+    """
+
+    def __init__(self, X, y, *, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True,
+                 categorical=None, _encoded=None):
+        self.time_limit = check_float_param("time_limit", time_limit, low=0, low_open=True, allow_none=True)
+        self.memory_limit_mb = check_float_param("memory_limit_mb", memory_limit_mb, low=0, low_open=True,
+                                                 allow_none=True)
+        if _encoded is not None:  # (Xe, y_codes, classes, schema) from the estimator
+            Xe, codes, classes, schema = _encoded
+        else:
+            schema = ColumnSchema.infer(X, categorical)
+            Xe = schema.encode(_as_2d_raw(X))
+            classes, codes = check_target(y, Xe.shape[0])
+        self.schema_ = schema
+        self.classes_ = classes
+        self.y_ = np.asarray(codes, dtype=np.int64)
+        self.binarizer_ = Binarizer(categorical=categorical)._fit_encoded(Xe, schema)
+        self.B_ = np.ascontiguousarray(self.binarizer_.transform_encoded(Xe), dtype=np.uint8)
+        self.n_variables_ = self.B_.shape[1]
+        self._check_consistent()
+        # FIND's answer depends only on the set of distinct points (a consistent sample has one
+        # label per point), so the search runs on the distinct rows
+        uniq, first = np.unique(self.B_, axis=0, return_index=True)
+        self._search = RankSearch(np.ascontiguousarray(uniq, dtype=np.uint8),
+                                  np.ascontiguousarray(self.y_[first]), len(classes), memoize=bool(memoize))
+        self.n_distinct_ = uniq.shape[0]
+        self.fail_upto_ = -1  # largest r for which FIND(S, r) failed
+        self.stats_ = {}
+
+    def _check_consistent(self):
+        B, y = self.B_, self.y_
+        _, inv = np.unique(B, axis=0, return_inverse=True)
+        inv = inv.ravel()
+        pairs = np.unique(np.stack([inv, y], axis=1), axis=0)
+        n_labels = np.bincount(pairs[:, 0], minlength=inv.max() + 1)
+        bad = np.nonzero(n_labels > 1)[0]
+        if bad.size == 0:
+            return
+        groups = [np.nonzero(inv == g)[0] for g in bad]
+        shown = []
+        for g in groups[:5]:
+            rows = ", ".join(f"{i} ({self.classes_[y[i]]!r})" for i in g[:8])
+            shown.append("[" + rows + (", ..." if g.size > 8 else "") + "]")
+        more = f" and {len(groups) - 5} more groups" if len(groups) > 5 else ""
+        raise InconsistentSampleError(
+            f"inconsistent sample: {len(groups)} group(s) of identical rows (after binarization) carry "
+            f"different labels, so no decision tree is consistent with it; rows (label): {'; '.join(shown)}{more}",
+            groups,
+        )
+
+    def _run(self, r, deadline):
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+        mem = None if self.memory_limit_mb is None else self.memory_limit_mb * 2.0**20
+        res = self._search.find(int(r), time_limit=remaining, memory_limit=mem)
+        if res == -2:
+            bound = self._search.abort_reason
+            lb = self.fail_upto_ + 1
+            limit = (f"time limit of {self.time_limit:g} s" if bound == "time"
+                     else f"memory cap of {self.memory_limit_mb:g} MiB")
+            raise RankSearchLimitError(
+                f"minimum-rank search stopped: the {limit} was hit while running FIND(S, {r}); "
+                f"best rank proven so far: r(S) >= {lb}", bound, lb, self._search.stats)
+        if res == -1:
+            self.fail_upto_ = max(self.fail_upto_, int(r))
+            return None
+        return res
+
+    def find(self, r) -> Tree | None:
+        """FIND(S, r): a consistent tree of rank <= r, or None when r < r(S)."""
+        r = check_int_param("r", r, low=0)
+        t0 = time.perf_counter()
+        deadline = None if self.time_limit is None else t0 + self.time_limit
+        root = self._run(r, deadline) if r > self.fail_upto_ else None
+        self._record(t0)
+        self.root_ = root
+        return None if root is None else self._to_tree(root)
+
+    def find_min(self, max_rank=None) -> Tree | None:
+        """FINDMIN(S): FIND(S, 0), FIND(S, 1), ... up to ``max_rank`` (None: no bound); the first
+        tree found (rank r(S)), or None when r(S) > max_rank."""
+        max_rank = check_int_param("max_rank", max_rank, low=0, allow_none=True)
+        t0 = time.perf_counter()
+        deadline = None if self.time_limit is None else t0 + self.time_limit
+        r = 0
+        # r(S) <= number of variables (a complete reduced tree over them); no infinite loop
+        limit = self.n_variables_ if max_rank is None else max_rank
+        root = None
+        while r <= limit:
+            root = self._run(r, deadline)
+            if root is not None:
+                break
+            r += 1
+        self._record(t0)
+        self.root_ = root
+        return None if root is None else self._to_tree(root)
+
+    @property
+    def rank_lower_bound_(self) -> int:
+        return self.fail_upto_ + 1
+
+    def _record(self, t0):
+        self.stats_ = dict(self._search.stats, seconds=time.perf_counter() - t0)
+
+    def _to_tree(self, root, sample_weight=None) -> Tree:
+        """Expand the result DAG from ``root`` into a Tree on raw columns (preorder)."""
+        nodes = self._search.nodes()
+        bz = self.binarizer_
+        C = len(self.classes_)
+        w = np.ones(self.y_.size) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        left, right, feat, thr, kind, value, nsamp = [], [], [], [], [], [], []
+        stack = [(int(root), np.arange(self.y_.size), -1, 0)]  # (dag node, rows, parent, side)
+        while stack:
+            d, idx, parent, side = stack.pop()
+            me = len(left)
+            if parent >= 0:
+                (right if side else left)[parent] = me
+            value.append(np.bincount(self.y_[idx], weights=w[idx], minlength=C))
+            nsamp.append(idx.size)
+            var = int(nodes[d, 0])
+            left.append(LEAF)
+            right.append(LEAF)
+            if var < 0:
+                feat.append(UNDEFINED)
+                thr.append(UNDEFINED)
+                kind.append(-1)
+                continue
+            feat.append(int(bz.feature_[var]))
+            thr.append(float(bz.threshold_[var]))
+            kind.append(int(bz.kind_[var]))
+            on = self.B_[idx, var].astype(bool)
+            stack.append((int(nodes[d, 2]), idx[on], me, 1))
+            stack.append((int(nodes[d, 1]), idx[~on], me, 0))
+        value = np.asarray(value, dtype=np.float64).reshape(len(left), C)
+        tot = value.sum(axis=1, keepdims=True)
+        p = value / np.where(tot > 0, tot, 1.0)
+        return Tree(children_left=left, children_right=right, feature=feat, threshold=thr, kind=kind,
+                    value=value, n_node_samples=nsamp, impurity=1.0 - (p * p).sum(axis=1),
+                    classes=self.classes_, schema=self.schema_)
+
+
+def find(X, y, r, *, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None) -> Tree | None:
+    """FIND(S, r) of 001: a tree of rank at most ``r`` consistent with (X, y), or None.
+
+    None exactly when r < r(S) (Lemma 2). Raises :class:`InconsistentSampleError` when identical
+    rows carry different labels and :class:`RankSearchLimitError` when a bound is hit.
+    """
+    return MinRankSearch(X, y, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
+                         categorical=categorical).find(r)
+
+
+def find_min(X, y, *, max_rank=None, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB,
+             categorical=None) -> Tree | None:
+    """FINDMIN(S) of 001 (Theorem 1): the consistent tree of minimum rank r(S).
+
+    Returns None only when ``max_rank`` is given and r(S) > max_rank. ``tree.rank == r(S)``.
+    """
+    return MinRankSearch(X, y, time_limit=time_limit, memory_limit_mb=memory_limit_mb,
+                         categorical=categorical).find_min(max_rank)
+
+
+# ---------------------------------------------------------------------------------- estimator
+class MinRankTreeClassifier(BaseTreeClassifier):
+    """The consistent decision tree of minimum rank (Ehrenfeucht & Haussler's FINDMIN, 001).
+
+    Parameters
+    ----------
+    max_rank : int or None
+        Search ranks 0..max_rank only; if the sample's rank is larger, ``fit`` raises a
+        TreeLearnValueError (FIND(S, max_rank) is "none"). None: no bound.
+    time_limit : float or None
+        Seconds for the search; when hit, ``fit`` raises :class:`RankSearchLimitError`.
+    memory_limit_mb : float or None
+        Cap on the memo (MiB); when hit, ``fit`` raises :class:`RankSearchLimitError`.
+    categorical : columns to treat as categorical (see :class:`treelearn.Binarizer`).
+
+    Attributes
+    ----------
+    tree_ : Tree (``tree_.rank`` is the rank found, r(S))
+    rank_ : int, r(S)
+    binarizer_ : the Binarizer whose features are the variables searched
+    search_stats_ : counters of the search (calls, memo hits and entries, memory, seconds)
+    """
+
+    def __init__(self, max_rank=None, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None):
+        self.max_rank = max_rank
+        self.time_limit = time_limit
+        self.memory_limit_mb = memory_limit_mb
+        self.categorical = categorical
+
+    def _check_params(self):
+        check_int_param("max_rank", self.max_rank, low=0, allow_none=True)
+        check_float_param("time_limit", self.time_limit, low=0, low_open=True, allow_none=True)
+        check_float_param("memory_limit_mb", self.memory_limit_mb, low=0, low_open=True, allow_none=True)
+
+    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema):
+        classes = np.arange(n_classes)
+        search = MinRankSearch(None, None, time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
+                               categorical=self.categorical, _encoded=(Xe, y, classes, schema))
+        root_tree = search.find_min(self.max_rank)
+        self.binarizer_ = search.binarizer_
+        self.search_stats_ = search.stats_
+        if root_tree is None:
+            raise TreeLearnValueError(
+                f"no decision tree of rank <= max_rank={self.max_rank} is consistent with the training sample "
+                f"(FIND(S, {self.max_rank}) returned none, so r(S) > {self.max_rank}); raise max_rank or use None")
+        if np.all(sample_weight == 1.0):
+            return root_tree
+        return search._to_tree(search.root_, sample_weight)  # node counts with the sample weights
+
+    def _after_fit(self):
+        self.rank_ = self.tree_.rank
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+# ---------------------------------------------------------------------------------- bounds
+def _check_n_r(n, r, *, need_n_ge_r=True):
+    n = check_int_param("n", n, low=1)
+    r = check_int_param("r", r, low=1)
+    if need_n_ge_r and n < r:
+        raise TreeLearnValueError(f"the bound needs n >= r >= 1, got n={n}, r={r}")
+    return n, r
+
+
+def rank_class_size_bound(n, r) -> float:
+    """Natural log of the bound on |F_n^r|, the number of Boolean functions on n variables
+    computed by trees of rank at most r (001, Lemma 1 (ii)):
+
+    * r = 0: |F_n^0| = 2 (the constants);
+    * n <= r: |F_n^r| = 2^(2^n) (every function);
+    * n > r >= 1: |F_n^r| <= (8n)^((en/r)^r).
+
+    Returned as ``ln`` of the value (the value itself overflows quickly): ``ln 2``,
+    ``2^n ln 2`` or ``(en/r)^r ln(8n)``.
+    """
+    n = check_int_param("n", n, low=1)
+    r = check_int_param("r", r, low=0)
+    if r == 0:
+        return math.log(2.0)
+    if n <= r:
+        return (2.0**n) * math.log(2.0)
+    return (math.e * n / r) ** r * math.log(8.0 * n)
+
+
+def rank_tree_node_bounds(n, r) -> tuple[int, int, float]:
+    """Bounds on the number k of nodes of a reduced tree of rank r over n variables
+    (001, Lemma 1 (i), for n >= r >= 1):
+
+    ``2^(r+1) - 1 <= k <= 2 * sum_{i=0..r} C(n, i) - 1 < 2 (en/r)^r``.
+
+    Returns ``(lower, upper, upper_simple)``: the three sides of the chain. The middle one is
+    tight: 2 L(n, r) - 1 where L(n, r) = sum_{i<=r} C(n, i) is the most leaves such a tree has.
+    """
+    n, r = _check_n_r(n, r)
+    lower = 2 ** (r + 1) - 1
+    upper = 2 * sum(math.comb(n, i) for i in range(r + 1)) - 1
+    return lower, upper, 2.0 * (math.e * n / r) ** r
+
+
+def eh_sample_size(n, r, eps, delta) -> int:
+    """Sample size of 001, Theorem 2: with at least
+
+    ``m = (1/eps) * ((en/r)^r ln(8n) + ln(1/delta))``
+
+    random examples of a target in F_n^r (any distribution), with probability at least
+    1 - delta FIND(S, r) and FINDMIN(S) return a hypothesis of error at most eps. Needs
+    n >= r >= 1 and 0 < eps, delta < 1. Returns ``ceil(m)``.
+    """
+    n, r = _check_n_r(n, r)
+    eps = check_float_param("eps", eps, low=0, high=1, low_open=True, high_open=True)
+    delta = check_float_param("delta", delta, low=0, high=1, low_open=True, high_open=True)
+    return int(math.ceil(((math.e * n / r) ** r * math.log(8.0 * n) + math.log(1.0 / delta)) / eps))
+
+
+def rank_upper_bound_for_size(s) -> int:
+    """001, Lemma 5: a tree with s nodes has rank at most ``floor(log2 s)`` (the smallest tree of
+    rank r has 2^(r+1) - 1 nodes, so rank <= log2(s + 1) - 1 <= floor(log2 s)); hence
+    F_n^(s) is contained in F_n^floor(log2 s)."""
+    s = check_int_param("s", s, low=1)
+    return s.bit_length() - 1
+
+
+def eh_sample_size_for_size(n, s, eps, delta) -> int:
+    """Sample size of 001, Theorem 3: for targets computed by trees with at most s nodes, with
+    r = floor(log2 s) (Lemma 5) and n >= r >= 1,
+
+    ``m = (1/eps) * ((en/r)^r ln(8n) + ln(1/delta))``
+
+    examples make FINDMIN's hypothesis eps-accurate with probability at least 1 - delta.
+    (The notes print ``log(8n)``; it is Theorem 2's ``ln(8n)`` with r = floor(log s).)
+    """
+    r = rank_upper_bound_for_size(s)
+    if r < 1:
+        raise TreeLearnValueError(f"Theorem 3 needs floor(log2 s) >= 1, i.e. s >= 2, got s={s}")
+    n = check_int_param("n", n, low=1)
+    if n < r:
+        raise TreeLearnValueError(f"Theorem 3 needs n >= floor(log2 s) = {r}, got n={n}")
+    return eh_sample_size(n, r, eps, delta)
