@@ -49,7 +49,7 @@ class Tree:
         self.n_node_samples = (
             np.ascontiguousarray(n_node_samples, dtype=np.int64)
             if n_node_samples is not None
-            else np.rint(self.value.sum(axis=1)).astype(np.int64)
+            else np.rint(np.nan_to_num(self.value.sum(axis=1), nan=0.0, posinf=0.0, neginf=0.0)).astype(np.int64)
         )
         self.impurity = (
             np.ascontiguousarray(impurity, dtype=np.float64) if impurity is not None else np.zeros(n)
@@ -273,17 +273,22 @@ class Tree:
                 stack.append(self.children_left[v])
         return out
 
-    def _rebuild(self, keep_as_leaf) -> "Tree":
-        """Copy of the tree in which the nodes of ``keep_as_leaf`` (a set) become leaves."""
-        order, new_id = [], {}
+    def _kept_preorder(self, keep_as_leaf) -> list[int]:
+        """Old ids of the nodes kept when ``keep_as_leaf`` become leaves, in the new (pre)order."""
+        order = []
         stack = [0]
         while stack:
             v = stack.pop()
-            new_id[v] = len(order)
             order.append(v)
             if self.children_left[v] >= 0 and v not in keep_as_leaf:
                 stack.append(self.children_right[v])
                 stack.append(self.children_left[v])
+        return order
+
+    def _rebuild(self, keep_as_leaf) -> "Tree":
+        """Copy of the tree in which the nodes of ``keep_as_leaf`` (a set) become leaves."""
+        order = self._kept_preorder(keep_as_leaf)
+        new_id = {v: i for i, v in enumerate(order)}
         old = np.array(order, dtype=np.int64)
         left = np.full(old.size, LEAF, dtype=np.int64)
         right = np.full(old.size, LEAF, dtype=np.int64)
@@ -312,6 +317,7 @@ class Tree:
         pred = self.leaf_class_index()
         collapsed = np.zeros(self.node_count, dtype=bool)  # node acts as a leaf predicting label[node]
         label = pred.copy()
+        leaf_sum = self.value.copy()  # per collapsed node: the summed counts of the leaves it merges
         for node in range(self.node_count - 1, -1, -1):
             l, r = self.children_left[node], self.children_right[node]
             if l < 0:
@@ -320,12 +326,17 @@ class Tree:
             if collapsed[l] and collapsed[r] and label[l] == label[r]:
                 collapsed[node] = True
                 label[node] = label[l]
+                leaf_sum[node] = leaf_sum[l] + leaf_sum[r]
         to_leaf = {v for v in range(self.node_count) if collapsed[v] and self.children_left[v] >= 0}
         if not to_leaf:
             return self.copy()
         t = self._rebuild(to_leaf)
-        # a merged leaf must predict the common label even if its counts' majority differs
-        # (possible with ties): keep its counts, which are the sum of the merged leaves' counts
+        # A merged leaf must predict the common label of the leaves it replaces. Its own counts
+        # normally are their sum (whose majority is that label); when a learner stored other counts
+        # at the internal node (their majority differs), use the sum of the merged leaves' counts.
+        for new, old in enumerate(self._kept_preorder(to_leaf)):
+            if old in to_leaf and int(np.argmax(t.value[new])) != int(label[old]):
+                t.value[new] = leaf_sum[old]
         return t
 
     def copy(self) -> "Tree":
