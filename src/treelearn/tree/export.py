@@ -664,22 +664,28 @@ def to_sklearn_arrays(tree) -> SklearnArrays:
             threshold[node] = 0.5
         else:
             feature[node] = f
-            threshold[node] = np.nextafter(tree.threshold[node], -np.inf)
+            with np.errstate(over="ignore"):  # -max float -> -inf: no finite x is below either
+                threshold[node] = np.nextafter(tree.threshold[node], -np.inf)
     left = np.where(internal, tree.children_left, LEAF).astype(np.int64)
     right = np.where(internal, tree.children_right, LEAF).astype(np.int64)
     return SklearnArrays(left, right, feature, threshold, tree.value.copy(), tree.n_node_samples.copy(),
                          tree.impurity.copy())
 
 
-def to_sklearn(tree):
+def to_sklearn(tree, *, class_codes: bool = False):
     """A fitted ``sklearn.tree.DecisionTreeClassifier`` holding the tree, for sklearn's tools.
 
     Built from :func:`to_sklearn_arrays` through ``sklearn.tree._tree.Tree.__setstate__``
     (scikit-learn's own pickle format), so ``sklearn.tree.plot_tree``, ``export_text`` and
     dtreeviz can draw it and its ``predict`` works on :func:`sklearn_input` ``(tree, X)``
-    (equal to the encoded X when the tree has no categorical conditions). Its ``tree_.value``
+    (equal to the encoded X when the tree has no categorical conditions). Pass
+    ``feature_names=sklearn_feature_columns(tree)`` to sklearn's plotting functions for
+    readable names (``feature_names_in_`` is not set: the adapter reads numpy input). Its ``tree_.value``
     holds class proportions, as scikit-learn >= 1.4 stores them. This relies on scikit-learn's
     private node layout, checked at run time.
+
+    ``class_codes=True`` sets ``classes_`` to ``0..n_classes-1`` instead of the tree's labels
+    (dtreeviz requires that; pass ``class_names=[str(c) for c in tree.classes]`` to it).
     """
     from sklearn.tree import DecisionTreeClassifier
     from sklearn.tree._tree import NODE_DTYPE
@@ -720,11 +726,9 @@ def to_sklearn(tree):
     clf.tree_ = sk_tree
     clf.n_features_in_ = n_columns
     clf.n_outputs_ = 1
-    clf.classes_ = tree.classes.copy()
+    clf.classes_ = np.arange(n_classes) if class_codes else tree.classes.copy()
     clf.n_classes_ = n_classes
     clf.max_features_ = n_columns
-    if tree.schema.feature_names is not None:
-        clf.feature_names_in_ = np.array(names, dtype=object)
     return clf
 
 
