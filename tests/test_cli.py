@@ -1,0 +1,343 @@
+"""The `treelearn` command line through typer's CliRunner: fit/predict/show/evaluate on temporary
+CSV files, the demo, experiments, and one-line errors with exit code 2 on bad input."""
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import treelearn
+import treelearn.cli as cli
+from treelearn.base import BaseTreeClassifier
+from treelearn.tree import Tree
+from treelearn.tree.export import export_graphviz, export_text, from_sklearn
+
+runner = CliRunner()
+
+
+class _SklearnBackedLearner(BaseTreeClassifier):
+    """Stand-in for GreedyTreeClassifier while it is not in this checkout (same constructor)."""
+
+    def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
+                 max_thresholds=None, random_state=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_samples_leaf = min_samples_leaf
+        self.max_thresholds = max_thresholds
+        self.random_state = random_state
+
+    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema):
+        from sklearn.tree import DecisionTreeClassifier
+
+        crit = "log_loss" if self.criterion == "kearns_mansour" else self.criterion
+        sk = DecisionTreeClassifier(criterion=crit, max_depth=self.max_depth, max_leaf_nodes=self.max_leaves,
+                                    min_samples_leaf=self.min_samples_leaf, random_state=0)
+        t = from_sklearn(sk.fit(Xe, y, sample_weight=sample_weight))
+        return Tree(children_left=t.children_left, children_right=t.children_right, feature=t.feature,
+                    threshold=t.threshold, kind=t.kind, value=t.value, n_node_samples=t.n_node_samples,
+                    impurity=t.impurity, classes=np.arange(n_classes), schema=schema)
+
+
+@pytest.fixture()
+def learner(monkeypatch):
+    """The class `treelearn fit` uses: the real GreedyTreeClassifier when present."""
+    cls = getattr(treelearn, "GreedyTreeClassifier", None)
+    if cls is None:
+        cls = _SklearnBackedLearner
+        monkeypatch.setattr(cli, "_make_learner", lambda c, d, l, m, t, r: cls(criterion=c, max_depth=d,
+                                                                                max_leaves=l, min_samples_leaf=m,
+                                                                                max_thresholds=t, random_state=r))
+    return cls
+
+
+@pytest.fixture()
+def iris_csv(tmp_path):
+    """Iris with string labels, a categorical string column and a label column in the middle."""
+    from sklearn.datasets import load_iris
+
+    d = load_iris(as_frame=True)
+    df = d.frame.drop(columns=["target"])
+    df.columns = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    rng = np.random.default_rng(0)
+    df.insert(1, "species", np.asarray(d.target_names)[d.target.to_numpy()])
+    df["color"] = rng.choice(["red", "green", "blue"], size=len(df))
+    path = tmp_path / "iris.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def invoke(*args):
+    return runner.invoke(cli.app, [str(a) for a in args])
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    err = result.stderr.strip()
+    assert err and "\n" not in err, repr(result.stderr)
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    for frag in fragments:
+        assert frag in err, (frag, err)
+
+
+# ---------------------------------------------------------------------------------------- fit / predict / show / evaluate
+def test_fit_predict_show_evaluate(tmp_path, iris_csv, learner):
+    path, df = iris_csv
+    model = tmp_path / "m.json"
+    r = invoke("fit", path, "--label", "species", "--criterion", "gini", "--max-depth", 3, "--out", model)
+    assert r.exit_code == 0, r.output
+    assert model.exists() and "leaves" in r.stdout
+    # the saved model is the tree the learner fits on the same data
+    X, y = df.drop(columns=["species"]), df["species"]
+    est = learner(criterion="gini", max_depth=3).fit(X, y)
+    tree = Tree.from_json(model.read_text())
+    assert tree == est.tree_
+    expected = est.predict(X)
+
+    r = invoke("predict", model, path)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split("\n")[:-1] == [str(v) for v in expected]
+
+    # columns in another order and without the label: matched by name
+    shuffled = tmp_path / "shuffled.csv"
+    X[list(reversed(X.columns))].to_csv(shuffled, index=False)
+    out = tmp_path / "pred.csv"
+    r = invoke("predict", model, shuffled, "--out", out)
+    assert r.exit_code == 0, r.output
+    written = pd.read_csv(out)
+    assert list(written.columns) == ["species"] and written["species"].tolist() == list(expected)
+
+    r = invoke("predict", model, path, "--proba")
+    assert r.exit_code == 0
+    proba = pd.read_csv(__import__("io").StringIO(r.stdout))
+    assert np.allclose(proba.to_numpy(), est.predict_proba(X))
+
+    r = invoke("show", model)
+    assert r.exit_code == 0 and r.stdout == export_text(tree)
+    r = invoke("show", model, "--format", "dot")
+    assert r.exit_code == 0 and r.stdout == export_graphviz(tree, filled=True, precision=2, rounded=True)
+    r = invoke("show", model, "--format", "json")
+    assert r.exit_code == 0 and Tree.from_json(r.stdout) == tree
+
+    r = invoke("evaluate", model, path)
+    assert r.exit_code == 0, r.output
+    acc = float(np.mean(expected == y.to_numpy()))
+    lines = dict(line.split(": ") for line in r.stdout.strip().split("\n"))
+    assert float(lines["accuracy"]) == pytest.approx(acc, abs=1e-4)
+    assert int(lines["leaves"]) == tree.n_leaves and int(lines["depth"]) == tree.depth
+    assert int(lines["samples"]) == len(df)
+
+
+def test_label_option_by_index_and_default(tmp_path, iris_csv, learner):
+    path, df = iris_csv
+    for label, name in (("1", "species"), ("-5", "species"), (None, "color")):
+        model = tmp_path / f"m{label}.json"
+        args = ["fit", path, "--max-depth", 2, "--out", model] + ([] if label is None else ["--label", label])
+        r = invoke(*args)
+        assert r.exit_code == 0, r.output
+        tree, meta = __import__("treelearn").tree.export.tree_from_json(model.read_text(), return_metadata=True)
+        assert meta["label"] == name
+        assert set(tree.classes.tolist()) == set(df[name])
+        assert name not in tree.feature_names
+
+
+def test_best_first_and_other_criteria(tmp_path, iris_csv, learner):
+    path, _ = iris_csv
+    for crit in ("entropy", "kearns_mansour"):
+        model = tmp_path / f"{crit}.json"
+        r = invoke("fit", path, "-l", "species", "--criterion", crit, "--max-leaves", 4, "-o", model)
+        assert r.exit_code == 0, r.output
+        assert Tree.from_json(model.read_text()).n_leaves <= 4
+
+
+# ---------------------------------------------------------------------------------------- errors
+@pytest.fixture()
+def model_file(tmp_path, iris_csv, learner):
+    path, _ = iris_csv
+    model = tmp_path / "model.json"
+    r = invoke("fit", path, "--label", "species", "--max-depth", 2, "--out", model)
+    assert r.exit_code == 0, r.output
+    return model
+
+
+def test_bad_files_give_one_line_errors(tmp_path, iris_csv, model_file, learner):
+    path, df = iris_csv
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("a,b,c\n")
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("a,b\n1,2\n3,4,5,6\n")
+    assert_one_line_error(invoke("fit", tmp_path / "missing.csv"), "no such file")
+    assert_one_line_error(invoke("fit", tmp_path), "directory")
+    assert_one_line_error(invoke("fit", empty), "empty")
+    assert_one_line_error(invoke("fit", header_only), "no data rows")
+    assert_one_line_error(invoke("fit", ragged), "cannot read as CSV")
+    assert_one_line_error(invoke("predict", tmp_path / "nope.json", path), "no such file")
+    assert_one_line_error(invoke("evaluate", model_file, tmp_path / "nope.csv"), "no such file")
+
+
+def test_unknown_columns_give_one_line_errors(tmp_path, iris_csv, model_file, learner):
+    path, df = iris_csv
+    assert_one_line_error(invoke("fit", path, "--label", "nosuch"), "unknown label column 'nosuch'")
+    assert_one_line_error(invoke("fit", path, "--label", "17"), "out of range")
+    only_label = tmp_path / "one.csv"
+    df[["species"]].to_csv(only_label, index=False)
+    assert_one_line_error(invoke("fit", only_label), "no feature columns")
+    fewer = tmp_path / "fewer.csv"
+    df.drop(columns=["petal_width"]).to_csv(fewer, index=False)
+    assert_one_line_error(invoke("predict", model_file, fewer), "petal_width")
+    assert_one_line_error(invoke("evaluate", model_file, path, "--label", "zzz"), "zzz")
+
+
+def test_bad_values_in_data_give_one_line_errors(tmp_path, iris_csv, model_file, learner):
+    path, df = iris_csv
+    holes = tmp_path / "holes.csv"
+    d = df.copy()
+    d.loc[3, "sepal_width"] = np.nan
+    d.to_csv(holes, index=False)
+    assert_one_line_error(invoke("fit", holes, "--label", "species"), "missing")
+    words = tmp_path / "words.csv"
+    d = df.copy().astype({"petal_width": object})
+    d.loc[0, "petal_width"] = "wide"
+    d.to_csv(words, index=False)
+    assert_one_line_error(invoke("predict", model_file, words), "petal_width")
+
+
+def test_bad_models_give_one_line_errors(tmp_path, iris_csv, learner):
+    path, _ = iris_csv
+    cases = {
+        "notjson.json": "{{{ not json",
+        "list.json": "[1, 2]",
+        "format.json": '{"format": "pickle", "version": 1}',
+        "nan.json": '{"format": "treelearn.tree", "version": 1, "n_nodes": NaN}',
+        "deep.json": "[" * 100000 + "]" * 100000,
+    }
+    for name, text in cases.items():
+        f = tmp_path / name
+        f.write_text(text)
+        for args in (("show", f), ("predict", f, path), ("evaluate", f, path)):
+            assert_one_line_error(invoke(*args), "not a valid treelearn model")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\x80\x81\xff")
+    assert_one_line_error(invoke("show", binary), "not a valid treelearn model")
+
+
+def test_bad_parameter_values_give_one_line_errors(iris_csv, learner):
+    path, _ = iris_csv
+    assert_one_line_error(invoke("fit", path, "--max-depth", "abc"), "--max-depth")
+    assert_one_line_error(invoke("fit", path, "--max-depth", "-1"), "--max-depth")
+    assert_one_line_error(invoke("fit", path, "--max-leaves", "0"), "--max-leaves")
+    assert_one_line_error(invoke("fit", path, "--min-samples-leaf", "0"), "--min-samples-leaf")
+    assert_one_line_error(invoke("fit", path, "--max-thresholds", "0"), "--max-thresholds")
+    assert_one_line_error(invoke("fit", path, "--criterion", "chaos"), "--criterion")
+    assert_one_line_error(invoke("fit", path, "--no-such-option"), "no-such-option")
+    assert_one_line_error(invoke("fit"), "Missing argument")
+    assert_one_line_error(invoke("show", "m.json", "--format", "png"), "--format")
+    assert_one_line_error(invoke("frobnicate"), "No such command")
+
+
+def test_help_everywhere():
+    for args in ([], ["--help"], ["fit", "--help"], ["predict", "--help"], ["show", "--help"],
+                 ["evaluate", "--help"], ["demo", "--help"], ["experiment", "--help"]):
+        r = invoke(*args)
+        assert r.exit_code == 0, (args, r.output)
+        assert "Usage" in r.stdout, args
+    assert "--max-depth" in invoke("fit", "--help").stdout
+    assert "Available experiments" in invoke("experiment", "--help").stdout
+
+
+def test_main_returns_exit_codes(tmp_path, capsys):
+    assert cli.main(["show", str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "no such file" in err
+    assert cli.main(["--help"]) == 0
+
+
+# ---------------------------------------------------------------------------------------- experiment
+@pytest.fixture()
+def fake_experiment(monkeypatch):
+    calls = []
+    mod = types.ModuleType("treelearn.experiments.fake_exp")
+
+    def main(argv=None):
+        calls.append(list(argv))
+        if "--help" in argv:
+            print("usage: fake-exp [--quick]")
+            raise SystemExit(0)
+        if "--fail" in argv:
+            return 3
+        if "--bad" in argv:
+            raise treelearn.TreeLearnValueError("bad value for --bad")
+        return 0
+
+    mod.main = main
+    monkeypatch.setitem(sys.modules, "treelearn.experiments.fake_exp", mod)
+    real = cli.available_experiments
+    monkeypatch.setattr(cli, "available_experiments", lambda: sorted(real() + ["fake-exp"]))
+    return calls
+
+
+def test_experiment_runs_module_main_with_args(fake_experiment):
+    r = invoke("experiment", "fake-exp", "--quick", "--out-dir", "x", "extra")
+    assert r.exit_code == 0, r.output
+    assert fake_experiment == [["--quick", "--out-dir", "x", "extra"]]
+    r = invoke("experiment", "fake-exp", "--fail")
+    assert r.exit_code == 3
+    r = invoke("experiment", "fake-exp", "--help")
+    assert r.exit_code == 0 and "usage: fake-exp" in r.stdout
+    assert_one_line_error(invoke("experiment", "fake-exp", "--bad"), "bad value")
+
+
+def test_unknown_experiment_lists_available(fake_experiment):
+    assert_one_line_error(invoke("experiment", "no-such-thing"), "unknown experiment", "fake-exp")
+    assert_one_line_error(invoke("experiment", "../../etc"), "unknown experiment")
+    assert "fake-exp" in invoke("experiment").stdout
+
+
+# ---------------------------------------------------------------------------------------- demo
+def test_demo_prints_trees_and_comparison_table(learner):
+    r = invoke("demo")
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert "breast cancer" in out
+    for crit in ("entropy", "gini", "kearns_mansour"):
+        assert out.count(f"treelearn {crit}, depth-first") == 1
+        assert out.count(f"treelearn {crit}, best-first") == 1
+    assert "sklearn" in out and "class: " in out
+
+
+def test_run_demo_rows_match_independent_fits(learner):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+    from sklearn.tree import DecisionTreeClassifier
+
+    rows = cli.run_demo(max_depth=3, max_leaves=5, show_trees=False, repeats=1,
+                        make_learner=lambda c, d, l, m, t, r: learner(criterion=c, max_depth=d, max_leaves=l,
+                                                                      min_samples_leaf=m, max_thresholds=t,
+                                                                      random_state=r))
+    assert len(rows) == 6
+    data = load_breast_cancer(as_frame=True)
+    y = np.asarray(data.target_names)[data.target.to_numpy()]
+    Xtr, Xte, ytr, yte = train_test_split(data.data, y, test_size=0.3, stratify=y, random_state=0)
+    for row in rows:
+        depth, leaves = (3, None) if row["growth"] == "depth-first" else (None, 5)
+        est = learner(criterion=row["criterion"], max_depth=depth, max_leaves=leaves).fit(Xtr, ytr)
+        assert row["accuracy"] == pytest.approx(est.score(Xte, yte))
+        assert row["leaves"] == est.tree_.n_leaves and row["depth"] == est.tree_.depth
+        if leaves is not None:
+            assert row["leaves"] <= leaves
+        if depth is not None:
+            assert row["depth"] <= depth
+        if row["criterion"] != "kearns_mansour":
+            sk = DecisionTreeClassifier(criterion=row["criterion"], max_depth=depth, max_leaf_nodes=leaves,
+                                        random_state=0).fit(Xtr, ytr)
+            assert row["sk_accuracy"] == pytest.approx(sk.score(Xte, yte))
+            assert row["sk_leaves"] == sk.get_n_leaves()
+        else:
+            assert "sk_accuracy" not in row
