@@ -9,6 +9,7 @@ from treelearn.data import BinaryData, Binarizer, ColumnSchema
 from treelearn.tree import Tree
 
 # --- foundation: greedy learners (issue 2) ---
+from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
 
 # --- top-k and optimal trees (issue 3) ---
 

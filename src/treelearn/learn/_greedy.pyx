@@ -1,0 +1,80 @@
+# distutils: language = c++
+"""Compiled greedy growth (see ``_greedy_core.h``): the whole fit runs in C++ without the GIL."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int64_t, int32_t, uint8_t
+from libcpp.vector cimport vector
+
+cnp.import_array()
+
+
+cdef extern from "_greedy_core.h" namespace "tlgreedy":
+    cdef struct Params:
+        int n_classes
+        int criterion
+        int64_t max_depth
+        int64_t max_leaves
+        int64_t min_samples_leaf
+        double min_impurity_decrease
+        int hist
+
+    cdef struct Problem:
+        int64_t n
+        int d
+        int C
+        const int32_t* codes
+        const int32_t* n_codes
+        const uint8_t* is_cat
+        const int32_t* cat_only
+        const int64_t* y
+        const double* w
+
+    cdef cppclass Result:
+        vector[int64_t] left, right, feature, split_code, split_low, n_samples
+        vector[double] value, impurity
+        int64_t n_nodes
+
+    void grow(const Problem& P, const Params& prm, Result& res) except + nogil
+
+
+def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,
+               const int32_t[::1] cat_only, const int64_t[::1] y, const double[::1] w, int n_classes,
+               int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
+               double min_impurity_decrease, bint hist):
+    """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
+
+    ``split_code`` is k for a numeric node (``code >= k`` goes right; ``split_low`` is the largest
+    code present on the left) and v for a categorical one (``code == v`` goes right).
+    """
+    cdef Problem P
+    cdef Params prm
+    cdef Result res
+    P.n = codes.shape[1]
+    P.d = codes.shape[0]
+    P.C = n_classes
+    P.codes = &codes[0, 0]
+    P.n_codes = &n_codes[0]
+    P.is_cat = &is_cat[0]
+    P.cat_only = &cat_only[0]
+    P.y = &y[0]
+    P.w = &w[0]
+    prm.n_classes = n_classes
+    prm.criterion = criterion
+    prm.max_depth = max_depth
+    prm.max_leaves = max_leaves
+    prm.min_samples_leaf = min_samples_leaf
+    prm.min_impurity_decrease = min_impurity_decrease
+    prm.hist = 1 if hist else 0
+    with nogil:
+        grow(P, prm, res)
+    cdef Py_ssize_t m = res.n_nodes
+    out = {}
+    out["children_left"] = np.asarray(<int64_t[:m]> res.left.data()).copy() if m else np.zeros(0, np.int64)
+    out["children_right"] = np.asarray(<int64_t[:m]> res.right.data()).copy()
+    out["feature"] = np.asarray(<int64_t[:m]> res.feature.data()).copy()
+    out["split_code"] = np.asarray(<int64_t[:m]> res.split_code.data()).copy()
+    out["split_low"] = np.asarray(<int64_t[:m]> res.split_low.data()).copy()
+    out["n_node_samples"] = np.asarray(<int64_t[:m]> res.n_samples.data()).copy()
+    out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
+    out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
+    return out

@@ -1,0 +1,409 @@
+"""Greedy top-down decision trees: ID3 / C4.5 / CART and BuildTopDownDT (000, Fig. 1).
+
+Two growth orders over the same split finder:
+
+* **depth-first** (``max_leaves=None``): every node is split by the condition of largest purity
+  gain until it is pure, reaches ``max_depth``, is too small for ``min_samples_leaf`` or has no
+  valid split (Top-1 of 003 §3.1: ID3/C4.5 with entropy, CART with Gini);
+* **best-first** (``max_leaves=t``), BuildTopDownDT: repeatedly split the leaf ℓ and condition
+  maximising the *global* purity gain ``Pr[x reaches ℓ] · (local gain)`` (000 Def. 3; ``Pr`` the
+  weighted fraction of the training sample) until the tree has t leaves or nothing can be split;
+  leaves are labelled by their majority class (the f-completion, 000 Def. 1).
+
+The local gain of a split of a node with class counts ``c`` (total W) into ``L`` and ``R`` is
+``G(c) − (W_L/W)·G(L) − (W_R/W)·G(R)`` for the multiclass form of the impurity G (see
+:mod:`treelearn.criteria`).
+
+Conditions. A numeric column j gives ``x_j >= t`` with t a midpoint between consecutive distinct
+training values (exact; ``max_thresholds=None``) or one of at most ``max_thresholds`` quantile
+thresholds (the same thresholds as :func:`treelearn.data.binarize.numeric_thresholds` and the
+:class:`~treelearn.Binarizer`, histogram-style split finding). A categorical column gives the
+one-hot conditions ``x_j == v`` (a column with exactly two values only ``x_j == larger value``, as
+the Binarizer). A row goes right when the condition holds.
+
+Rules (deterministic on every machine): an impure node with a valid split (both sides non-empty,
+at least ``min_samples_leaf`` rows each) is split even if its best gain is 0, unless
+``min_impurity_decrease > 0``, when the split's global gain must be at least that. Gains that
+differ by less than 1e-12 are ties, broken by the lowest feature index, then the lowest threshold
+(category code); in best-first growth, ties between leaves go to the leaf created first. Leaf
+labels: majority, ties to the first class.
+
+The growth runs in compiled code (``_greedy_core.h``): exact mode keeps every feature's rows
+sorted once and stably partitioned per node; histogram mode builds per-node (feature × bin ×
+class) histograms, the larger child by subtraction. User callable criteria run a NumPy path with
+the same rules.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from treelearn._validation import (
+    TreeLearnValueError,
+    check_float_param,
+    check_int_param,
+    check_sample_weight,
+)
+from treelearn.base import BaseTreeClassifier
+from treelearn.criteria import Criterion, get_criterion
+from treelearn.data.binarize import _midpoints, numeric_thresholds
+from treelearn.data.schema import ColumnSchema
+from treelearn.learn import _greedy
+from treelearn.tree.tree import Tree
+
+__all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
+
+_GAIN_TOL = 1e-12
+_HIST_MAX_CODES = 256  # "auto" finder: histograms when every feature has at most this many codes
+
+
+class CodedFeatures:
+    """Features as small integer codes, ascending in the raw value (see :func:`code_features`)."""
+
+    def __init__(self, codes, n_codes, is_cat, cat_only, thresholds, values=None):
+        self.codes = codes            # (d, n) int32
+        self.n_codes = n_codes        # (d,) int32
+        self.is_cat = is_cat          # (d,) uint8
+        self.cat_only = cat_only      # (d,) int32: the only candidate code of a two-valued categorical column
+        self.thresholds = thresholds  # per feature: ascending thresholds (numeric) or None
+        self.values = values          # exact mode, per feature: the distinct values (code = index), else None
+
+
+def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None, max_thresholds: int | None = None) -> CodedFeatures:
+    """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
+
+    Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
+    max_thresholds)``) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff ``code >= k``.
+    Categorical column j: the category code itself.
+    """
+    Xe = np.asarray(Xe, dtype=np.float64)
+    n, d = Xe.shape
+    if schema is None:
+        schema = ColumnSchema(categories=[None] * d)
+    codes = np.empty((d, n), dtype=np.int32)
+    n_codes = np.empty(d, dtype=np.int32)
+    is_cat = np.zeros(d, dtype=np.uint8)
+    cat_only = np.full(d, -1, dtype=np.int32)
+    thresholds, values = [], []
+    for j in range(d):
+        col = Xe[:, j]
+        if schema.is_categorical(j):
+            c = col.astype(np.int64)
+            if c.size and c.min() < 0:
+                raise TreeLearnValueError(f"column {schema._name(j)}: unseen category codes in training data")
+            is_cat[j] = 1
+            codes[j] = c
+            n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
+            present = np.unique(c)
+            if present.size == 2:
+                cat_only[j] = present[1]
+            thresholds.append(None)
+            values.append(None)
+            continue
+        if max_thresholds is None:
+            u, inv = np.unique(col, return_inverse=True)
+            thr = _midpoints(u) if u.size > 1 else np.zeros(0)
+            codes[j] = inv.ravel()
+            values.append(u)
+        else:
+            thr = numeric_thresholds(col, max_thresholds)
+            codes[j] = np.searchsorted(thr, col, side="right")
+            values.append(None)
+        n_codes[j] = thr.size + 1
+        thresholds.append(np.asarray(thr, dtype=np.float64))
+    return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values)
+
+
+def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnSchema | None = None, *,
+                criterion="entropy", max_depth: int | None = None, max_leaves: int | None = None,
+                min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
+                max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
+                finder: str = "auto") -> Tree:
+    """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
+
+    Parameters
+    ----------
+    Xe : (n, d) float64 encoded matrix (``schema.encode(X)``; categorical columns as codes).
+    y_codes : (n,) int class codes in 0..n_classes-1.
+    n_classes : number of classes.
+    sample_weight : (n,) non-negative weights or None (all ones).
+    schema : the ColumnSchema of the raw columns (None: all numeric).
+    criterion : "entropy", "gini", "kearns_mansour", a Criterion or a callable G.
+    max_depth : None or the maximum depth (0: a single leaf).
+    max_leaves : None for depth-first growth; t for best-first BuildTopDownDT to t leaves.
+    min_samples_leaf : minimum number of rows on each side of a split.
+    min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this.
+    max_thresholds : None (exact midpoints) or at most this many quantile thresholds per column.
+    classes : class labels stored in the Tree (default 0..n_classes-1).
+    coded : precomputed :func:`code_features` output (reused by callers growing many trees).
+    finder : "auto", "sorted" or "hist" (compiled split finder; the tree is the same).
+
+    Returns
+    -------
+    Tree over the raw columns of ``schema``, nodes numbered in creation order.
+    """
+    Xe = np.ascontiguousarray(Xe, dtype=np.float64)
+    if Xe.ndim != 2 or Xe.shape[0] == 0:
+        raise TreeLearnValueError(f"Xe must be a non-empty 2-D array, got shape {Xe.shape}")
+    n, d = Xe.shape
+    y = np.ascontiguousarray(y_codes, dtype=np.int64).ravel()
+    if y.shape[0] != n:
+        raise TreeLearnValueError(f"Xe has {n} rows but y_codes has {y.shape[0]}")
+    n_classes = int(n_classes)
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise TreeLearnValueError(f"y_codes must lie in 0..{n_classes - 1}")
+    w = check_sample_weight(sample_weight, n)
+    if schema is None:
+        schema = ColumnSchema(categories=[None] * d)
+    crit = get_criterion(criterion)
+    max_depth = check_int_param("max_depth", max_depth, low=0, allow_none=True)
+    max_leaves = check_int_param("max_leaves", max_leaves, low=1, allow_none=True)
+    min_samples_leaf = check_int_param("min_samples_leaf", min_samples_leaf, low=1)
+    min_impurity_decrease = check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0)
+    if finder not in ("auto", "sorted", "hist"):
+        raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
+    if classes is None:
+        classes = np.arange(n_classes)
+    if coded is None:
+        coded = code_features(Xe, schema, max_thresholds)
+    args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
+            min_samples_leaf, min_impurity_decrease)
+    if crit.code >= 0:
+        if finder == "auto":
+            finder = "hist" if (max_thresholds is not None or int(coded.n_codes.max()) <= _HIST_MAX_CODES) else "sorted"
+        if finder == "hist" and int(coded.n_codes.max()) > 65536:
+            finder = "sorted"
+        out = _greedy.grow_coded(coded.codes, coded.n_codes, coded.is_cat, coded.cat_only, y, w, n_classes,
+                                 crit.code, *args, finder == "hist")
+    else:
+        out = _grow_python(coded, y, w, n_classes, crit, *args)
+    return _to_tree(out, coded, classes, schema)
+
+
+def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
+    left = out["children_left"]
+    internal = np.nonzero(left >= 0)[0]
+    m = left.size
+    feature = out["feature"].copy()
+    threshold = np.full(m, -2.0)
+    kind = np.full(m, -1, dtype=np.int8)
+    for i in internal.tolist():
+        f = int(feature[i])
+        k = int(out["split_code"][i])
+        if coded.is_cat[f]:
+            kind[i] = 1
+            threshold[i] = float(k)
+        else:
+            kind[i] = 0
+            low = int(out["split_low"][i])
+            u = coded.values[f]
+            if u is None:  # quantile thresholds: the lowest one separating the node's rows
+                threshold[i] = coded.thresholds[f][low]
+            else:  # exact: the midpoint between the node's two consecutive distinct values (as sklearn)
+                threshold[i] = _midpoints(np.array([u[low], u[k]]))[0]
+    return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
+                kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
+                classes=classes, schema=schema)
+
+
+# ---------------------------------------------------------------------------------------------
+# NumPy path (user callable criteria): the same growth rules as the compiled one.
+def _grow_python(coded: CodedFeatures, y, w, C, crit: Criterion, max_depth, max_leaves, msl, mid):
+    codes, n_codes, is_cat, cat_only = coded.codes, coded.n_codes, coded.is_cat, coded.cat_only
+    d, n = codes.shape
+    nodes = {"children_left": [], "children_right": [], "feature": [], "split_code": [], "split_low": [],
+             "n_node_samples": [],
+             "impurity": [], "value": []}
+
+    def wimp(counts):
+        counts = np.asarray(counts, dtype=np.float64)
+        return counts.sum(axis=-1) * crit.impurity(counts)
+
+    def add(counts, rows):
+        nodes["children_left"].append(-1)
+        nodes["children_right"].append(-1)
+        nodes["feature"].append(-2)
+        nodes["split_code"].append(0)
+        nodes["split_low"].append(0)
+        nodes["n_node_samples"].append(rows.size)
+        nodes["value"].append(counts)
+        nodes["impurity"].append(max(0.0, float(crit.impurity(counts))) if counts.sum() > 0 else 0.0)
+        return len(nodes["feature"]) - 1
+
+    def terminal(counts, rows, depth):
+        if max_depth >= 0 and depth >= max_depth:
+            return True
+        if rows.size < 2 or rows.size < 2 * msl:
+            return True
+        return np.count_nonzero(counts > 0) <= 1
+
+    def find(rows, tot):
+        W = tot.sum()
+        tol = _GAIN_TOL * W
+        m = rows.size
+        yr, wr = y[rows], w[rows]
+        best_sc, best_f, best_k, best_low = np.inf, -1, 0, 0
+        for f in range(d):
+            c = codes[f, rows].astype(np.int64)
+            nc = int(n_codes[f])
+            H = np.bincount(c * C + yr, weights=wr, minlength=nc * C).reshape(nc, C)
+            R = np.bincount(c, minlength=nc)
+            if is_cat[f]:
+                cand = np.nonzero(R > 0)[0]
+                if cat_only[f] >= 0:
+                    cand = cand[cand == cat_only[f]]
+                low = cand
+                right = H[cand]
+                left = tot - right
+                nr = R[cand]
+                nl = m - nr
+            else:
+                nz = np.nonzero(R > 0)[0]
+                cand, low = nz[1:], nz[:-1]
+                left = np.cumsum(H, axis=0)[cand - 1]
+                nl = np.cumsum(R)[cand - 1]
+                right = tot - left
+                nr = m - nl
+            ok = (nl >= msl) & (nr >= msl) & (nl > 0) & (nr > 0)
+            if not ok.any():
+                continue
+            sc = wimp(np.clip(left[ok], 0, None)) + wimp(np.clip(right[ok], 0, None))
+            i = int(np.nonzero(sc <= sc.min() + tol)[0][0])
+            if sc[i] < best_sc - tol:
+                best_sc, best_f, best_k, best_low = float(sc[i]), f, int(cand[ok][i]), int(low[ok][i])
+        return best_sc, best_f, best_k, best_low
+
+    def split(node):
+        nid, rows, depth, counts, (sc, f, k, low) = node
+        c = codes[f, rows]
+        go = (c == k) if is_cat[f] else (c >= k)
+        children = []
+        for side in (rows[~go], rows[go]):
+            cc = np.bincount(y[side], weights=w[side], minlength=C).astype(np.float64)
+            children.append((add(cc, side), side, depth + 1, cc))
+        nodes["children_left"][nid] = children[0][0]
+        nodes["children_right"][nid] = children[1][0]
+        nodes["feature"][nid] = f
+        nodes["split_code"][nid] = k
+        nodes["split_low"][nid] = low
+        out = []
+        for cid, side, dep, cc in children:
+            if terminal(cc, side, dep):
+                out.append(None)
+                continue
+            best = find(side, cc)
+            out.append((cid, side, dep, cc, best) if splittable(cc, best) else None)
+        return out
+
+    Wtot = float(w.sum())
+
+    def global_gain(counts, best):
+        return (float(wimp(counts)) - best[0]) / Wtot
+
+    def splittable(counts, best):
+        if best[1] < 0:
+            return False
+        return not (mid > 0 and global_gain(counts, best) + _GAIN_TOL < mid)
+
+    rows = np.arange(n)
+    tot = np.bincount(y, weights=w, minlength=C).astype(np.float64)
+    root = add(tot, rows)
+    if not terminal(tot, rows, 0):
+        best = find(rows, tot)
+        if splittable(tot, best):
+            first = (root, rows, 0, tot, best)
+            if max_leaves < 0:
+                stack = [first]
+                while stack:
+                    kids = split(stack.pop())
+                    for kid in kids[::-1]:
+                        if kid is not None:
+                            stack.append(kid)
+            else:
+                frontier, leaves = [first], 1
+                while leaves < max_leaves and frontier:
+                    gains = [global_gain(nd[3], nd[4]) for nd in frontier]
+                    bi = 0
+                    for i in range(1, len(gains)):
+                        if gains[i] > gains[bi] + _GAIN_TOL:
+                            bi = i
+                    kids = split(frontier.pop(bi))
+                    leaves += 1
+                    frontier.extend(k for k in kids if k is not None)
+    out = {key: np.asarray(v) for key, v in nodes.items() if key != "value"}
+    for key in ("children_left", "children_right", "feature", "split_code", "split_low", "n_node_samples"):
+        out[key] = out[key].astype(np.int64)
+    out["impurity"] = out["impurity"].astype(np.float64)
+    out["value"] = np.asarray(nodes["value"], dtype=np.float64).reshape(-1, C)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+class GreedyTreeClassifier(BaseTreeClassifier):
+    """Greedy top-down decision tree: ID3/C4.5/CART (depth-first) or BuildTopDownDT (best-first).
+
+    Parameters
+    ----------
+    criterion : {"entropy", "gini", "kearns_mansour"} or callable, default="entropy"
+        The impurity function G (000 Def. 2): entropy (ID3/C4.5), Gini 4p(1-p) (CART),
+        Kearns–Mansour 2√(p(1-p)), or a user G: [0, 1] -> [0, 1] (concave, symmetric,
+        G(0)=G(1)=0, G(1/2)=1), used in the multiclass form ½ Σ_c G(p_c).
+    max_depth : int or None, default=None
+        Maximum depth (0: a single leaf).
+    max_leaves : int or None, default=None
+        None: depth-first growth. t: best-first BuildTopDownDT (000 Fig. 1) to at most t leaves,
+        splitting the leaf and condition of largest global purity gain Pr[reach leaf]·(local gain).
+    min_samples_leaf : int or float, default=1
+        Minimum number of training rows on each side of a split (a float in (0, 1): a fraction
+        of the rows, rounded up).
+    min_impurity_decrease : float, default=0.0
+        If > 0, split only when the global gain Pr[reach node]·(local gain) is at least this
+        (in the units of the chosen G; our Gini is 2× sklearn's). At 0, an impure node with a
+        valid split is split even when its best gain is 0.
+    max_thresholds : int or None, default=None
+        None: exact (every midpoint between consecutive distinct values). m: at most m quantile
+        thresholds per numeric column (the Binarizer's), histogram-style split finding.
+    categorical : None, list of int/str, or bool mask, default=None
+        Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
+    random_state : ignored, default=None
+        Accepted for API compatibility: the learner is deterministic (ties go to the lowest
+        feature index, then the lowest threshold).
+
+    Attributes
+    ----------
+    tree_ : Tree
+    classes_, n_classes_, n_features_in_, feature_names_in_ (pandas input)
+    """
+
+    def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_thresholds = max_thresholds
+        self.categorical = categorical
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        get_criterion(self.criterion)
+        check_int_param("max_depth", self.max_depth, low=0, allow_none=True)
+        check_int_param("max_leaves", self.max_leaves, low=1, allow_none=True)
+        msl = self.min_samples_leaf
+        if isinstance(msl, numbers.Real) and not isinstance(msl, (bool, numbers.Integral)):
+            check_float_param("min_samples_leaf", msl, low=0.0, high=1.0, low_open=True, high_open=True)
+        else:
+            check_int_param("min_samples_leaf", msl, low=1)
+        check_float_param("min_impurity_decrease", self.min_impurity_decrease, low=0.0)
+        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
+
+    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
+        msl = self.min_samples_leaf
+        if not isinstance(msl, numbers.Integral):
+            msl = max(1, int(np.ceil(msl * Xe.shape[0])))
+        return grow_greedy(Xe, y, n_classes, sample_weight, schema, criterion=self.criterion,
+                           max_depth=self.max_depth, max_leaves=self.max_leaves, min_samples_leaf=int(msl),
+                           min_impurity_decrease=float(self.min_impurity_decrease),
+                           max_thresholds=self.max_thresholds)
