@@ -2,8 +2,9 @@
 //
 // A cover is a set of sample rows (a sub-sample S' of S). It is held as its sorted row ids,
 // the sparse form of the row bitset: deep in the search a cover holds few rows, and splitting,
-// the purity test, the informative-variable test and hashing then cost O(|S'|) instead of
-// O(|S| / 64) per variable. Rows carry their variables packed as uint64 words (row-major).
+// the purity test and the informative-variable test then cost O(|S'|) instead of O(|S| / 64)
+// per variable. Rows carry their variables packed as uint64 words (row-major). The memo is
+// keyed by a 128-bit fingerprint of the cover (see Key), computed during the split itself.
 //
 // The search is the procedure of 001 exactly (steps 1, 2, 3.1, 3.2, 3.3 with the failing side
 // re-executed with bound r, 4), variables tried in increasing index order, informative ones
@@ -35,16 +36,17 @@ struct Node {
     int32_t cls;    // class of a leaf (-1 for internal nodes)
 };
 
-struct CoverHash {
-    size_t operator()(const std::vector<uint32_t>& v) const noexcept {
-        uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)v.size();
-        for (uint32_t x : v) {
-            h ^= (uint64_t)x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-            h *= 0xff51afd7ed558ccdULL;
-        }
-        h ^= h >> 33;
-        return (size_t)h;
-    }
+// Memo key of a cover: two independent 64-bit Zobrist fingerprints (XOR of per-row random words,
+// updated while a split is written) and the cover's size. Two different covers share a key with
+// probability about 2^-128 per pair, so no cover needs to be stored or re-hashed.
+struct Key {
+    uint64_t h1, h2;
+    uint32_t size;
+    bool operator==(const Key& o) const { return h1 == o.h1 && h2 == o.h2 && size == o.size; }
+};
+
+struct KeyHash {
+    size_t operator()(const Key& k) const noexcept { return (size_t)(k.h1 ^ (k.h2 >> 7) ^ k.size); }
 };
 
 struct Entry {
@@ -52,14 +54,28 @@ struct Entry {
     std::vector<std::pair<int32_t, int32_t>> success;  // (r, node) of FIND(cover, r) successes
 };
 
+static inline uint64_t splitmix64(uint64_t& x) {
+    uint64_t z = (x += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+struct Cover {
+    const uint32_t* rows;
+    uint32_t size;
+    uint64_t h1, h2;
+};
+
 class Solver {
   public:
     int n_rows = 0, n_vars = 0, nw = 0, n_classes = 0;
     std::vector<uint64_t> bits;  // n_rows * nw, row-major
     std::vector<int32_t> y;
+    std::vector<uint64_t> z1, z2;  // Zobrist words per row
     std::vector<Node> nodes;
     std::vector<int32_t> leaf_of_class;
-    std::unordered_map<std::vector<uint32_t>, Entry, CoverHash> memo;
+    std::unordered_map<Key, Entry, KeyHash> memo;
     bool use_memo = true;
     int memo_min_rank = 1;
     double time_limit = -1.0;   // seconds, < 0: none
@@ -77,8 +93,13 @@ class Solver {
         if (nw == 0) nw = 1;
         bits.assign((size_t)rows * nw, 0ULL);
         y.resize(rows);
+        z1.resize(rows);
+        z2.resize(rows);
+        uint64_t seed = 0x5EED5EED12345678ULL;
         for (int i = 0; i < rows; ++i) {
             y[i] = (int32_t)labels[i];
+            z1[i] = splitmix64(seed);
+            z2[i] = splitmix64(seed);
             for (int v = 0; v < vars; ++v)
                 if (B[(size_t)i * vars + v]) bits[(size_t)i * nw + (v >> 6)] |= 1ULL << (v & 63);
         }
@@ -107,46 +128,71 @@ class Solver {
         return (int32_t)nodes.size() - 1;
     }
 
-    // FIND(S', r) on a nonempty cover (sorted row ids).
-    int32_t find(const std::vector<uint32_t>& rows, int r) {
+    // FIND on the whole sample
+    int32_t find_all(int r) {
+        std::vector<uint32_t> all(n_rows);
+        uint64_t h1 = 0, h2 = 0;
+        for (int i = 0; i < n_rows; ++i) { all[i] = (uint32_t)i; h1 ^= z1[i]; h2 ^= z2[i]; }
+        return find(Cover{all.data(), (uint32_t)n_rows, h1, h2}, r);
+    }
+
+    // Split a cover on variable v into the buffers b0, b1 (each at least S.size long).
+    void split(const Cover& S, int v, uint32_t* b0, uint32_t* b1, Cover& c0, Cover& c1) const {
+        uint32_t* out[2] = {b0, b1};
+        uint32_t cnt[2] = {0, 0};
+        uint64_t ha[2] = {0, 0}, hb[2] = {0, 0};
+        const int w = v >> 6, sh = v & 63;
+        for (uint32_t k = 0; k < S.size; ++k) {
+            const uint32_t i = S.rows[k];
+            const int b = (int)((bits[(size_t)i * nw + w] >> sh) & 1ULL);
+            out[b][cnt[b]++] = i;
+            ha[b] ^= z1[i];
+            hb[b] ^= z2[i];
+        }
+        c0 = Cover{b0, cnt[0], ha[0], hb[0]};
+        c1 = Cover{b1, cnt[1], ha[1], hb[1]};
+    }
+
+    // FIND(S', r) on a nonempty cover.
+    int32_t find(const Cover& S, int r) {
         ++n_calls;
         if ((n_calls & 255) == 0 && time_limit >= 0 && elapsed() > time_limit) {
             abort_reason = 1;
             return ABORT;
         }
         // step 1: all examples of one class -> a leaf
-        const int32_t c0 = y[rows[0]];
+        const int32_t c0 = y[S.rows[0]];
         bool pure = true;
-        for (uint32_t i : rows)
-            if (y[i] != c0) { pure = false; break; }
+        for (uint32_t k = 1; k < S.size; ++k)
+            if (y[S.rows[k]] != c0) { pure = false; break; }
         if (pure) return leaf_of_class[c0];
         // step 2
         if (r == 0) return NONE;
         const bool memo_here = use_memo && r >= memo_min_rank;
-        Entry* e = nullptr;
+        const Key key{S.h1, S.h2, S.size};
         if (memo_here) {
-            auto it = memo.find(rows);
+            auto it = memo.find(key);
             if (it != memo.end()) {
-                e = &it->second;
-                if (e->fail_upto >= r) { ++n_memo_hits; return NONE; }
-                for (auto& p : e->success)
+                const Entry& e = it->second;
+                if (e.fail_upto >= r) { ++n_memo_hits; return NONE; }
+                for (auto& p : e.success)
                     if (p.first == r) { ++n_memo_hits; return p.second; }
             }
         }
-        int32_t res = (r == 1) ? find1(rows) : find_r(rows, r);
+        int32_t res = (r == 1) ? find1(S) : find_r(S, r);
         if (res == ABORT) return ABORT;
         if (memo_here) {
-            if (e == nullptr) {
-                auto ins = memo.emplace(rows, Entry());
-                e = &ins.first->second;
+            auto ins = memo.emplace(key, Entry());
+            Entry& e = ins.first->second;
+            if (ins.second) {
                 ++n_memo_entries;
-                mem_used += 64.0 + 4.0 * rows.size();
+                mem_used += 96.0;
             }
             if (res == NONE) {
-                if (r > e->fail_upto) e->fail_upto = r;
+                if (r > e.fail_upto) e.fail_upto = r;
             } else {
-                e->success.emplace_back(r, res);
-                mem_used += 8.0;
+                e.success.emplace_back(r, res);
+                mem_used += 16.0;
             }
             if (memory_limit >= 0 && mem_used > memory_limit) {
                 abort_reason = 2;
@@ -157,47 +203,47 @@ class Solver {
     }
 
     // step 3 for r >= 2 (S' impure)
-    int32_t find_r(const std::vector<uint32_t>& rows, int r) {
+    int32_t find_r(const Cover& S, int r) {
         std::vector<uint64_t> orv(nw, 0ULL), andv(nw, ~0ULL);
-        for (uint32_t i : rows) {
-            const uint64_t* b = &bits[(size_t)i * nw];
+        for (uint32_t k = 0; k < S.size; ++k) {
+            const uint64_t* b = &bits[(size_t)S.rows[k] * nw];
             for (int w = 0; w < nw; ++w) { orv[w] |= b[w]; andv[w] &= b[w]; }
         }
-        std::vector<uint32_t> s0, s1;
-        s0.reserve(rows.size());
-        s1.reserve(rows.size());
-        mem_used += 8.0 * rows.size();  // transient split buffers on the recursion stack
+        std::vector<uint32_t> buf(2 * (size_t)S.size);  // the two sides of the current split
+        const double transient = 8.0 * S.size;
+        mem_used += transient;
         int32_t result = NONE;
-        for (int w = 0; w < nw && result == NONE; ++w) {
+        bool done = false;
+        for (int w = 0; w < nw && !done; ++w) {
             uint64_t inf = orv[w] & ~andv[w];
             while (inf) {
                 const int v = (w << 6) + __builtin_ctzll(inf);
                 inf &= inf - 1;
-                s0.clear();
-                s1.clear();
-                for (uint32_t i : rows) (has_bit(i, v) ? s1 : s0).push_back(i);
+                Cover s0, s1;
+                split(S, v, buf.data(), buf.data() + S.size, s0, s1);
                 int32_t q0 = find(s0, r - 1);
-                if (q0 == ABORT) { result = ABORT; break; }
+                if (q0 == ABORT) { result = ABORT; done = true; break; }
                 int32_t q1 = find(s1, r - 1);
-                if (q1 == ABORT) { result = ABORT; break; }
-                if (q0 >= 0 && q1 >= 0) { result = make_node(v, q0, q1); break; }
+                if (q1 == ABORT) { result = ABORT; done = true; break; }
+                if (q0 >= 0 && q1 >= 0) { result = make_node(v, q0, q1); done = true; break; }
                 if (q0 >= 0 || q1 >= 0) {  // step 3.3: re-execute the failing side with bound r
                     if (q0 < 0) q0 = find(s0, r); else q1 = find(s1, r);
-                    if (q0 == ABORT || q1 == ABORT) { result = ABORT; break; }
-                    result = (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
-                    mem_used -= 8.0 * rows.size();
-                    return result;
+                    if (q0 == ABORT || q1 == ABORT) result = ABORT;
+                    else result = (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
+                    done = true;
+                    break;
                 }
             }
         }
-        mem_used -= 8.0 * rows.size();
+        mem_used -= transient;
         return result;  // step 4 when NONE
     }
 
     // step 3 for r == 1 (S' impure): FIND(S'_v, 0) succeeds iff side v of S' is pure.
-    int32_t find1(const std::vector<uint32_t>& rows) {
+    int32_t find1(const Cover& S) {
         std::vector<uint64_t> P((size_t)n_classes * nw, 0ULL), N((size_t)n_classes * nw, 0ULL);
-        for (uint32_t i : rows) {
+        for (uint32_t k = 0; k < S.size; ++k) {
+            const uint32_t i = S.rows[k];
             const uint64_t* b = &bits[(size_t)i * nw];
             uint64_t* p = &P[(size_t)y[i] * nw];
             uint64_t* q = &N[(size_t)y[i] * nw];
@@ -221,35 +267,18 @@ class Solver {
                 const int v = (w << 6) + bit;
                 const bool pure1 = !((many1 >> bit) & 1ULL), pure0 = !((many0 >> bit) & 1ULL);
                 if (!pure0 && !pure1) continue;
-                std::vector<uint32_t> side;
-                side.reserve(rows.size());
-                int32_t q0 = NONE, q1 = NONE;
-                if (pure0 && pure1) {
-                    q0 = leaf_of_class[class_of_side(rows, v, false)];
-                    q1 = leaf_of_class[class_of_side(rows, v, true)];
-                    return make_node(v, q0, q1);
-                }
-                // step 3.3 with r = 1
-                for (uint32_t i : rows)
-                    if (has_bit(i, v) != pure1) side.push_back(i);  // the impure side
-                if (pure1) {
-                    q1 = leaf_of_class[class_of_side(rows, v, true)];
-                    q0 = find(side, 1);
-                } else {
-                    q0 = leaf_of_class[class_of_side(rows, v, false)];
-                    q1 = find(side, 1);
-                }
+                std::vector<uint32_t> buf(2 * (size_t)S.size);
+                Cover s0, s1;
+                split(S, v, buf.data(), buf.data() + S.size, s0, s1);
+                int32_t q0 = leaf_of_class[y[s0.rows[0]]], q1 = leaf_of_class[y[s1.rows[0]]];
+                if (pure0 && pure1) return make_node(v, q0, q1);
+                // step 3.3 with r = 1: re-run the impure side with bound 1
+                if (pure1) q0 = find(s0, 1); else q1 = find(s1, 1);
                 if (q0 == ABORT || q1 == ABORT) return ABORT;
                 return (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
             }
         }
         return NONE;
-    }
-
-    int32_t class_of_side(const std::vector<uint32_t>& rows, int v, bool one) const {
-        for (uint32_t i : rows)
-            if (has_bit(i, v) == one) return y[i];
-        return 0;
     }
 };
 

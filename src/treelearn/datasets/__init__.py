@@ -10,5 +10,8 @@ from treelearn.datasets.loaders import default_data_dir, load_dataset, list_data
 # --- generators: Top-k hard distributions (issue 3) ---
 
 # --- generators: random rank-r trees (issue 4) ---
+from treelearn.datasets.rank import (  # noqa: F401
+    make_rank_tree_sample, random_rank_tree, sample_uniform, uniform_error,
+)
 
 # --- generators: Boolean functions, random trees, lower-bound function (issue 6) ---

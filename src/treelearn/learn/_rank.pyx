@@ -34,7 +34,7 @@ cdef extern from "tl_minrank.h" namespace "tl_minrank":
         void init(const uint8_t* B, const int64_t* labels, int rows, int vars, int classes) except +
         void start_clock()
         double elapsed()
-        int32_t find(const vector[uint32_t]& rows, int r) except + nogil
+        int32_t find_all(int r) except + nogil
 
 NONE = -1
 ABORT = -2
@@ -44,7 +44,6 @@ ABORT_REASONS = {1: "time", 2: "memory"}
 cdef class RankSearch:
     """FIND(S, r) on one sample (binary matrix ``B`` (n, d) of 0/1, class codes ``y``)."""
     cdef Solver* s
-    cdef vector[uint32_t] all_rows
 
     def __cinit__(self, const uint8_t[:, ::1] B, const int64_t[::1] y, int n_classes, *,
                   bint memoize=True, int memo_min_rank=1):
@@ -57,9 +56,6 @@ cdef class RankSearch:
                     <int>B.shape[0], <int>B.shape[1], n_classes)
         self.s.use_memo = memoize
         self.s.memo_min_rank = memo_min_rank
-        cdef uint32_t i
-        for i in range(<uint32_t>B.shape[0]):
-            self.all_rows.push_back(i)
 
     def __dealloc__(self):
         del self.s
@@ -73,7 +69,7 @@ cdef class RankSearch:
         self.s.start_clock()
         cdef int32_t res
         with nogil:
-            res = self.s.find(self.all_rows, r)
+            res = self.s.find_all(r)
         return int(res)
 
     @property

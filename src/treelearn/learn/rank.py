@@ -87,6 +87,33 @@ class RankSearchLimitError(TreeLearnValueError):
 
 
 # ---------------------------------------------------------------------------------- the search
+def _binary_passthrough(Xe, schema):
+    """A Binarizer fitted without search when every column is numeric with values in {0, 1}
+    (conditions x >= 0.5) or every column in {-1, +1} (x >= 0): the same features, in the same
+    order, as the exact Binarizer (constant columns give none), at the cost of one pass."""
+    if any(schema.is_categorical(j) for j in range(schema.n_features)):
+        return None
+    lo, hi = Xe.min(axis=0), Xe.max(axis=0)
+    if np.all(np.isin(lo, (0.0, 1.0))) and np.all(np.isin(hi, (0.0, 1.0))):
+        t = 0.5
+    elif np.all(np.isin(lo, (-1.0, 1.0))) and np.all(np.isin(hi, (-1.0, 1.0))):
+        t = 0.0
+    else:
+        return None
+    if not np.all((Xe == lo) | (Xe == hi)):
+        return None
+    bz = Binarizer()
+    bz.schema_ = schema
+    bz.n_features_in_ = schema.n_features
+    if schema.feature_names is not None:
+        bz.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
+    bz.feature_ = np.nonzero(lo < hi)[0].astype(np.int64)
+    bz.kind_ = np.zeros(bz.feature_.size, dtype=np.int8)
+    bz.threshold_ = np.full(bz.feature_.size, t)
+    bz.feature_names_out_ = np.asarray([bz.condition_name(i) for i in range(bz.feature_.size)], dtype=object)
+    return bz
+
+
 class MinRankSearch:
     """FIND / FINDMIN on one sample, sharing one memo of (cover, r) results.
 
@@ -126,32 +153,35 @@ class MinRankSearch:
         self.schema_ = schema
         self.classes_ = classes
         self.y_ = np.asarray(codes, dtype=np.int64)
-        self.binarizer_ = Binarizer(categorical=categorical)._fit_encoded(Xe, schema)
+        self.binarizer_ = _binary_passthrough(Xe, schema)
+        if self.binarizer_ is None:  # not 0/1 or ±1 data: the exact Binarizer encoding
+            self.binarizer_ = Binarizer(categorical=categorical)._fit_encoded(Xe, schema)
         self.B_ = np.ascontiguousarray(self.binarizer_.transform_encoded(Xe), dtype=np.uint8)
         self.n_variables_ = self.B_.shape[1]
-        self._check_consistent()
-        # FIND's answer depends only on the set of distinct points (a consistent sample has one
-        # label per point), so the search runs on the distinct rows
-        uniq, first = np.unique(self.B_, axis=0, return_index=True)
+        # identical rows: one key per row (its packed bits), grouped once for the consistency
+        # check and the dedup. FIND's answer depends only on the set of distinct points (a
+        # consistent sample has one label per point), so the search runs on the distinct rows.
+        keys = np.packbits(self.B_, axis=1) if self.B_.shape[1] else np.zeros((self.B_.shape[0], 1), np.uint8)
+        keys = np.ascontiguousarray(keys).view(np.dtype((np.void, max(keys.shape[1], 1)))).ravel()
+        _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+        self._check_consistent(first, inv.ravel())
+        uniq = self.B_[first]
         self._search = RankSearch(np.ascontiguousarray(uniq, dtype=np.uint8),
                                   np.ascontiguousarray(self.y_[first]), len(classes), memoize=bool(memoize))
         self.n_distinct_ = uniq.shape[0]
         self.fail_upto_ = -1  # largest r for which FIND(S, r) failed
         self.stats_ = {}
 
-    def _check_consistent(self):
-        B, y = self.B_, self.y_
-        _, inv = np.unique(B, axis=0, return_inverse=True)
-        inv = inv.ravel()
-        pairs = np.unique(np.stack([inv, y], axis=1), axis=0)
-        n_labels = np.bincount(pairs[:, 0], minlength=inv.max() + 1)
-        bad = np.nonzero(n_labels > 1)[0]
-        if bad.size == 0:
+    def _check_consistent(self, first, inv):
+        y = self.y_
+        bad_rows = np.nonzero(y != y[first][inv])[0]
+        if bad_rows.size == 0:
             return
+        bad = np.unique(inv[bad_rows])
         groups = [np.nonzero(inv == g)[0] for g in bad]
         shown = []
         for g in groups[:5]:
-            rows = ", ".join(f"{i} ({self.classes_[y[i]]!r})" for i in g[:8])
+            rows = ", ".join(f"{i} ({self.classes_[y[i]]!s})" for i in g[:8])
             shown.append("[" + rows + (", ..." if g.size > 8 else "") + "]")
         more = f" and {len(groups) - 5} more groups" if len(groups) > 5 else ""
         raise InconsistentSampleError(
