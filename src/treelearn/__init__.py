@@ -12,6 +12,7 @@ from treelearn.tree import Tree
 from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
 
 # --- top-k and optimal trees (issue 3) ---
+from treelearn.learn.topk import OptimalTreeClassifier, TopKTreeClassifier  # noqa: E402
 
 # --- minimum-rank trees (issue 4) ---
 from treelearn.learn.rank import (  # noqa: F401

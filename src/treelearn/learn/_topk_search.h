@@ -1,0 +1,870 @@
+// Top-k / optimal decision-tree search (003 Fig. 1, optimised as in Fig. 5 and beyond).
+//
+// Semantics (exactly Fig. 1): at a node with depth budget h and sample S, if h = 0, S is pure or
+// no feature splits S, return the best constant (majority, ties to the lowest class code).
+// Otherwise score every feature that splits S (both sides non-empty; a feature queried higher
+// on the path never splits S) with H, take the k best (ties by feature index), build T_i for
+// each and return the one with the fewest (weighted) training errors on S (ties by rank).
+//
+// Accelerations, none of which changes the returned error:
+// * nodes are solved on their own rows: the rows reaching a node are re-packed into a local
+//   column bitset matrix (gather of row-major bits + 64x64 bit transposes), so counting costs
+//   O(d * m / 64) for a node of m rows (the BinaryData contract: rows in, per-feature per-class
+//   counts out, by AND + popcount);
+// * an exact cache keyed by (cover bitset, remaining depth) holding the solved error and split
+//   or a lower bound (a failed branch-and-bound call), with a memory cap (evict all, count it);
+// * branch-and-bound: an upper bound passed down (a child must beat best - sibling's bound),
+//   loops stop on a zero-error (or lower-bound-reaching) candidate;
+// * a specialised depth-2 step: for each root candidate one counting pass over the node's
+//   local matrix gives the f = 1 child's counts, the f = 0 child's by subtraction, and every
+//   depth-1 subtree is read off those counts;
+// * a candidate whose partition equals (or complements) an earlier candidate's is skipped
+//   (identical subproblems, and ties go to the earlier rank);
+// * anytime: on time_limit the best tree found so far is returned (timed_out flag).
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+namespace tltopk {
+
+using u64 = uint64_t;
+static const double INF = std::numeric_limits<double>::infinity();
+
+static inline int popc(u64 x) { return __builtin_popcountll(x); }
+static inline int ctz(u64 x) { return __builtin_ctzll(x); }
+
+// In: bit j of A[i] is element (i, j). Out: bit i of A[j] is element (i, j).
+static inline void transpose64(u64* A) {
+    u64 m = 0x00000000FFFFFFFFULL;
+    for (int j = 32; j != 0; j >>= 1, m ^= (m << j)) {
+        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            u64 t = ((A[k] >> j) ^ A[k | j]) & m;
+            A[k] ^= (t << j);
+            A[k | j] ^= t;
+        }
+    }
+}
+
+struct Params {
+    int n = 0, d = 0, C = 2, nw = 0;
+    const u64* columns = nullptr;  // (d, nw) packed feature columns (BinaryData.columns)
+    const int64_t* y = nullptr;    // class codes
+    const double* w = nullptr;     // sample weights or nullptr
+    int k = 1;                     // candidates per node (>= d: all -> optimal)
+    int max_depth = 3;
+    int crit = 0;                  // 0 entropy, 1 gini, 2 kearns-mansour
+    int gain_ratio = 0;
+    double time_limit = 0.0;       // seconds, <= 0: none
+    double mem_limit_bytes = 1e9;  // cache cap
+    int n_jobs = 1;
+};
+
+struct Output {
+    std::vector<int> feature, left, right;
+    std::vector<double> value;  // n_nodes * C
+    std::vector<int64_t> nsamp;
+    double error = 0.0;
+    double root_lb = 0.0;
+    bool timed_out = false;
+    long long nodes = 0, cache_hits = 0, evictions = 0, cache_entries = 0;
+    double peak_bytes = 0.0;
+};
+
+struct Data {
+    int n, d, C, nw, dw, k, crit;
+    bool weighted, gr;
+    std::vector<u64> rowbits;  // n * dw, row-major
+    std::vector<int32_t> y;
+    std::vector<double> w;
+    std::vector<double> xl;    // x ln x for integers 0..n
+    explicit Data(const Params& P) {
+        n = P.n; d = P.d; C = P.C; nw = P.nw; dw = (d + 63) / 64; k = P.k; crit = P.crit;
+        gr = P.gain_ratio != 0;
+        weighted = P.w != nullptr;
+        y.resize(n);
+        for (int i = 0; i < n; ++i) y[i] = (int32_t)P.y[i];
+        if (weighted) w.assign(P.w, P.w + n);
+        rowbits.assign((size_t)n * dw, 0);
+        u64 blk[64];
+        for (int b = 0; b < nw; ++b) {
+            int rn = std::min(64, n - b * 64);
+            for (int fb = 0; fb < dw; ++fb) {
+                int jn = std::min(64, d - fb * 64);
+                for (int t = 0; t < 64; ++t) blk[t] = t < jn ? P.columns[(size_t)(fb * 64 + t) * nw + b] : 0;
+                transpose64(blk);  // now blk[i] bit t = feature fb*64+t of row b*64+i
+                for (int i = 0; i < rn; ++i) rowbits[(size_t)(b * 64 + i) * dw + fb] = blk[i];
+            }
+        }
+        xl.resize(n + 1);
+        xl[0] = 0.0;
+        for (int i = 1; i <= n; ++i) xl[i] = (double)i * std::log((double)i);
+    }
+    inline bool bit(int row, int f) const { return (rowbits[(size_t)row * dw + (f >> 6)] >> (f & 63)) & 1; }
+};
+
+struct Res {
+    double err;  // ok: the subtree's error (< ub); !ok: a lower bound (>= ub)
+    int f;       // root feature of the subtree, -1 for a leaf
+    bool ok;
+};
+
+struct Key {
+    u64 hash;
+    size_t off;
+    int h;
+};
+struct Entry {
+    double err;  // solved: error; lower-bound entry: the bound
+    int f;
+    uint8_t status;  // 0: lower bound only, 1: solved, 2: anytime (search timed out)
+};
+
+template <typename CT>
+class Searcher {
+  public:
+    static constexpr bool W = std::is_same<CT, double>::value;
+    struct KeyHash {
+        size_t operator()(const Key& k) const { return (size_t)(k.hash ^ ((u64)k.h * 0x9E3779B97F4A7C15ULL)); }
+    };
+    struct KeyEq {
+        const std::vector<u64>* arena;
+        int nw;
+        bool operator()(const Key& a, const Key& b) const {
+            return a.hash == b.hash && a.h == b.h &&
+                   std::memcmp(arena->data() + a.off, arena->data() + b.off, sizeof(u64) * nw) == 0;
+        }
+    };
+    struct Level {
+        std::vector<int32_t> rows;
+        int m = 0, wl = 0;
+        std::vector<u64> M, cls, mc, cover, tmpmask;
+        std::vector<int32_t> ly;
+        std::vector<double> lw;
+        std::vector<CT> cnt, cntf, cnt0, tot;
+        std::vector<int32_t> rc, rcf, rc0;
+        std::vector<std::pair<int64_t, int>> keyed;
+        std::vector<int> cand, cand1, cand0;
+        std::vector<std::pair<int64_t, int>> keyed1;
+        u64 hash = 0;
+    };
+
+    const Data& D;
+    int d, C, nw, K;
+    bool all_k;
+    std::vector<Level> lv;
+    std::vector<u64> arena;
+    std::unordered_map<Key, Entry, KeyHash, KeyEq> cache;
+    double mem_cap;
+    double peak = 0.0, fixed_bytes = 0.0;
+    long long nodes = 0, hits = 0, evictions = 0;
+    bool recon = false;
+    // time limit
+    std::chrono::steady_clock::time_point t0;
+    double time_limit;
+    std::atomic<bool>* stop;
+    unsigned tick = 0;
+    std::vector<u64> ones;
+
+    Searcher(const Data& data, int max_depth, double mem_cap_bytes, double tl, std::atomic<bool>* stopflag,
+             std::chrono::steady_clock::time_point start)
+        : D(data), d(data.d), C(data.C), nw(data.nw), K(data.k),
+          cache(16, KeyHash(), KeyEq{&arena, data.nw}), mem_cap(mem_cap_bytes), t0(start), time_limit(tl),
+          stop(stopflag) {
+        all_k = K >= d;
+        lv.resize(max_depth + 2);
+        size_t Mw = (size_t)d * nw;
+        for (auto& v : lv) {
+            v.rows.resize(D.n);
+            v.M.resize(Mw);
+            v.cls.resize((size_t)C * nw);
+            v.mc.resize((size_t)C * nw);
+            v.cover.resize(nw);
+            v.tmpmask.resize(nw);
+            v.ly.resize(D.n);
+            if (W) v.lw.resize(D.n);
+            v.cnt.resize((size_t)d * C);
+            v.cntf.resize((size_t)d * C);
+            v.cnt0.resize((size_t)d * C);
+            v.tot.resize(C);
+            v.rc.resize(d);
+            v.rcf.resize(d);
+            v.rc0.resize(d);
+            v.keyed.reserve(d);
+            v.cand.reserve(d);
+        }
+        ones.assign(nw, ~0ULL);
+        fixed_bytes = (double)lv.size() * (8.0 * (Mw + 3.0 * C * nw + 2 * nw) + 4.0 * 2 * D.n + (W ? 8.0 * D.n : 0) +
+                                          3.0 * sizeof(CT) * d * C + 12.0 * d + 16.0 * d);
+        peak = fixed_bytes;
+    }
+
+    bool timed_out() {
+        if (stop->load(std::memory_order_relaxed)) return true;
+        if (time_limit > 0 && ((++tick) & 63) == 0) {
+            double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (el >= time_limit) {
+                stop->store(true);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ cache
+    double cache_bytes() const {
+        return 8.0 * (double)arena.capacity() + (double)cache.size() * (sizeof(Key) + sizeof(Entry) + 24.0) +
+               8.0 * (double)cache.bucket_count();
+    }
+    void make_cover(Level& v) {
+        std::fill(v.cover.begin(), v.cover.end(), 0ULL);
+        for (int i = 0; i < v.m; ++i) {
+            int r = v.rows[i];
+            v.cover[r >> 6] |= 1ULL << (r & 63);
+        }
+        u64 h = 0x243F6A8885A308D3ULL ^ (u64)v.m;
+        for (int i = 0; i < nw; ++i) {
+            h ^= v.cover[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+            h *= 0xff51afd7ed558ccdULL;
+            h ^= h >> 33;
+        }
+        v.hash = h;
+    }
+    bool lookup(const Level& v, int h, Entry& out) {
+        size_t off = arena.size();
+        arena.insert(arena.end(), v.cover.begin(), v.cover.end());
+        auto it = cache.find(Key{v.hash, off, h});
+        arena.resize(off);
+        if (it == cache.end()) return false;
+        out = it->second;
+        ++hits;
+        return true;
+    }
+    void store(const Level& v, int h, const Entry& e) {
+        double bytes = cache_bytes() + 8.0 * nw + 64.0;
+        if (bytes > mem_cap && !cache.empty()) {
+            cache.clear();
+            arena.clear();
+            arena.shrink_to_fit();
+            std::unordered_map<Key, Entry, KeyHash, KeyEq> fresh(16, KeyHash(), KeyEq{&arena, nw});
+            cache.swap(fresh);
+            ++evictions;
+        }
+        size_t off = arena.size();
+        arena.insert(arena.end(), v.cover.begin(), v.cover.end());
+        auto res = cache.emplace(Key{v.hash, off, h}, e);
+        if (!res.second) {
+            arena.resize(off);
+            res.first->second = e;
+        }
+        double now = fixed_bytes + cache_bytes();
+        if (now > peak) peak = now;
+    }
+
+    // ------------------------------------------------------------------ node data
+    void totals(Level& v, CT* tot, double& Wsum) {
+        for (int c = 0; c < C; ++c) tot[c] = 0;
+        if (W) {
+            for (int i = 0; i < v.m; ++i) tot[D.y[v.rows[i]]] += (CT)D.w[v.rows[i]];
+        } else {
+            for (int i = 0; i < v.m; ++i) tot[D.y[v.rows[i]]] += 1;
+        }
+        Wsum = 0;
+        for (int c = 0; c < C; ++c) Wsum += (double)tot[c];
+    }
+    static double leaf_error(const CT* tot, int C_, double Wsum) {
+        double mx = 0;
+        for (int c = 0; c < C_; ++c) mx = std::max(mx, (double)tot[c]);
+        return W ? std::max(0.0, Wsum - mx) : Wsum - mx;
+    }
+    int n_present(const CT* tot) const {
+        int p = 0;
+        for (int c = 0; c < C; ++c) p += tot[c] > 0;
+        return p;
+    }
+
+    void build_local(Level& v) {
+        int m = v.m, wl = (m + 63) / 64;
+        v.wl = wl;
+        u64 blk[64];
+        const int dw = D.dw;
+        for (int b = 0; b < wl; ++b) {
+            int r0 = b * 64, rn = std::min(64, m - r0);
+            for (int fb = 0; fb < dw; ++fb) {
+                for (int i = 0; i < rn; ++i) blk[i] = D.rowbits[(size_t)v.rows[r0 + i] * dw + fb];
+                for (int i = rn; i < 64; ++i) blk[i] = 0;
+                transpose64(blk);
+                int jn = std::min(64, d - fb * 64);
+                for (int t = 0; t < jn; ++t) v.M[(size_t)(fb * 64 + t) * wl + b] = blk[t];
+            }
+        }
+        std::fill(v.cls.begin(), v.cls.begin() + (size_t)C * wl, 0ULL);
+        for (int i = 0; i < m; ++i) {
+            int r = v.rows[i];
+            int c = D.y[r];
+            v.ly[i] = c;
+            v.cls[(size_t)c * wl + (i >> 6)] |= 1ULL << (i & 63);
+            if (W) v.lw[i] = D.w[r];
+        }
+    }
+
+    // counts of feature = 1 per class among local rows in mask (local frame)
+    void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc) {
+        const int wl = v.wl;
+        if (!W) {
+            for (int c = 0; c < C; ++c)
+                for (int i = 0; i < wl; ++i) v.mc[(size_t)c * wl + i] = v.cls[(size_t)c * wl + i] & mask[i];
+            if (C == 2) {
+                const u64* m1 = &v.mc[wl];
+                for (int j = 0; j < d; ++j) {
+                    const u64* col = &v.M[(size_t)j * wl];
+                    int t = 0, a = 0;
+                    for (int i = 0; i < wl; ++i) {
+                        u64 x = col[i] & mask[i];
+                        t += popc(x);
+                        a += popc(col[i] & m1[i]);
+                    }
+                    rc[j] = t;
+                    cnt[2 * j + 1] = (CT)a;
+                    cnt[2 * j] = (CT)(t - a);
+                }
+            } else {
+                for (int j = 0; j < d; ++j) {
+                    const u64* col = &v.M[(size_t)j * wl];
+                    int t = 0;
+                    for (int i = 0; i < wl; ++i) t += popc(col[i] & mask[i]);
+                    rc[j] = t;
+                    int s = 0;
+                    for (int c = 1; c < C; ++c) {
+                        const u64* mcc = &v.mc[(size_t)c * wl];
+                        int a = 0;
+                        for (int i = 0; i < wl; ++i) a += popc(col[i] & mcc[i]);
+                        cnt[(size_t)j * C + c] = (CT)a;
+                        s += a;
+                    }
+                    cnt[(size_t)j * C] = (CT)(t - s);
+                }
+            }
+        } else {
+            for (int j = 0; j < d; ++j) {
+                const u64* col = &v.M[(size_t)j * wl];
+                CT* o = &cnt[(size_t)j * C];
+                for (int c = 0; c < C; ++c) o[c] = 0;
+                int t = 0;
+                for (int i = 0; i < wl; ++i) {
+                    u64 x = col[i] & mask[i];
+                    t += popc(x);
+                    while (x) {
+                        int b = (i << 6) + ctz(x);
+                        o[v.ly[b]] += (CT)v.lw[b];
+                        x &= x - 1;
+                    }
+                }
+                rc[j] = t;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ scoring
+    inline double flog(double x) const { return x > 0 ? x * std::log(x) : 0.0; }
+    inline double side_cost(const double* a, double ns, int nsr) const {
+        // n_s * impurity(side) up to a constant factor
+        if (D.crit == 0) {
+            double s = W ? flog(ns) : D.xl[nsr];
+            if (W) {
+                for (int c = 0; c < C; ++c) s -= flog(a[c]);
+            } else {
+                for (int c = 0; c < C; ++c) s -= D.xl[(int)a[c]];
+            }
+            return s;
+        } else if (D.crit == 1) {
+            if (ns <= 0) return 0.0;
+            double q = 0;
+            for (int c = 0; c < C; ++c) q += a[c] * a[c];
+            return ns - q / ns;
+        } else {
+            double s = 0;
+            for (int c = 0; c < C; ++c) {
+                double r = a[c] * (ns - a[c]);
+                s += r > 0 ? std::sqrt(r) : 0.0;
+            }
+            return s;
+        }
+    }
+    // key of feature j (lower = better); A: one-side counts (d*C), T: node totals
+    inline int64_t key_of(const CT* Aj, int n1, const CT* T, double Wn, int m, double pcost) const {
+        double a1[64], a0[64];
+        double* one = a1;
+        double* zero = a0;
+        std::vector<double> big1, big0;
+        if (C > 64) {
+            big1.resize(C);
+            big0.resize(C);
+            one = big1.data();
+            zero = big0.data();
+        }
+        double w1 = 0;
+        for (int c = 0; c < C; ++c) {
+            one[c] = (double)Aj[c];
+            zero[c] = (double)(T[c] - Aj[c]);
+            w1 += one[c];
+        }
+        double w0 = W ? std::max(0.0, Wn - w1) : (double)(m - n1);
+        if (!W) w1 = (double)n1;
+        double cost = side_cost(one, w1, n1) + side_cost(zero, w0, m - n1);
+        if (cost < 0) cost = 0;
+        if (!D.gr) return (int64_t)(cost * (1e9 / Wn) + 0.5);
+        double gain = (pcost - cost) / Wn;
+        double p = w1 / Wn, q = w0 / Wn;
+        double si = 0;
+        if (p > 0) si -= p * std::log(p);
+        if (q > 0) si -= q * std::log(q);
+        double ratio = si > 0 ? gain / si : 0.0;
+        if (ratio < 0) ratio = 0;
+        return -(int64_t)(ratio * 1e9 + 0.5);
+    }
+    double parent_cost(const CT* T, double Wn, int m) const {
+        double t[64];
+        std::vector<double> big;
+        double* tt = t;
+        if (C > 64) {
+            big.resize(C);
+            tt = big.data();
+        }
+        for (int c = 0; c < C; ++c) tt[c] = (double)T[c];
+        return side_cost(tt, Wn, m);
+    }
+    // fast specialised key for unweighted binary entropy (the hot loop of Top-k)
+    inline int64_t key_fast_ent2(const CT* Aj, int n1, const CT* T, int m, double scale) const {
+        const double* xl = D.xl.data();
+        int a0 = (int)Aj[0], a1 = (int)Aj[1];
+        double cost = xl[n1] + xl[m - n1] - xl[a0] - xl[a1] - xl[(int)T[0] - a0] - xl[(int)T[1] - a1];
+        if (cost < 0) cost = 0;
+        return (int64_t)(cost * scale + 0.5);
+    }
+
+    // candidates of a node (rank order) from its counts
+    void rank(const CT* A, const int32_t* R, const CT* T, double Wn, int m, std::vector<int>& out,
+              std::vector<std::pair<int64_t, int>>& keyed) {
+        out.clear();
+        keyed.clear();
+        double pc = D.gr ? parent_cost(T, Wn, m) : 0.0;
+        const bool fast = !W && C == 2 && D.crit == 0 && !D.gr;
+        const double scale = 1e9 / Wn;
+        if (all_k || K >= d) {
+            for (int j = 0; j < d; ++j) {
+                int n1 = R[j];
+                if (n1 == 0 || n1 == m) continue;
+                int64_t key = fast ? key_fast_ent2(A + (size_t)j * C, n1, T, m, scale)
+                                   : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
+                keyed.emplace_back(key, j);
+            }
+            std::sort(keyed.begin(), keyed.end());
+            for (auto& p : keyed) out.push_back(p.second);
+            return;
+        }
+        // top-K selection, keyed kept sorted by (key, j); j ascending so equal keys lose
+        int64_t kk[1024];
+        int jj[1024];
+        std::vector<int64_t> bigk;
+        std::vector<int> bigj;
+        int64_t* ks = kk;
+        int* js = jj;
+        if (K > 1024) {
+            bigk.resize(K);
+            bigj.resize(K);
+            ks = bigk.data();
+            js = bigj.data();
+        }
+        int cntk = 0;
+        for (int j = 0; j < d; ++j) {
+            int n1 = R[j];
+            if (n1 == 0 || n1 == m) continue;
+            int64_t key = fast ? key_fast_ent2(A + (size_t)j * C, n1, T, m, scale)
+                               : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
+            if (cntk == K) {
+                if (key >= ks[K - 1]) continue;
+                --cntk;
+            }
+            int p = cntk;
+            while (p > 0 && ks[p - 1] > key) {
+                ks[p] = ks[p - 1];
+                js[p] = js[p - 1];
+                --p;
+            }
+            ks[p] = key;
+            js[p] = j;
+            ++cntk;
+        }
+        for (int i = 0; i < cntk; ++i) out.push_back(js[i]);
+    }
+
+    inline double split_error(const CT* Aj, int n1, const CT* T, double Wn, int m) const {
+        double mx1 = 0, mx0 = 0, w1 = 0;
+        for (int c = 0; c < C; ++c) {
+            double a = (double)Aj[c], z = (double)(T[c] - Aj[c]);
+            w1 += a;
+            if (a > mx1) mx1 = a;
+            if (z > mx0) mx0 = z;
+        }
+        if (!W) return (double)m - mx1 - mx0;
+        (void)n1;
+        return std::max(0.0, w1 - mx1) + std::max(0.0, (Wn - w1) - mx0);
+    }
+
+    // best depth-1 subtree of a node given its counts; returns error, sets f (-1: leaf)
+    double depth1(const CT* A, const int32_t* R, const CT* T, double Wn, int m, int& fout,
+                  std::vector<int>& cand, std::vector<std::pair<int64_t, int>>& keyed) {
+        fout = -1;
+        double leaf = leaf_error(T, C, Wn);
+        if (n_present(T) <= 1) return leaf;
+        if (all_k && !recon) {
+            double best = INF;
+            for (int j = 0; j < d; ++j) {
+                int n1 = R[j];
+                if (n1 == 0 || n1 == m) continue;
+                double e = split_error(A + (size_t)j * C, n1, T, Wn, m);
+                if (e < best) {
+                    best = e;
+                    fout = j;
+                    if (best <= 0) break;
+                }
+            }
+            return fout < 0 ? leaf : best;
+        }
+        rank(A, R, T, Wn, m, cand, keyed);
+        double best = INF;
+        for (int j : cand) {
+            double e = split_error(A + (size_t)j * C, R[j], T, Wn, m);
+            if (e < best) {
+                best = e;
+                fout = j;
+            }
+        }
+        return fout < 0 ? leaf : best;
+    }
+
+    void split_rows(const Level& v, int f, int side, Level& c) {
+        int mm = 0;
+        for (int i = 0; i < v.m; ++i) {
+            int r = v.rows[i];
+            if ((int)D.bit(r, f) == side) c.rows[mm++] = r;
+        }
+        c.m = mm;
+    }
+
+    // same partition as an earlier candidate (equal or complementary column on the node)?
+    bool duplicate(const Level& v, int f, int upto) {
+        const int wl = v.wl;
+        const u64* cf = &v.M[(size_t)f * wl];
+        for (int t = 0; t < upto; ++t) {
+            int g = v.cand[t];
+            const u64* cg = &v.M[(size_t)g * wl];
+            if (v.rc[g] == v.rc[f]) {
+                bool eq = true;
+                for (int i = 0; i < wl && eq; ++i) eq = cf[i] == cg[i];
+                if (eq) return true;
+            }
+            if (v.rc[g] == v.m - v.rc[f]) {
+                bool eq = true;
+                for (int i = 0; i < wl && eq; ++i) {
+                    u64 valid = (i == wl - 1 && (v.m & 63)) ? ((1ULL << (v.m & 63)) - 1) : ~0ULL;
+                    eq = (cf[i] & valid) == (~cg[i] & valid);
+                }
+                if (eq) return true;
+            }
+        }
+        return false;
+    }
+
+    // ------------------------------------------------------------------ search
+    Res solve(int L, int h, double ub) {
+        Level& v = lv[L];
+        ++nodes;
+        double Wn;
+        totals(v, v.tot.data(), Wn);
+        double leaf = leaf_error(v.tot.data(), C, Wn);
+        if (h == 0 || n_present(v.tot.data()) <= 1) return Res{leaf, -1, leaf < ub};
+        double node_lb = 0.0;
+        if (h >= 2) {
+            make_cover(v);
+            Entry e;
+            if (lookup(v, h, e)) {
+                if (e.status != 0) return Res{e.err, e.f, e.err < ub};
+                if (e.err >= ub) return Res{e.err, -1, false};
+                node_lb = e.err;
+            }
+        }
+        if (!recon && timed_out()) {
+            if (h >= 2) store(v, h, Entry{leaf, -1, 2});
+            return Res{leaf, -1, leaf < ub};
+        }
+        build_local(v);
+        count_pass(v, ones.data(), v.cnt.data(), v.rc.data());
+        if (h == 1) {
+            int f;
+            double e = depth1(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, f, v.cand, v.keyed);
+            return Res{e, f, e < ub};
+        }
+        rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
+        if (v.cand.empty()) {
+            store(v, h, Entry{leaf, -1, 1});
+            return Res{leaf, -1, leaf < ub};
+        }
+        double best = INF;
+        int bestf = -1;
+        bool incomplete = false;
+        const int wl = v.wl;
+        const size_t dC = (size_t)d * C;
+        std::vector<int>& c1 = v.cand1;
+        std::vector<int>& c0 = v.cand0;
+        std::vector<std::pair<int64_t, int>>& k1 = v.keyed1;
+        for (size_t ci = 0; ci < v.cand.size(); ++ci) {
+            int f = v.cand[ci];
+            if (!recon && timed_out()) {
+                incomplete = true;
+                break;
+            }
+            if (ci > 0 && duplicate(v, f, (int)ci)) continue;
+            double bound = std::min(ub, best);
+            if (h == 2) {
+                const u64* mf = &v.M[(size_t)f * wl];
+                count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                CT t1[256], t0[256];
+                std::vector<CT> bt1, bt0;
+                CT* T1 = t1;
+                CT* T0 = t0;
+                if (C > 256) {
+                    bt1.resize(C);
+                    bt0.resize(C);
+                    T1 = bt1.data();
+                    T0 = bt0.data();
+                }
+                double W1 = 0, W0 = 0;
+                for (int c = 0; c < C; ++c) {
+                    T1[c] = v.cnt[(size_t)f * C + c];
+                    T0[c] = v.tot[c] - T1[c];
+                    W1 += (double)T1[c];
+                }
+                int m1 = v.rc[f], m0 = v.m - m1;
+                if (W) {
+                    for (int i = 0; i < wl; ++i) {
+                        u64 valid = (i == wl - 1 && (v.m & 63)) ? ((1ULL << (v.m & 63)) - 1) : ~0ULL;
+                        v.tmpmask[i] = ~mf[i] & valid;
+                    }
+                    count_pass(v, v.tmpmask.data(), v.cnt0.data(), v.rc0.data());
+                    W0 = 0;
+                    for (int c = 0; c < C; ++c) {
+                        double s = 0;
+                        for (int i = 0; i < v.m; ++i)
+                            if (!((mf[i >> 6] >> (i & 63)) & 1) && v.ly[i] == c) s += v.lw[i];
+                        T0[c] = (CT)s;
+                        W0 += s;
+                    }
+                    W1 = 0;
+                    for (int c = 0; c < C; ++c) {
+                        double s = 0;
+                        for (int i = 0; i < v.m; ++i)
+                            if (((mf[i >> 6] >> (i & 63)) & 1) && v.ly[i] == c) s += v.lw[i];
+                        T1[c] = (CT)s;
+                        W1 += s;
+                    }
+                } else {
+                    for (size_t q = 0; q < dC; ++q) v.cnt0[q] = v.cnt[q] - v.cntf[q];
+                    for (int j = 0; j < d; ++j) v.rc0[j] = v.rc[j] - v.rcf[j];
+                    W0 = (double)m0;
+                    W1 = (double)m1;
+                }
+                int f1, f0;
+                double e1 = depth1(v.cntf.data(), v.rcf.data(), T1, W1, m1, f1, c1, k1);
+                if (e1 >= bound) continue;
+                double e0 = depth1(v.cnt0.data(), v.rc0.data(), T0, W0, m0, f0, c0, k1);
+                if (e0 + e1 >= bound) continue;
+                best = e0 + e1;
+                bestf = f;
+            } else {
+                Level& c = lv[L + 1];
+                split_rows(v, f, 0, c);
+                Res r0 = solve(L + 1, h - 1, bound);
+                if (!r0.ok) continue;
+                split_rows(v, f, 1, c);
+                Res r1 = solve(L + 1, h - 1, bound - r0.err);
+                if (!r1.ok) continue;
+                if (r0.err + r1.err < best) {
+                    best = r0.err + r1.err;
+                    bestf = f;
+                }
+            }
+            if (best <= node_lb) break;
+        }
+        if (incomplete || (!recon && stop->load(std::memory_order_relaxed))) {
+            if (bestf < 0 || leaf < best) {
+                // nothing better found in time: the best tree found is the constant
+                best = leaf;
+                bestf = -1;
+            }
+            store(v, h, Entry{best, bestf, 2});
+            return Res{best, bestf, best < ub};
+        }
+        if (bestf >= 0) {
+            store(v, h, Entry{best, bestf, 1});
+            return Res{best, bestf, true};
+        }
+        double lb = std::max(node_lb, ub);
+        store(v, h, Entry{lb, -1, 0});
+        return Res{lb, -1, false};
+    }
+
+    // rebuild the tree of a solved node (rows in lv[L]) into out, preorder
+    int build(int L, int h, Output& out) {
+        Level& v = lv[L];
+        int idx = (int)out.feature.size();
+        out.feature.push_back(-1);
+        out.left.push_back(-1);
+        out.right.push_back(-1);
+        double Wn;
+        totals(v, v.tot.data(), Wn);
+        for (int c = 0; c < C; ++c) out.value.push_back((double)v.tot[c]);
+        out.nsamp.push_back(v.m);
+        Res r = solve(L, h, INF);
+        if (r.f < 0) return idx;
+        int f = r.f;
+        out.feature[idx] = f;
+        split_rows(v, f, 0, lv[L + 1]);
+        int l = build(L + 1, h - 1, out);
+        out.left[idx] = l;
+        split_rows(v, f, 1, lv[L + 1]);
+        int rr = build(L + 1, h - 1, out);
+        out.right[idx] = rr;
+        return idx;
+    }
+};
+
+template <typename CT>
+void run_typed(const Params& P, Output& out) {
+    Data D(P);
+    auto t0 = std::chrono::steady_clock::now();
+    std::atomic<bool> stop(false);
+    int h = P.max_depth;
+    int n_jobs = std::max(1, P.n_jobs);
+    Searcher<CT> main(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
+    auto& v0 = main.lv[0];
+    v0.m = P.n;
+    for (int i = 0; i < P.n; ++i) v0.rows[i] = i;
+    double root_err;
+    if (n_jobs > 1 && h >= 3) {
+        // parallel over root candidates: thread t takes candidates t, t + T, ...; each prunes
+        // with its own best only (earlier ranks), so the winner is the same as with one job
+        double Wn;
+        main.totals(v0, v0.tot.data(), Wn);
+        std::vector<int> cand;
+        if (main.n_present(v0.tot.data()) > 1) {
+            main.build_local(v0);
+            main.count_pass(v0, main.ones.data(), v0.cnt.data(), v0.rc.data());
+            main.rank(v0.cnt.data(), v0.rc.data(), v0.tot.data(), Wn, v0.m, v0.cand, v0.keyed);
+            for (size_t ci = 0; ci < v0.cand.size(); ++ci)
+                if (ci == 0 || !main.duplicate(v0, v0.cand[ci], (int)ci)) cand.push_back(v0.cand[ci]);
+        }
+        int T = std::min<int>(n_jobs, std::max<size_t>(1, cand.size()));
+        std::vector<double> errs(cand.size(), INF);
+        std::vector<Searcher<CT>*> ss(T, nullptr);
+        std::vector<std::thread> th;
+        for (int t = 0; t < T; ++t) {
+            th.emplace_back([&, t]() {
+                Searcher<CT>* s = (t == 0) ? &main : new Searcher<CT>(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
+                ss[t] = s;
+                auto& r0 = s->lv[0];
+                r0.m = P.n;
+                for (int i = 0; i < P.n; ++i) r0.rows[i] = i;
+                double best = INF;
+                for (size_t ci = t; ci < cand.size(); ci += T) {
+                    int f = cand[ci];
+                    if (s->timed_out()) break;
+                    s->split_rows(r0, f, 0, s->lv[1]);
+                    Res a = s->solve(1, h - 1, best);
+                    if (!a.ok) continue;
+                    s->split_rows(r0, f, 1, s->lv[1]);
+                    Res b = s->solve(1, h - 1, best - a.err);
+                    if (!b.ok) continue;
+                    errs[ci] = a.err + b.err;
+                    best = a.err + b.err;
+                    if (best <= 0) break;
+                }
+            });
+        }
+        for (auto& x : th) x.join();
+        int win = -1;
+        double be = INF;
+        for (size_t ci = 0; ci < cand.size(); ++ci)
+            if (errs[ci] < be) {
+                be = errs[ci];
+                win = (int)ci;
+            }
+        main.totals(v0, v0.tot.data(), Wn);
+        double leaf = main.leaf_error(v0.tot.data(), main.C, Wn);
+        out.nodes = 0;
+        for (int t = 0; t < T; ++t) {
+            out.nodes += ss[t]->nodes;
+            out.cache_hits += ss[t]->hits;
+            out.evictions += ss[t]->evictions;
+            out.peak_bytes += ss[t]->peak;
+            out.cache_entries += (long long)ss[t]->cache.size();
+        }
+        if (win < 0 || leaf < be) {
+            out.feature.push_back(-1);
+            out.left.push_back(-1);
+            out.right.push_back(-1);
+            for (int c = 0; c < main.C; ++c) out.value.push_back((double)v0.tot[c]);
+            out.nsamp.push_back(P.n);
+            root_err = leaf;
+        } else {
+            // the winner's subtrees come from the thread that searched it (warm cache)
+            int f = cand[win];
+            Searcher<CT>* s = ss[win % T];
+            s->recon = true;
+            out.feature.push_back(f);
+            out.left.push_back(-1);
+            out.right.push_back(-1);
+            for (int c = 0; c < main.C; ++c) out.value.push_back((double)v0.tot[c]);
+            out.nsamp.push_back(P.n);
+            auto& r0 = s->lv[0];
+            s->split_rows(r0, f, 0, s->lv[1]);
+            out.left[0] = s->build(1, h - 1, out);
+            s->split_rows(r0, f, 1, s->lv[1]);
+            out.right[0] = s->build(1, h - 1, out);
+            root_err = be;
+        }
+        for (int t = 1; t < T; ++t) delete ss[t];
+        out.root_lb = stop.load() ? 0.0 : root_err;
+    } else {
+        Res r = main.solve(0, h, INF);
+        root_err = r.err;
+        main.recon = true;
+        main.build(0, h, out);
+        out.nodes = main.nodes;
+        out.cache_hits = main.hits;
+        out.evictions = main.evictions;
+        out.peak_bytes = main.peak;
+        out.cache_entries = (long long)main.cache.size();
+        out.root_lb = stop.load() ? 0.0 : root_err;
+    }
+    out.error = root_err;
+    out.timed_out = stop.load();
+}
+
+inline void run_search(const Params& P, Output& out) {
+    if (P.w != nullptr)
+        run_typed<double>(P, out);
+    else
+        run_typed<int32_t>(P, out);
+}
+
+}  // namespace tltopk

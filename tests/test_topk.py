@@ -1,0 +1,337 @@
+"""Top-k / optimal trees (003): the compiled search against independent references.
+
+* a brute-force enumeration of every complete tree of depth <= 3 (optimum, k = all);
+* a plain Python recursion of 003 Fig. 1 (scores from treelearn.criteria, no cache, no bounds):
+  same training error and the same tree, for k in 1..4, h in 1..4, several criteria;
+* pystreed's optimal training error on small shared datasets at depth 2 and 3;
+* the greedy learner (Top-1 == greedy);
+* anytime / memory cap / n_jobs behaviour and the estimator conventions.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from treelearn.criteria import gain_ratio, purity_gain
+from treelearn.data.bitmatrix import BinaryData
+from treelearn.learn.topk import OptimalTreeClassifier, TopKTreeClassifier, topk_search
+
+
+# ----------------------------------------------------------------------------- references
+def ref_topk(B, y, w, rows, h, k, C, criterion="entropy", scoring="gain"):
+    """Plain recursion of 003 Fig. 1 -> (error, nested tree (f, left, right) or None for a leaf)."""
+    yr, wr = y[rows], w[rows]
+    counts = np.bincount(yr, weights=wr, minlength=C)
+    leaf = counts.sum() - counts.max()
+    if h == 0 or np.count_nonzero(counts) <= 1:
+        return leaf, None
+    Bs = B[rows]
+    n1 = Bs.sum(axis=0)
+    cand = np.nonzero((n1 > 0) & (n1 < len(rows)))[0]
+    if cand.size == 0:
+        return leaf, None
+    scores = []
+    for j in cand:
+        one = np.bincount(yr[Bs[:, j] == 1], weights=wr[Bs[:, j] == 1], minlength=C)
+        if scoring == "gain":
+            s = purity_gain(counts, one, counts - one, criterion)
+        else:
+            s = gain_ratio(counts, one, counts - one, criterion)
+        scores.append(round(s, 9))
+    order = sorted(range(cand.size), key=lambda i: (-scores[i], cand[i]))[:k]
+    best, tree = np.inf, None
+    for i in order:
+        f = cand[i]
+        e0, t0 = ref_topk(B, y, w, rows[Bs[:, f] == 0], h - 1, k, C, criterion, scoring)
+        e1, t1 = ref_topk(B, y, w, rows[Bs[:, f] == 1], h - 1, k, C, criterion, scoring)
+        if e0 + e1 < best - 1e-9:
+            best, tree = e0 + e1, (int(f), t0, t1)
+    return best, tree
+
+
+def preorder(tree, out=None):
+    out = [] if out is None else out
+    if tree is None:
+        out.append(-1)
+    else:
+        out.append(tree[0])
+        preorder(tree[1], out)
+        preorder(tree[2], out)
+    return out
+
+
+def brute_force_optimum(B, y, w, h, C):
+    """Minimum weighted error over every complete depth-h tree (features may repeat, so every
+    tree of depth <= h is represented), enumerated explicitly and evaluated vectorised."""
+    n, d = B.shape
+    n_int = 2 ** h - 1
+    trees = np.array(list(itertools.product(range(d), repeat=n_int)), dtype=np.int64)  # (T, n_int)
+    T = trees.shape[0]
+    node = np.zeros((T, n), dtype=np.int64)
+    cols = np.arange(n)[None, :]
+    for _ in range(h):
+        feat = np.take_along_axis(trees, node, axis=1)
+        bit = B[cols, feat]
+        node = 2 * node + 1 + bit
+    leaf = node - n_int
+    L = 2 ** h
+    flat = (np.arange(T)[:, None] * L + leaf) * C + y[None, :]
+    counts = np.bincount(flat.ravel(), weights=np.broadcast_to(w, (T, n)).ravel(), minlength=T * L * C)
+    counts = counts.reshape(T, L, C)
+    err = w.sum() - counts.max(axis=2).sum(axis=1)
+    return err.min()
+
+
+def _search(B, y, C, k, h, w=None, **kw):
+    data = BinaryData(B, y, C, w)
+    return topk_search(data, k=k, max_depth=h, **kw)
+
+
+def _tree_error(res, B, y, w):
+    """Weighted training error of a search result's tree, recomputed from the data."""
+    f, left, right = res["feature"], res["left"], res["right"]
+    n = B.shape[0]
+    pred_node = np.zeros(n, dtype=np.int64)
+    for _ in range(64):
+        fn = f[pred_node]
+        internal = fn >= 0
+        if not internal.any():
+            break
+        bit = B[np.arange(n), np.where(internal, fn, 0)]
+        nxt = np.where(bit == 1, right[pred_node], left[pred_node])
+        pred_node = np.where(internal, nxt, pred_node)
+    C = res["value"].shape[1]
+    err = 0.0
+    for leaf in np.unique(pred_node):
+        m = pred_node == leaf
+        c = np.bincount(y[m], weights=w[m], minlength=C)
+        # the leaf predicts its stored majority (ties to the first class)
+        err += c.sum() - c[np.argmax(res["value"][leaf])]
+    return err
+
+
+# ----------------------------------------------------------------------------- brute force
+@pytest.mark.parametrize("seed", range(6))
+def test_optimal_equals_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = 24 + seed
+    C = 2 if seed % 2 == 0 else 3
+    for h, d in ((1, 6), (2, 6), (3, 5)):
+        B = rng.integers(0, 2, size=(n, d)).astype(np.uint8)
+        y = (B[:, 0] ^ B[:, 1 % d]).astype(np.int64)
+        flip = rng.random(n) < 0.3
+        y[flip] = rng.integers(0, C, size=flip.sum())
+        w = np.ones(n)
+        res = _search(B, y, C, d, h)
+        opt = brute_force_optimum(B, y, w, h, C)
+        assert res["error"] == opt, (seed, h, d)
+        assert _tree_error(res, B, y, w) == opt
+        # the tree respects the depth budget
+        assert _depth(res) <= h
+
+
+def test_optimal_weighted_equals_brute_force():
+    rng = np.random.default_rng(11)
+    n, d, C = 20, 5, 3
+    for h in (1, 2, 3):
+        B = rng.integers(0, 2, size=(n, d)).astype(np.uint8)
+        y = rng.integers(0, C, size=n).astype(np.int64)
+        w = rng.uniform(0.1, 3.0, size=n)
+        res = _search(B, y, C, d, h, w=w)
+        opt = brute_force_optimum(B, y, w, h, C)
+        assert res["error"] == pytest.approx(opt, abs=1e-9)
+        assert _tree_error(res, B, y, w) == pytest.approx(opt, abs=1e-9)
+
+
+def _depth(res):
+    left, right = res["left"], res["right"]
+    depth = np.zeros(left.size, dtype=np.int64)
+    for i in range(left.size):
+        if left[i] >= 0:
+            depth[left[i]] = depth[i] + 1
+            depth[right[i]] = depth[i] + 1
+    return int(depth.max())
+
+
+# ----------------------------------------------------------------------------- plain recursion
+@pytest.mark.parametrize("criterion,scoring", [("entropy", "gain"), ("gini", "gain"), ("kearns_mansour", "gain"),
+                                               ("entropy", "gain_ratio")])
+def test_search_equals_plain_recursion(criterion, scoring):
+    rng = np.random.default_rng(hash((criterion, scoring)) % 2**32)
+    for trial in range(3):
+        n = int(rng.integers(40, 90))
+        d = int(rng.integers(6, 12))
+        C = int(rng.integers(2, 4))
+        B = (rng.random((n, d)) < rng.uniform(0.2, 0.8, size=d)).astype(np.uint8)
+        # a label with structure plus noise, so that deeper trees matter
+        y = ((B[:, 0] & B[:, 1]) | (B[:, 2] ^ B[:, 3])).astype(np.int64)
+        flip = rng.random(n) < 0.25
+        y[flip] = rng.integers(0, C, size=flip.sum())
+        if rng.random() < 0.3:
+            B[:, -1] = 1 - B[:, 0]  # a complementary column
+            B[:, -2] = B[:, 1]      # a duplicate column
+        w = np.ones(n)
+        for k in (1, 2, 3, 4):
+            for h in (1, 2, 3, 4):
+                res = _search(B, y, C, k, h, criterion=criterion, scoring=scoring)
+                e_ref, t_ref = ref_topk(B, y, w, np.arange(n), h, k, C, criterion, scoring)
+                assert res["error"] == e_ref, (trial, k, h)
+                assert _tree_error(res, B, y, w) == e_ref
+                assert list(res["feature"]) == preorder(t_ref), (trial, k, h)
+
+
+def test_search_equals_plain_recursion_weighted():
+    rng = np.random.default_rng(5)
+    n, d, C = 50, 8, 2
+    B = rng.integers(0, 2, size=(n, d)).astype(np.uint8)
+    y = (B[:, 0] ^ B[:, 1] ^ (rng.random(n) < 0.2)).astype(np.int64)
+    w = rng.uniform(0.2, 2.0, size=n)
+    for k in (1, 2, 3):
+        for h in (1, 2, 3):
+            res = _search(B, y, C, k, h, w=w)
+            e_ref, _ = ref_topk(B, y, w, np.arange(n), h, k, C)
+            assert res["error"] == pytest.approx(e_ref, abs=1e-9)
+            assert _tree_error(res, B, y, w) == pytest.approx(e_ref, abs=1e-9)
+
+
+def test_k_monotone_in_training_error():
+    """The search space of Top-(k+1) contains Top-k's root choices; training error never grows
+    with k at depth 1 and the optimum is a lower bound for every k."""
+    rng = np.random.default_rng(3)
+    B = rng.integers(0, 2, size=(120, 10)).astype(np.uint8)
+    y = (B[:, 0] & B[:, 1] | B[:, 2] & B[:, 3]).astype(np.int64) ^ (rng.random(120) < 0.1)
+    opt = _search(B, y, 2, 10, 3)["error"]
+    for k in range(1, 11):
+        assert _search(B, y, 2, k, 3)["error"] >= opt
+    assert _search(B, y, 2, 10, 3)["error"] == opt
+
+
+# ----------------------------------------------------------------------------- pystreed
+PYSTREED_SETS = ["benchmark/monk-1-binary", "benchmark/monk-2-binary", "benchmark/monk-3-binary",
+                 "benchmark/balance-scale-binary", "benchmark/car-evaluation-binary", "dl85/zoo-1",
+                 "dl85/hepatitis", "dl85/lymph", "dl85/vote"]
+
+
+@pytest.mark.parametrize("name", PYSTREED_SETS)
+def test_optimal_matches_pystreed(name, data_dir):
+    pystreed = pytest.importorskip("pystreed")
+    from treelearn.datasets import load_dataset
+
+    X, y = load_dataset(name, data_dir)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    keep = ~np.isnan(X).any(axis=1)
+    X, y = X[keep].astype(np.int32), y[keep]
+    _, yc = np.unique(y, return_inverse=True)
+    for h in (2, 3):
+        st = pystreed.STreeDClassifier(optimization_task="accuracy", max_depth=h, cost_complexity=0.0, time_limit=60)
+        st.fit(X, yc)
+        st_err = int((st.predict(X) != yc).sum())
+        m = OptimalTreeClassifier(max_depth=h, max_binary_features=None).fit(X, yc)
+        assert m.is_optimal_
+        ours = int((m.predict(X) != yc).sum())
+        assert ours == st_err == m.training_error_, (name, h)
+        assert m.lower_bound_ == m.training_error_
+
+
+# ----------------------------------------------------------------------------- greedy
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+def test_top1_equals_greedy(criterion):
+    from treelearn.learn.greedy import GreedyTreeClassifier
+
+    rng = np.random.default_rng(7)
+    n = 300
+    X = rng.normal(size=(n, 5))
+    y = ((X[:, 0] > 0.3) ^ (X[:, 1] + 0.5 * X[:, 2] > 0)).astype(int)
+    y[rng.random(n) < 0.1] ^= 1
+    for h in (1, 2, 3, 4):
+        g = GreedyTreeClassifier(criterion=criterion, max_depth=h).fit(X, y)
+        t = TopKTreeClassifier(k=1, criterion=criterion, max_depth=h, max_binary_features=None).fit(X, y)
+        assert np.array_equal(g.predict(X), t.predict(X)), h
+        assert g.tree_.training_misclassifications() == t.tree_.training_misclassifications()
+        gi = g.tree_.children_left >= 0
+        ti = t.tree_.children_left >= 0
+        assert np.array_equal(np.sort(g.tree_.feature[gi]), np.sort(t.tree_.feature[ti]))  # node order may differ
+        # thresholds may differ between values no training row separates at that node: the
+        # trees must induce the same partition of the training rows
+        lg, lt = g.apply(X), t.apply(X)
+        pairs = np.unique(np.stack([lg, lt], axis=1), axis=0)
+        assert pairs.shape[0] == np.unique(lg).size == np.unique(lt).size
+
+
+# ----------------------------------------------------------------------------- anytime / memory / jobs
+def _hard_binary(n=600, d=60, seed=0):
+    rng = np.random.default_rng(seed)
+    B = rng.integers(0, 2, size=(n, d)).astype(np.uint8)
+    y = (B[:, 0] ^ B[:, 1] ^ B[:, 2] ^ (rng.random(n) < 0.1)).astype(np.int64)
+    return B, y
+
+
+def test_time_limit_returns_best_found():
+    B, y = _hard_binary()
+    m = OptimalTreeClassifier(max_depth=5, time_limit=0.2, max_binary_features=None)
+    import time
+
+    t0 = time.perf_counter()
+    m.fit(B, y)
+    assert time.perf_counter() - t0 < 5.0
+    assert m.timed_out_ and not m.is_optimal_
+    # the returned tree is a valid tree whose reported error is its real training error
+    assert m.tree_.depth <= 5
+    assert (m.predict(B) != y).sum() <= m.training_error_ + 1e-9
+    assert m.lower_bound_ <= m.training_error_
+
+
+def test_memory_cap_evicts_and_keeps_result():
+    B, y = _hard_binary(n=300, d=24, seed=1)
+    full = _search(B, y, 2, 8, 4, memory_limit_mb=512)
+    tiny = _search(B, y, 2, 8, 4, memory_limit_mb=0.01)
+    assert tiny["evictions"] > 0 and full["evictions"] == 0
+    assert tiny["error"] == full["error"]
+    assert list(tiny["feature"]) == list(full["feature"])
+    assert tiny["peak_bytes"] <= full["peak_bytes"]
+
+
+def test_n_jobs_identical():
+    B, y = _hard_binary(n=400, d=30, seed=2)
+    for k in (3, 30):
+        a = _search(B, y, 2, k, 3, n_jobs=1)
+        b = _search(B, y, 2, k, 3, n_jobs=2)
+        assert a["error"] == b["error"]
+        assert list(a["feature"]) == list(b["feature"])
+        assert np.array_equal(a["value"], b["value"])
+
+
+# ----------------------------------------------------------------------------- estimator
+def test_estimator_conventions_and_categorical():
+    pd = pytest.importorskip("pandas")
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(0)
+    n = 200
+    df = pd.DataFrame({"a": pd.Categorical(rng.choice(["r", "g", "b"], size=n)), "x": rng.normal(size=n)})
+    y = np.where((df["a"] == "g") | (df["x"] > 1.0), "yes", "no")
+    m = TopKTreeClassifier(k=3, max_depth=2).fit(df, y)
+    assert set(m.classes_) == {"no", "yes"}
+    assert (m.predict(df) == y).mean() > 0.95
+    assert m.predict_proba(df).shape == (n, 2)
+    assert clone(m).get_params()["k"] == 3
+    assert "k" not in OptimalTreeClassifier().get_params()
+    with pytest.raises(ValueError, match="k"):
+        TopKTreeClassifier(k=0).fit(df, y)
+    with pytest.raises(ValueError, match="scoring"):
+        TopKTreeClassifier(scoring="bogus").fit(df, y)
+    with pytest.raises(ValueError, match="criterion"):
+        TopKTreeClassifier(criterion=lambda p: 4 * p * (1 - p)).fit(df, y)
+
+
+def test_sample_weight_as_repetition():
+    rng = np.random.default_rng(4)
+    B = rng.integers(0, 2, size=(40, 6))
+    y = (B[:, 0] ^ B[:, 1] ^ (rng.random(40) < 0.2)).astype(int)
+    reps = rng.integers(1, 4, size=40)
+    a = OptimalTreeClassifier(max_depth=2).fit(B, y, sample_weight=reps.astype(float))
+    b = OptimalTreeClassifier(max_depth=2).fit(np.repeat(B, reps, axis=0), np.repeat(y, reps))
+    assert a.training_error_ == pytest.approx(b.training_error_)
