@@ -559,6 +559,38 @@ def test_from_sklearn_and_back():
     assert np.array_equal(back.predict(X), clf.predict(X))
 
 
+def test_sklearn_export_text_reads_the_adapter():
+    from sklearn.tree import export_text as sk_export_text
+
+    rng = np.random.default_rng(31)
+    tree = random_tree(rng, max_nodes=31, classes=np.array(["a", "b", "c"]), categorical=True)
+    names = sklearn_feature_columns(tree)
+    ref = sk_export_text(to_sklearn(tree), feature_names=names, decimals=2, max_depth=50)
+    # same shape and leaves as ours, with sklearn's orientation of every condition
+    ours = export_text(tree, decimals=2, max_depth=50)
+    assert len(ref.splitlines()) == len(ours.splitlines())
+    assert [line for line in ref.splitlines() if "class:" in line] == \
+        [line for line in ours.splitlines() if "class:" in line]
+
+
+def test_exports_accept_fitted_estimators_and_refuse_unfitted():
+    from sklearn.datasets import load_iris
+
+    import treelearn
+
+    Greedy = getattr(treelearn, "GreedyTreeClassifier", None)
+    if Greedy is None:
+        pytest.skip("GreedyTreeClassifier is not in this checkout")
+    X, y = load_iris(return_X_y=True)
+    est = Greedy(max_depth=2).fit(X, y)
+    assert export_text(est) == export_text(est.tree_)
+    assert export_graphviz(est) == est.tree_.export_graphviz()
+    assert tree_from_json(tree_to_json(est)) == est.tree_
+    assert np.array_equal(to_sklearn(est).predict(X), est.predict(X))
+    with pytest.raises(TreeLearnValueError, match="not fitted"):
+        export_text(Greedy())
+
+
 @pytest.fixture()
 def quiet_matplotlib():
     import matplotlib

@@ -57,7 +57,8 @@ __all__ = [
 JSON_FORMAT = "treelearn.tree"
 JSON_VERSION = 1
 #: refuse JSON documents longer than this many characters unless ``max_size`` says otherwise
-MAX_JSON_SIZE = 512 * 1024 * 1024
+#: (a tree of a million nodes and two classes takes about 100 MB)
+MAX_JSON_SIZE = 256 * 1024 * 1024
 
 
 def _as_tree(obj) -> Tree:
@@ -199,7 +200,8 @@ def _fill_color(value: np.ndarray, colors) -> str:
     order = np.argsort(-p, kind="stable")
     top = p[order[0]]
     second = p[order[1]] if p.size > 1 else 0.0
-    alpha = 0.0 if top >= 1.0 and p.size == 1 else ((top - second) / (1.0 - second) if second < 1 else 0.0)
+    # sklearn's rule: the more the majority dominates the runner-up, the more saturated
+    alpha = 1.0 if p.size == 1 else ((top - second) / (1.0 - second) if second < 1 else 0.0)
     rgb = colors[int(order[0])]
     mixed = [int(round(alpha * c + (1 - alpha) * 255)) for c in rgb]
     return "#{:02x}{:02x}{:02x}".format(*mixed)
