@@ -341,3 +341,14 @@ def test_run_demo_rows_match_independent_fits(learner):
             assert row["sk_leaves"] == sk.get_n_leaves()
         else:
             assert "sk_accuracy" not in row
+
+
+def test_console_entry_point_exit_codes(tmp_path):
+    """The installed entry point (treelearn.cli:main) as a separate process: exit code 2 and one
+    line on stderr, no traceback."""
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-m", "treelearn.cli", "show", str(tmp_path / "missing.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "no such file" in r.stderr and "Traceback" not in r.stderr
