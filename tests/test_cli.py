@@ -207,6 +207,12 @@ def test_bad_values_in_data_give_one_line_errors(tmp_path, iris_csv, model_file,
     d.loc[0, "petal_width"] = "wide"
     d.to_csv(words, index=False)
     assert_one_line_error(invoke("predict", model_file, words), "petal_width")
+    no_label = tmp_path / "nolabel.csv"
+    d = df.copy()
+    d.loc[5, "species"] = None
+    d.to_csv(no_label, index=False)
+    assert_one_line_error(invoke("evaluate", model_file, no_label), "missing")
+    assert_one_line_error(invoke("fit", no_label, "--label", "species"), "missing")
 
 
 def test_bad_models_give_one_line_errors(tmp_path, iris_csv, learner):

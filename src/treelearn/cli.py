@@ -14,6 +14,7 @@ parameter values) print one line on stderr and exit with code 2.
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
 import sys
@@ -173,6 +174,8 @@ def _make_learner(criterion: str, max_depth, max_leaves, min_samples_leaf, max_t
 
 
 def _json_safe(v: Any):
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, (list, tuple)):
@@ -236,7 +239,10 @@ def fit(
     tree = est.tree_
     params = {k: _json_safe(v) for k, v in est.get_params().items()}
     meta = {"label": y_col, "learner": type(est).__name__, "params": params, "source": data.name}
-    text = tree_to_json(tree, indent=1, metadata=meta)
+    try:
+        text = tree_to_json(tree, indent=1, metadata=meta)
+    except TreeLearnValueError as exc:
+        raise CLIError(f"cannot save the model: {exc}") from None
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
@@ -319,6 +325,8 @@ def evaluate(
     if label is None and isinstance(meta.get("label"), str) and meta["label"] in df.columns:
         label = meta["label"]
     y_col = _label_column(df, label, data)
+    if df[y_col].isna().any():
+        raise CLIError(f"{data}: the label column {y_col!r} has missing values")
     X = _features_for(tree, meta, df.drop(columns=[y_col]), data)
     try:
         pred = tree.predict(X)
