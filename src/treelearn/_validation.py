@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -18,6 +19,16 @@ def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
         import pandas as pd
 
         if isinstance(X, pd.DataFrame):
+            for name, dt in zip(X.columns, X.dtypes):
+                if pd.api.types.is_complex_dtype(dt):
+                    raise TreeLearnValueError(
+                        f"{what}: column {name!r} has complex values: Complex data not supported; expected real numbers"
+                    )
+                if (pd.api.types.is_datetime64_any_dtype(dt) or pd.api.types.is_timedelta64_dtype(dt)
+                        or isinstance(dt, (pd.PeriodDtype, pd.IntervalDtype))):
+                    raise TreeLearnValueError(
+                        f"{what}: column {name!r} has unsupported dtype {dt}; convert it to numbers or categories first"
+                    )
             if all(pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt) for dt in X.dtypes):
                 arr = X.to_numpy(dtype=np.float64, na_value=np.nan)
             else:
@@ -38,7 +49,7 @@ def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
     except ValueError as exc:
         raise TreeLearnValueError(f"{what} could not be read as an array: {exc}") from None
     if arr.dtype.kind == "c":
-        raise TreeLearnValueError(f"{what} has complex values; expected real numbers")
+        raise TreeLearnValueError(f"{what} has complex values: Complex data not supported; expected real numbers")
     if arr.dtype.kind not in "biufO" and arr.dtype.kind not in "USb":
         raise TreeLearnValueError(f"{what} has unsupported dtype {arr.dtype}")
     _check_shape(arr, what)
@@ -47,14 +58,20 @@ def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
 
 def _check_shape(arr: np.ndarray, what: str) -> None:
     if arr.ndim != 2:
-        hint = " (reshape(-1, 1) for a single feature)" if arr.ndim == 1 else ""
+        hint = (" (Reshape your data either using X.reshape(-1, 1) if it has a single feature "
+                "or X.reshape(1, -1) if it contains a single sample)") if arr.ndim == 1 else ""
         raise TreeLearnValueError(
             f"{what} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D with shape {arr.shape}{hint}"
         )
     if arr.shape[0] == 0:
-        raise TreeLearnValueError(f"{what} is empty: 0 samples (shape {arr.shape}); need at least 1")
+        raise TreeLearnValueError(
+            f"{what} is empty: Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required."
+        )
     if arr.shape[1] == 0:
-        raise TreeLearnValueError(f"{what} has 0 features (shape {arr.shape}); need at least 1")
+        raise TreeLearnValueError(
+            f"{what} has no features: Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+            "required."
+        )
 
 
 def check_finite(arr: np.ndarray, *, what: str = "X") -> None:
@@ -89,7 +106,13 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             y = y.to_numpy()
     except ImportError:  # pragma: no cover
         pass
-    y = np.asarray(y)
+    if not isinstance(y, np.ndarray):
+        seq = y
+        y = np.asarray(seq)
+        if y.dtype.kind in "US" and y.ndim == 1 and not all(isinstance(v, (str, bytes)) for v in seq):
+            # mixed labels such as [0, 'a']: NumPy would turn 0 into '0'; keep the labels as they are
+            y = np.empty(len(seq), dtype=object)
+            y[:] = list(seq)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1:
@@ -102,8 +125,20 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         if not np.all(np.isfinite(y)):
             raise TreeLearnValueError("y contains NaN or infinite values; every sample needs a finite label")
     elif y.dtype == object:
-        if any(v is None or (isinstance(v, float) and v != v) for v in y.tolist()):
+        values = y.tolist()
+        try:
+            import pandas as pd
+
+            missing = bool(np.any(pd.isna(y)))
+        except ImportError:  # pragma: no cover
+            missing = any(v is None or (isinstance(v, float) and v != v) for v in values)
+        if missing:
             raise TreeLearnValueError("y contains missing values (NaN/None); every sample needs a label")
+        bad = next((v for v in values if not isinstance(v, Hashable)), None)
+        if bad is not None:
+            raise TreeLearnValueError(f"y has a label of unhashable type {type(bad).__name__}; labels must be hashable")
+    elif y.dtype.kind not in "biuUS":
+        raise TreeLearnValueError(f"y has unsupported dtype {y.dtype}; expected class labels")
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError:

@@ -7,8 +7,9 @@
     (histogram-style, as gradient-boosting libraries bin features), each moved to the midpoint
     between the two distinct values it separates;
   - ``max_binary_features=B`` (003 App. C, "total binary features about 100"): each numeric
-    column gets ``max(1, B // n_numeric)`` thresholds at quantiles of its *distinct* values, the
-    encoding of the Top-k paper's experiments;
+    column gets ``m = max(1, B // n_numeric)`` thresholds, at the i/(m+1) quantiles (linear
+    interpolation) of its *distinct* values, the encoding of the Top-k paper's experiments
+    (with B = 200 it reproduces the 171-feature spambase matrix the Top-k code builds);
 * categorical column j (pandas category/object/string/bool dtype, or listed in ``categorical``)
   -> one-hot ``x_j == v``, one feature per category seen in training. A value not seen in
   training gets all zeros (every ``x_j == v`` false) at transform time.
@@ -20,9 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from treelearn._validation import TreeLearnValueError, check_int_param
+from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_int_param
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 
@@ -47,9 +48,11 @@ def numeric_thresholds(col: np.ndarray, max_thresholds: int | None = None, *, di
     if max_thresholds is None or mids.size <= max_thresholds:
         return mids
     if distinct_quantiles:
-        # positions among distinct values at quantiles i/(m+1)
-        pos = np.unique(np.clip(np.round(np.arange(1, max_thresholds + 1) * u.size / (max_thresholds + 1)), 1,
-                                u.size - 1).astype(np.int64))
+        # 003 App. C / the Top-k code: the condition x >= q_i with q_i the (linearly interpolated)
+        # i/(m+1) quantile of the *distinct* values, i = 1..m. On the training values that is
+        # x >= u[pos_i] with pos_i the first distinct value >= q_i, i.e. x >= the midpoint below it.
+        q = np.quantile(u, np.arange(1, max_thresholds + 1) / (max_thresholds + 1))
+        pos = np.unique(np.clip(np.searchsorted(u, q, side="left"), 1, u.size - 1))
         return mids[pos - 1]
     # quantiles of the data: cut the sorted sample into m + 1 bins of about equal mass
     s = np.sort(col)
@@ -90,6 +93,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
         check_int_param("max_binary_features", self.max_binary_features, low=1, allow_none=True)
+        _as_2d_raw(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)
         Xe = schema.encode(X)
         self._fit_encoded(Xe, schema)
@@ -144,6 +149,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def transform(self, X) -> np.ndarray:
         """Raw X -> (n_samples, n_binary) uint8 matrix of 0/1."""
         check_is_fitted(self, "feature_")
+        _as_2d_raw(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
         return self.transform_encoded(self.schema_.encode(X))
 
     def transform_encoded(self, Xe: np.ndarray) -> np.ndarray:
@@ -163,4 +170,5 @@ class Binarizer(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        tags.transformer_tags.preserves_dtype = []  # always 0/1 uint8
         return tags

@@ -8,6 +8,7 @@ column's category list (a value not seen in training becomes -1, which equals no
 from __future__ import annotations
 
 import numbers
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +49,19 @@ class ColumnSchema:
         names = [str(c) for c in X.columns] if _is_dataframe(X) else None
         raw = _as_2d_raw(X)
         n_features = raw.shape[1]
+        if raw.dtype == object:
+            for j in range(n_features):
+                for i, v in enumerate(raw[:, j].tolist()):
+                    if isinstance(v, complex) or (isinstance(v, np.generic) and np.iscomplexobj(v)):
+                        raise TreeLearnValueError(
+                            f"column {names[j] if names else j} has a complex value at row {i}: "
+                            "Complex data not supported; expected real numbers or categories"
+                        )
+                    if not isinstance(v, Hashable):
+                        raise TreeLearnValueError(
+                            f"column {names[j] if names else j} has a value of unsupported type "
+                            f"{type(v).__name__} at row {i}; expected numbers or hashable categories"
+                        )
         mask = np.zeros(n_features, dtype=bool)
         if categorical is None:
             if _is_dataframe(X):
@@ -88,12 +102,19 @@ class ColumnSchema:
                 categories.append(None)
                 continue
             col = raw[:, j]
-            if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in col):
+            if _is_dataframe(X) and raw.dtype != object:
+                # an all-numeric frame was read as float64: take the column's own values (10, not 10.0)
+                orig = X.iloc[:, j]
+                col = np.where(pd.isna(orig).to_numpy(), np.nan, orig.to_numpy(dtype=object)).astype(object)
+            if any(v is None or v is getattr(pd, "NA", None) or (isinstance(v, float) and np.isnan(v)) for v in col):
                 raise TreeLearnValueError(
                     f"column {names[j] if names else j} has missing values; "
                     "treelearn does not support missing values: impute or drop them first"
                 )
-            values = sorted(set(col.tolist()), key=lambda v: (str(type(v)), v))
+            try:
+                values = sorted(set(col.tolist()), key=lambda v: (str(type(v)), v))
+            except TypeError:  # values of one type that cannot be ordered: a deterministic order
+                values = sorted(set(col.tolist()), key=lambda v: (str(type(v)), repr(v)))
             arr = np.empty(len(values), dtype=object)
             arr[:] = values
             categories.append(arr)

@@ -1,0 +1,232 @@
+"""Input validation: property tests over random shapes, NaN/inf positions, label types and weights;
+every bad input gives a TreeLearnValueError naming the problem."""
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from treelearn import ColumnSchema, TreeLearnValueError
+from treelearn._validation import (
+    _as_2d_raw,
+    check_finite,
+    check_float_param,
+    check_int_param,
+    check_sample_weight,
+    check_target,
+)
+
+
+# ---------------------------------------------------------------------- shapes
+@given(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
+@settings(max_examples=120, deadline=None)
+def test_shapes(shape):
+    X = np.zeros(shape)
+    if len(shape) != 2:
+        with pytest.raises(TreeLearnValueError, match=f"must be 2-D.*got {len(shape)}-D"):
+            _as_2d_raw(X)
+        if len(shape) == 1:
+            with pytest.raises(TreeLearnValueError, match="Reshape your data"):
+                _as_2d_raw(X)
+    elif shape[0] == 0:
+        with pytest.raises(TreeLearnValueError, match=r"0 sample\(s\)"):
+            _as_2d_raw(X)
+    elif shape[1] == 0:
+        with pytest.raises(TreeLearnValueError, match=r"0 feature\(s\)"):
+            _as_2d_raw(X)
+    else:
+        assert _as_2d_raw(X).shape == shape
+
+
+@given(st.integers(1, 8), st.integers(1, 6), st.data())
+@settings(max_examples=120, deadline=None)
+def test_nan_inf_position_is_named(n, d, data):
+    X = data.draw(hnp.arrays(np.float64, (n, d), elements=st.floats(-1e6, 1e6)))
+    r, c = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, d - 1))
+    bad = data.draw(st.sampled_from([np.nan, np.inf, -np.inf]))
+    X[r, c] = bad
+    kind = "NaN" if np.isnan(bad) else "infinity"
+    with pytest.raises(TreeLearnValueError, match=f"{kind}.*row {r}, column {c}"):
+        check_finite(X)
+    # the same through the schema (what every estimator and the Binarizer use)
+    with pytest.raises(TreeLearnValueError, match=kind):
+        ColumnSchema(categories=[None] * d).encode(X)
+    X[r, c] = 0.0
+    check_finite(X)
+
+
+def test_other_bad_X():
+    with pytest.raises(TreeLearnValueError, match="None"):
+        _as_2d_raw(None)
+    with pytest.raises(TreeLearnValueError, match="1-D Series"):
+        _as_2d_raw(pd.Series([1, 2]))
+    with pytest.raises(TreeLearnValueError, match="could not be read|2-D"):
+        _as_2d_raw([[1, 2], [3]])
+    with pytest.raises(TreeLearnValueError, match="Complex data not supported"):
+        _as_2d_raw(np.array([[1 + 2j]]))
+    with pytest.raises(TreeLearnValueError, match="Complex data not supported"):
+        _as_2d_raw(pd.DataFrame({"c": [1 + 1j, 2j]}))
+    with pytest.raises(TreeLearnValueError, match="unsupported dtype"):
+        _as_2d_raw(np.array([[np.datetime64("2020-01-01")]]))
+    with pytest.raises(TreeLearnValueError, match="column 'when' has unsupported dtype"):
+        _as_2d_raw(pd.DataFrame({"when": pd.to_datetime(["2020-01-01"]), "x": [1.0]}))
+    from scipy.sparse import csr_matrix
+
+    with pytest.raises(TreeLearnValueError, match="sparse"):
+        _as_2d_raw(csr_matrix(np.eye(2)))
+    with pytest.raises(TreeLearnValueError, match="unsupported type list at row 1"):
+        ColumnSchema.infer(np.array([["a", None], [[1], None]], dtype=object)[:, :1])
+    obj = np.empty((2, 1), dtype=object)
+    obj[:, 0] = [1.0, 2j]
+    with pytest.raises(TreeLearnValueError, match="complex value at row 1"):
+        ColumnSchema.infer(obj)
+
+
+def test_missing_values_rejected_with_column_named():
+    df = pd.DataFrame({"age": [1.0, None, 3.0], "c": ["a", "b", "a"]})
+    with pytest.raises(TreeLearnValueError, match="NaN .*row 1, column 0"):
+        ColumnSchema.infer(df).encode(df)
+    df = pd.DataFrame({"age": [1.0, 2.0, 3.0], "color": pd.Categorical(["a", None, "a"])})
+    with pytest.raises(TreeLearnValueError, match="column color has missing values"):
+        ColumnSchema.infer(df)
+    df = pd.DataFrame({"color": pd.array(["a", pd.NA, "b"], dtype="string")})
+    with pytest.raises(TreeLearnValueError, match="color has missing values"):
+        ColumnSchema.infer(df)
+    obj = np.array([["a"], [None]], dtype=object)
+    with pytest.raises(TreeLearnValueError, match="missing values"):
+        ColumnSchema.infer(obj)
+
+
+def test_pandas_names_and_kinds():
+    df = pd.DataFrame({"n": [1.0, 2.0], "i": [1, 2], "s": ["x", "y"], "b": [True, False],
+                       "k": pd.Categorical(["u", "v"])})
+    sch = ColumnSchema.infer(df)
+    assert sch.feature_names == ["n", "i", "s", "b", "k"]
+    assert [sch.is_categorical(j) for j in range(5)] == [False, False, True, True, True]
+    Xe = sch.encode(df)
+    assert Xe.dtype == np.float64 and Xe[:, 2].tolist() == [0, 1] and Xe[:, 4].tolist() == [0, 1]
+    # categorical given by name keeps integer categories as integers
+    sch = ColumnSchema.infer(pd.DataFrame({"a": [10, 20, 10]}), categorical=["a"])
+    assert sch.categories[0].tolist() == [10, 20]
+    assert ColumnSchema.infer(pd.DataFrame({"a": [10, 20, 10]}), categorical=["a"]).encode(
+        np.array([[20.0], [30.0]])).ravel().tolist() == [1, -1]
+
+
+# ---------------------------------------------------------------------- labels
+LABELS = st.one_of(
+    st.lists(st.integers(-5, 5), min_size=1, max_size=30),
+    st.lists(st.text(max_size=3), min_size=1, max_size=30),
+    st.lists(st.floats(-10, 10, allow_nan=False), min_size=1, max_size=30),
+    st.lists(st.booleans(), min_size=1, max_size=30),
+    st.lists(st.one_of(st.integers(0, 3), st.text(max_size=2)), min_size=1, max_size=30),
+)
+
+
+@given(LABELS, st.sampled_from(["list", "array", "series", "frame"]))
+@settings(max_examples=80, deadline=None)
+def test_labels_of_any_hashable_type(labels, container):
+    y = {"list": labels, "array": np.asarray(labels, dtype=object), "series": pd.Series(labels, dtype=object),
+         "frame": pd.DataFrame({"t": pd.Series(labels, dtype=object)})}[container]
+    classes, codes = check_target(y, len(labels))
+    assert codes.dtype == np.int64 and codes.shape == (len(labels),)
+    assert len(classes) == len(set(labels))
+    assert [classes[c] for c in codes] == labels
+    assert codes.min() == 0 and codes.max() == len(classes) - 1
+    # deterministic, and sorted whenever the labels are mutually comparable
+    c2, k2 = check_target(list(labels), len(labels))
+    assert list(c2) == list(classes) and np.array_equal(k2, codes)
+    try:
+        expect = sorted(set(labels))
+    except TypeError:
+        return
+    assert list(classes) == expect
+
+
+@given(st.integers(1, 20), st.integers(0, 25))
+def test_label_length_mismatch(n, m):
+    assume(n != m)
+    with pytest.raises(TreeLearnValueError, match=f"X has {n}, y has {m}"):
+        check_target(np.zeros(m), n)
+
+
+def test_bad_labels():
+    with pytest.raises(TreeLearnValueError, match="y is None"):
+        check_target(None, 2)
+    with pytest.raises(TreeLearnValueError, match="NaN"):
+        check_target([1.0, np.nan], 2)
+    with pytest.raises(TreeLearnValueError, match="missing"):
+        check_target(["a", None], 2)
+    with pytest.raises(TreeLearnValueError, match="missing"):
+        check_target(pd.Series(["a", pd.NA]), 2)
+    with pytest.raises(TreeLearnValueError, match="must be 1-D"):
+        check_target(np.zeros((3, 2)), 3)
+    with pytest.raises(TreeLearnValueError, match="DataFrame with 2 columns"):
+        check_target(pd.DataFrame({"a": [1, 2], "b": [1, 2]}), 2)
+    with pytest.raises(TreeLearnValueError, match="unsupported dtype complex"):
+        check_target(np.array([1j, 2j]), 2)
+    with pytest.raises(TreeLearnValueError, match="unhashable type list"):
+        y = np.empty(2, dtype=object)
+        y[:] = [[1], [2]]
+        check_target(y, 2)
+    classes, codes = check_target(np.array([[1], [0], [1]]), 3)  # a column vector is accepted
+    assert classes.tolist() == [0, 1] and codes.tolist() == [1, 0, 1]
+    dates = [datetime.date(2020, 1, 2), datetime.date(2020, 1, 1)]
+    classes, codes = check_target(np.array(dates, dtype=object), 2)
+    assert codes.tolist() == [1, 0]
+
+
+# ---------------------------------------------------------------------- weights
+@given(st.integers(1, 30), st.data())
+@settings(max_examples=120, deadline=None)
+def test_sample_weight(n, data):
+    w = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 100)))
+    if w.sum() > 0:
+        out = check_sample_weight(w, n)
+        assert out.dtype == np.float64 and np.array_equal(out, w) and out.flags.c_contiguous
+        out = check_sample_weight(list(w), n)
+        assert np.array_equal(out, w)
+    else:
+        with pytest.raises(TreeLearnValueError, match="sums to 0"):
+            check_sample_weight(w, n)
+    pos = data.draw(st.integers(0, n - 1))
+    bad = w.copy()
+    bad[pos] = data.draw(st.sampled_from([-1.0, np.nan, np.inf]))
+    with pytest.raises(TreeLearnValueError, match="negative|NaN or infinite"):
+        check_sample_weight(bad, n)
+    with pytest.raises(TreeLearnValueError, match=f"expected \\({n + 1},\\)"):
+        check_sample_weight(np.ones(n), n + 1)
+    assert np.array_equal(check_sample_weight(None, n), np.ones(n))
+    assert np.array_equal(check_sample_weight(2.5, n), np.full(n, 2.5))
+
+
+def test_bad_weights():
+    with pytest.raises(TreeLearnValueError, match="numeric"):
+        check_sample_weight(["a", "b"], 2)
+    with pytest.raises(TreeLearnValueError, match="1-D"):
+        check_sample_weight(np.ones((2, 1)), 2)
+
+
+# ---------------------------------------------------------------------- parameters
+def test_int_and_float_params():
+    assert check_int_param("k", 3, low=1) == 3 and check_int_param("k", np.int64(3)) == 3
+    assert check_int_param("k", None, allow_none=True) is None
+    for bad, match in [(None, "got None"), (True, "integer"), (2.0, "integer"), ("3", "integer"), (0, ">= 1"),
+                       (11, "<= 10")]:
+        with pytest.raises(TreeLearnValueError, match=match):
+            check_int_param("k", bad, low=1, high=10)
+    assert check_float_param("a", 0.5, low=0, high=1) == 0.5
+    for bad, kw, match in [(np.nan, {}, "finite"), (np.inf, {}, "finite"), ("x", {}, "finite"), (True, {}, "finite"),
+                           (0.0, dict(low=0, low_open=True), "> 0"), (1.0, dict(high=1, high_open=True), "< 1"),
+                           (-1.0, dict(low=0), ">= 0"), (None, {}, "got None")]:
+        with pytest.raises(TreeLearnValueError, match=match):
+            check_float_param("a", bad, **kw)
+    assert check_float_param("a", None, allow_none=True) is None
+
+
+def test_errors_are_value_errors():
+    assert issubclass(TreeLearnValueError, ValueError)
