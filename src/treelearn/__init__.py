@@ -22,6 +22,15 @@ from treelearn.learn.rank import (  # noqa: F401
 )
 
 # --- bounds and pruning (issue 5) ---
+from treelearn.prune.bounds import (  # noqa: E402
+    TreeShape, all_shapes, as_shape, growth_function_upper_bound, log_growth_function_upper_bound,
+    partitioning_function_upper_bound, partitioning_functions_upper_bound, shawe_taylor_bound, stirling2,
+    stump_vc_dimension, tight_partitioning_sequences, vc_dimension_lower_bound, vc_dimension_upper_bound,
+    wedderburn_etherington,
+)
+from treelearn.prune.pruners import (  # noqa: E402
+    PrunedTreeClassifier, cost_complexity_pruning_path, prune_cost_complexity, prune_with_bound, tree_bound,
+)
 
 # --- membership-query learning (issue 6) ---
 

@@ -1,0 +1,546 @@
+"""Pruning a fitted Tree: by the Shawe-Taylor bound (002 §6.1), CART cost-complexity, M-CART (§6.2).
+
+* :func:`prune_with_bound` — repeatedly replace by a leaf (labelled by the majority of its
+  training examples, which ``Tree.value`` holds) the internal node whose removal gives the
+  smallest bound ε of Eq. (8), as long as that bound is <= the current one. The default runs a
+  compiled log-space implementation of the loose bound that evaluates every candidate with a
+  cheap *lower* bound (the siblings' values at the current tree's sample excess, valid because the
+  loose recursion is nondecreasing in it) and the exact value only for the few candidates whose
+  lower bound can still beat the best; ``method="exact"`` is the plain algorithm on exact integers.
+* :func:`cost_complexity_pruning_path` / :func:`prune_cost_complexity` — the weakest-link sequence
+  of CART (Breiman et al. 1984, ch. 3) with misclassification cost R(T) and complexity L (CART) or
+  (d/m) ln(m/d), d = L ln(L l) (M-CART); :func:`select_alpha_cv` picks α by K-fold CV.
+* :class:`PrunedTreeClassifier` grows the greedy tree (Gini, best-first until pure or
+  ``max_leaves``) and prunes it with one of these.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
+from treelearn.base import BaseTreeClassifier
+from treelearn.criteria import get_criterion
+from treelearn.prune.bounds import (
+    DEFAULT_R, LEAF, TightEvaluator, TreeShape, _falling, _postorder, as_shape, log_growth_function_upper_bound,
+    log_p_wedderburn, log_q_geometric, node_shapes, stirling2,
+)
+from treelearn.tree.tree import Tree
+
+__all__ = [
+    "tree_bound", "prune_with_bound", "cost_complexity_pruning_path", "prune_cost_complexity",
+    "select_alpha_cv", "PrunedTreeClassifier",
+]
+
+
+# ====================================================================== helpers
+def _tree_stats(tree: Tree):
+    """(m, per-node errors-as-leaf scaled to example counts)."""
+    m = int(tree.n_node_samples[0])
+    total_w = float(tree.value[0].sum())
+    scale = m / total_w if total_w > 0 else 1.0
+    leaf_err = (tree.value.sum(axis=1) - tree.value.max(axis=1)) * scale
+    return m, leaf_err
+
+
+def _subtree_error(tree: Tree, leaf_err: np.ndarray, cut: set) -> float:
+    err, stack = 0.0, [0]
+    left, right = tree.children_left, tree.children_right
+    while stack:
+        v = stack.pop()
+        if left[v] < 0 or v in cut:
+            err += leaf_err[v]
+        else:
+            stack.append(int(left[v]))
+            stack.append(int(right[v]))
+    return err
+
+
+def _shape_with_cuts(tree: Tree, cut: set) -> TreeShape:
+    left, right = tree.children_left, tree.children_right
+    order, stack = [], [0]
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        if left[v] >= 0 and v not in cut:
+            stack.append(int(left[v]))
+            stack.append(int(right[v]))
+    shapes = {}
+    for v in reversed(order):
+        shapes[v] = LEAF if (left[v] < 0 or v in cut) else TreeShape.node(shapes[int(left[v])], shapes[int(right[v])])
+    return shapes[0]
+
+
+def tree_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, loose: bool = True,
+               n_features: int | None = None, n_classes: int | None = None, log_q_k=None, log_p_d=None) -> float:
+    """The Shawe-Taylor bound ε (Eq. 8) of a fitted Tree on its own training sample.
+
+    m = training examples at the root, k = training misclassifications (weighted counts rescaled
+    to m), l = the tree's number of features, n = its number of classes.
+    """
+    from treelearn.prune.bounds import shawe_taylor_bound
+
+    m, leaf_err = _tree_stats(tree)
+    k = float(leaf_err[tree.children_left < 0].sum())
+    l = tree.n_features if n_features is None else n_features
+    n = tree.n_classes if n_classes is None else n_classes
+    return shawe_taylor_bound(as_shape(tree), k, m, n, l, delta=delta, r=r, loose=loose,
+                              log_q_k=log_q_k, log_p_d=log_p_d)
+
+
+# ====================================================================== bound pruning
+def _prune_with_bound_exact(tree: Tree, m, leaf_err, l, n, delta, lq, lp, loose, max_steps=None):
+    """The plain algorithm of §6.1 on exact integers (reference; also the tight-bound path)."""
+    left = tree.children_left
+    cut: set[int] = set()
+    const = math.log(4.0) - math.log(delta)
+    growth_memo: dict[TreeShape, float] = {}
+
+    evaluator = None if loose else TightEvaluator(2 * m, l, max(1, min(n, tree.n_leaves)))
+
+    def bound_of(cuts):
+        shape = _shape_with_cuts(tree, cuts)
+        g = growth_memo.get(shape)
+        if g is None:
+            if loose:
+                g = log_growth_function_upper_bound(shape, 2 * m, n, l, loose=True)
+            else:
+                g = evaluator.log_growth(shape, n)
+            growth_memo[shape] = g
+        k = float(_subtree_error(tree, leaf_err, cuts))
+        return (2.0 * k + 4.0 * (const + g - lq(k) - lp(shape))) / m
+
+    current = bound_of(cut)
+    history = [current]
+    steps = 0
+    while True:
+        alive, stack = [], [0]
+        while stack:
+            v = stack.pop()
+            if left[v] >= 0 and v not in cut:
+                alive.append(v)
+                stack.append(int(tree.children_left[v]))
+                stack.append(int(tree.children_right[v]))
+        if not alive:
+            break
+        best, best_v = math.inf, -1
+        for v in sorted(alive):
+            b = bound_of(cut | {v})
+            if b < best:
+                best, best_v = b, v
+        if best <= current:
+            # drop the cut nodes below the new one (they are inside the removed subtree)
+            sub = set(tree.subtree_nodes(best_v))
+            cut = {u for u in cut if u not in sub} | {best_v}
+            current = best
+            history.append(current)
+            steps += 1
+            if max_steps is not None and steps >= max_steps:
+                break
+        else:
+            break
+    return cut, [float(b) for b in history]
+
+
+def _log_stirling_table(M: int, C: int) -> np.ndarray:
+    """log S(m, c) for m = 0..M, c = 0..C (-inf where S = 0), float64."""
+    tab = np.full((M + 1, C + 1), -np.inf)
+    exact_upto = min(M, 300)
+    for c in range(1, C + 1):
+        for mm in range(c, exact_upto + 1):
+            tab[mm, c] = math.log(stirling2(mm, c))
+        if M > exact_upto:
+            ms = np.arange(exact_upto + 1, M + 1, dtype=np.float64)
+            if c == 1:
+                tab[exact_upto + 1:, c] = 0.0
+                continue
+            # S(m, c) = c^m / c! * (1 + Σ_{j>=1} (-1)^j C(c, j) ((c-j)/c)^m); the tail is tiny here
+            corr = np.zeros_like(ms)
+            for j in range(1, c):
+                corr += (-1) ** j * math.comb(c, j) * np.exp(ms * math.log((c - j) / c))
+            tab[exact_upto + 1:, c] = ms * math.log(c) - math.lgamma(c + 1) + np.log1p(corr)
+    return tab
+
+
+def _prune_with_bound_fast(tree: Tree, m, leaf_err, l, n, delta, r):
+    from treelearn.prune import _bound_prune
+
+    L0 = tree.n_leaves
+    C = max(1, min(n, L0))
+    M = 2 * m
+    log_s = _log_stirling_table(M, C)
+    log_fall = np.array([-np.inf] + [math.log(_falling(n, a)) for a in range(1, C + 1)])
+    log_p = np.array([0.0] + [_log_p_leaves(L) for L in range(1, L0 + 1)])
+    cut, history = _bound_prune.prune_loose(
+        np.ascontiguousarray(tree.children_left, dtype=np.int64),
+        np.ascontiguousarray(tree.children_right, dtype=np.int64),
+        np.ascontiguousarray(leaf_err, dtype=np.float64),
+        int(m), int(l), int(C), float(delta), float(math.log(r)), float(math.log1p(-r)),
+        np.ascontiguousarray(log_s.ravel()), log_fall, log_p)
+    return set(int(v) for v in cut), list(history)
+
+
+def _log_p_leaves(L: int) -> float:
+    from treelearn.prune.bounds import log_wedderburn_etherington
+
+    return math.log(6.0) - 2.0 * math.log(math.pi) - 2.0 * math.log(L) - log_wedderburn_etherington(L)
+
+
+def prune_with_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, loose: bool = True,
+                     n_features: int | None = None, n_classes: int | None = None, log_q_k=None, log_p_d=None,
+                     method: str = "auto", return_info: bool = False):
+    """Prune a fitted Tree by minimising the Shawe-Taylor bound (002 §6.1, Algorithm 3).
+
+    At each step every internal node's subtree is tried as a leaf (labelled by the majority of its
+    training examples); the tree of smallest bound is kept if its bound is <= the current one
+    (ties between candidates go to the smallest node id); repeat until no prune lowers the bound.
+
+    Parameters
+    ----------
+    tree : a fitted Tree (its ``value`` and ``n_node_samples`` are the training statistics).
+    delta, r : confidence and the error prior q_k = (1 - r) r^k (the paper: 0.05 and 2^-13.7).
+    loose : the §6.2 loose partitioning bound (the paper's choice) or the tight Eq. (7).
+    n_features, n_classes : l and n (default: the tree's).
+    log_q_k, log_p_d : replace the priors (callables returning natural logs; see shawe_taylor_bound).
+    method : "auto" (compiled log-space search for the loose bound with the default priors, exact
+        integers otherwise), "fast" or "exact".
+    return_info : also return a Bunch(bounds=[...], pruned_nodes=set, time=seconds, method=...).
+
+    Returns
+    -------
+    The pruned Tree (a pruning of ``tree``: the same nodes above its new leaves), and the info.
+    """
+    if not isinstance(tree, Tree):
+        raise TreeLearnValueError(f"prune_with_bound needs a fitted Tree, got {type(tree).__name__}")
+    delta = check_float_param("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    r = check_float_param("r", r, low=0.0, high=1.0, low_open=True, high_open=True)
+    if method not in ("auto", "fast", "exact"):
+        raise TreeLearnValueError(f"method must be 'auto', 'fast' or 'exact', got {method!r}")
+    t0 = time.perf_counter()
+    m, leaf_err = _tree_stats(tree)
+    l = tree.n_features if n_features is None else check_int_param("n_features", n_features, low=1)
+    n = tree.n_classes if n_classes is None else check_int_param("n_classes", n_classes, low=1)
+    can_fast = loose and log_q_k is None and log_p_d is None and m >= 1
+    if method == "fast" and not can_fast:
+        raise TreeLearnValueError("method='fast' needs loose=True and the default priors")
+    use_fast = can_fast and method != "exact"
+    if tree.n_leaves == 1:
+        cut, history = set(), [tree_bound(tree, delta=delta, r=r, loose=loose, n_features=l, n_classes=n,
+                                          log_q_k=log_q_k, log_p_d=log_p_d)]
+    elif use_fast:
+        cut, history = _prune_with_bound_fast(tree, m, leaf_err, l, n, delta, r)
+    else:
+        lq = log_q_geometric(r) if log_q_k is None else log_q_k
+        lp = log_p_wedderburn if log_p_d is None else log_p_d
+        cut, history = _prune_with_bound_exact(tree, m, leaf_err, l, n, delta, lq, lp, loose)
+    pruned = tree.prune(cut) if cut else tree.copy()
+    if return_info:
+        return pruned, Bunch(bounds=history, pruned_nodes=cut, time=time.perf_counter() - t0,
+                             method="fast" if use_fast else "exact")
+    return pruned
+
+
+# ====================================================================== cost-complexity pruning
+def _complexity_fn(kind: str, m: int, l: int):
+    if kind == "leaves":
+        return lambda L: float(L)
+    if kind == "mcart":
+        def f(L):
+            d = L * math.log(L * l) if L * l > 1 else 0.0
+            if d <= 0:
+                return 0.0
+            return (d / m) * math.log(m / d)
+        return f
+    raise TreeLearnValueError(f"complexity must be 'leaves' (CART) or 'mcart', got {kind!r}")
+
+
+def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_features: int | None = None) -> Bunch:
+    """The weakest-link pruning sequence of a fitted Tree (Breiman et al. 1984, ch. 3).
+
+    R(T) is the (weighted) training misclassification rate. With ``complexity="leaves"`` (CART),
+    each step collapses every internal node t minimising g(t) = (R(t) − R(T_t)) / (|T_t| − 1), the
+    α at which that happens; with ``complexity="mcart"`` the complexity of a tree is
+    (d/m) ln(m/d), d = L ln(L l) (002 §6.2), not additive over leaves, so g(t) = ΔR / ΔC for the
+    whole tree (candidates whose removal does not lower C get g = +inf, and when all do, the one
+    of smallest ΔR is collapsed at α = +inf so that the sequence reaches the root).
+
+    Returns a Bunch like scikit-learn's: ``ccp_alphas`` (increasing), ``impurities`` (R of each
+    tree), ``complexities``, ``n_leaves``, ``pruned_nodes`` (the set of collapsed nodes of each tree).
+    """
+    if not isinstance(tree, Tree):
+        raise TreeLearnValueError(f"cost_complexity_pruning_path needs a fitted Tree, got {type(tree).__name__}")
+    left, right = tree.children_left, tree.children_right
+    N = tree.node_count
+    total = float(tree.value[0].sum())
+    if total <= 0:
+        total = 1.0
+    leaf_r = (tree.value.sum(axis=1) - tree.value.max(axis=1)) / total
+    m = int(tree.n_node_samples[0])
+    l = tree.n_features if n_features is None else n_features
+    cfun = _complexity_fn(complexity, m, l)
+    cut: set[int] = set()
+    alive_leaf = left < 0
+    alphas, risks, comps, leaves, cuts = [], [], [], [], []
+
+    def stats():
+        # R of subtree and leaves of subtree for every node of the current tree (children after parents)
+        R = np.zeros(N)
+        Lc = np.zeros(N, dtype=np.int64)
+        for v in range(N - 1, -1, -1):
+            if left[v] < 0 or v in cut:
+                R[v], Lc[v] = leaf_r[v], 1
+            else:
+                R[v] = R[left[v]] + R[right[v]]
+                Lc[v] = Lc[left[v]] + Lc[right[v]]
+        return R, Lc
+
+    def alive_internal():
+        out, stack = [], [0]
+        while stack:
+            v = stack.pop()
+            if left[v] >= 0 and v not in cut:
+                out.append(v)
+                stack.append(int(left[v]))
+                stack.append(int(right[v]))
+        return sorted(out)
+
+    R, Lc = stats()
+    alpha_prev = 0.0
+    alphas.append(0.0)
+    risks.append(float(R[0]))
+    comps.append(cfun(int(Lc[0])))
+    leaves.append(int(Lc[0]))
+    cuts.append(set())
+    while True:
+        nodes = alive_internal()
+        if not nodes:
+            break
+        LT = int(Lc[0])
+        CT = cfun(LT)
+        g = {}
+        for v in nodes:
+            dR = leaf_r[v] - R[v]
+            if complexity == "leaves":
+                g[v] = dR / (Lc[v] - 1)
+            else:
+                dC = CT - cfun(LT - int(Lc[v]) + 1)
+                g[v] = dR / dC if dC > 0 else math.inf
+        gmin = min(g.values())
+        if math.isinf(gmin):
+            dRs = {v: leaf_r[v] - R[v] for v in nodes}
+            best = min(dRs.values())
+            chosen = [min(v for v in nodes if dRs[v] <= best + 1e-12)]
+        elif complexity == "leaves":
+            chosen = [v for v in nodes if g[v] <= gmin + 1e-12 * max(1.0, abs(gmin))]
+        else:
+            chosen = [min(v for v in nodes if g[v] <= gmin + 1e-12 * max(1.0, abs(gmin)))]
+        # collapse the chosen nodes (a chosen node inside another chosen subtree disappears with it)
+        new_cut = set(cut)
+        for v in sorted(chosen):
+            if any(a in new_cut for a in _ancestors(tree, v)):
+                continue
+            sub = set(tree.subtree_nodes(v))
+            new_cut = {u for u in new_cut if u not in sub} | {v}
+        cut = new_cut
+        alpha = max(alpha_prev, max(0.0, gmin))
+        alpha_prev = alpha
+        R, Lc = stats()
+        alphas.append(alpha)
+        risks.append(float(R[0]))
+        comps.append(cfun(int(Lc[0])))
+        leaves.append(int(Lc[0]))
+        cuts.append(set(cut))
+    return Bunch(ccp_alphas=np.array(alphas), impurities=np.array(risks), complexities=np.array(comps),
+                 n_leaves=np.array(leaves), pruned_nodes=cuts, complexity=complexity)
+
+
+def _ancestors(tree: Tree, v: int):
+    parent = getattr(tree, "_parent_cache", None)
+    if parent is None or parent.shape[0] != tree.node_count:
+        parent = tree.parents()
+        tree._parent_cache = parent
+    out = []
+    v = parent[v]
+    while v >= 0:
+        out.append(int(v))
+        v = parent[v]
+    return out
+
+
+def _select_from_path(path: Bunch, alpha: float) -> int:
+    """Index of the tree of the sequence minimising R + α C (ties: the smaller tree)."""
+    obj = path.impurities + alpha * path.complexities
+    best = np.min(obj)
+    idx = np.nonzero(obj <= best + 1e-12 * max(1.0, abs(best)))[0]
+    return int(idx[-1])
+
+
+def prune_cost_complexity(tree: Tree, alpha: float, complexity: str = "leaves", n_features: int | None = None,
+                          path: Bunch | None = None) -> Tree:
+    """The subtree of the weakest-link sequence minimising R(T) + α·C(T)."""
+    if path is None:
+        path = cost_complexity_pruning_path(tree, complexity, n_features)
+    i = _select_from_path(path, alpha)
+    cut = path.pruned_nodes[i]
+    return tree.prune(cut) if cut else tree.copy()
+
+
+def _alpha_grid(alphas: np.ndarray) -> np.ndarray:
+    """Breiman's representatives: geometric means of consecutive α of the sequence."""
+    a = np.asarray(alphas, dtype=float)
+    out = []
+    for i in range(len(a)):
+        if i + 1 < len(a) and np.isfinite(a[i + 1]):
+            out.append(math.sqrt(max(a[i], 0.0) * a[i + 1]) if a[i] > 0 else a[i])
+        else:
+            out.append(a[i])
+    return np.unique(np.array(out))
+
+
+def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_features=None, cv=10,
+                    random_state=None) -> float:
+    """α of the weakest-link sequence chosen by K-fold CV on the training sample.
+
+    ``grow(Xe, y, w) -> Tree`` grows the tree of a fold. For every representative α of the full
+    tree's sequence, each fold's tree is pruned at α and scored on its held-out part; the α of
+    smallest total (weighted) held-out error wins (ties: the larger α, the smaller tree).
+    """
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    grid = _alpha_grid(path.ccp_alphas)
+    n = len(y)
+    counts = np.bincount(y)
+    k = min(int(cv), n)
+    if k < 2:
+        return float(grid[0])
+    if counts[counts > 0].min() >= k:
+        splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+    else:
+        splitter = KFold(n_splits=k, shuffle=True, random_state=random_state)
+    errs = np.zeros(len(grid))
+    for tr, te in splitter.split(Xe, y):
+        t = grow(Xe[tr], y[tr], w[tr])
+        p = cost_complexity_pruning_path(t, complexity, n_features)
+        leaves_te = None
+        for gi, a in enumerate(grid):
+            i = _select_from_path(p, a)
+            cut = p.pruned_nodes[i]
+            pt = t.prune(cut) if cut else t
+            leaves_te = pt._apply_encoded(Xe[te])
+            pred = pt.leaf_class_index()[leaves_te]
+            errs[gi] += float(np.sum(w[te] * (pred != y[te])))
+    best = errs.min()
+    idx = np.nonzero(errs <= best + 1e-12)[0]
+    return float(grid[idx[-1]])
+
+
+# ====================================================================== estimator
+class PrunedTreeClassifier(BaseTreeClassifier):
+    """Greedy tree (grown until pure or ``max_leaves``) then pruned (002 §6).
+
+    Parameters
+    ----------
+    pruning : {"bound", "ccp", "mcart", None}, default="bound"
+        "bound": Shawe-Taylor bound pruning (no cross-validation); "ccp": CART cost-complexity
+        pruning with α chosen by ``cv``-fold CV; "mcart": the same with M-CART's complexity
+        (d/m) ln(m/d), d = L ln(L l); None: the unpruned greedy tree.
+    criterion : default="gini"
+        Impurity of the greedy growth (see :class:`~treelearn.GreedyTreeClassifier`).
+    max_leaves : int or None, default=40
+        Best-first growth to at most this many leaves (None: depth-first until pure).
+    delta : float, default=0.05
+        Confidence of the bound.
+    r : float, default=2**-13.7
+        Error prior q_k = (1 - r) r^k of the bound.
+    loose : bool, default=True
+        Loose (§6.2, the paper's experiments) or tight (Eq. 7) partitioning bound.
+    cv : int, default=10
+        Folds of the CV choosing α ("ccp", "mcart").
+    max_depth, min_samples_leaf, max_thresholds, categorical : passed to the greedy growth.
+    random_state : int or None
+        Seed of the CV folds.
+
+    Attributes
+    ----------
+    tree_ : the pruned Tree; unpruned_tree_ : the greedy tree; bound_ : the bound ε of tree_
+    ("bound"); ccp_alpha_ : the chosen α ("ccp", "mcart"); pruning_time_ : seconds spent pruning
+    (including the CV); classes_, n_classes_, n_features_in_.
+    """
+
+    def __init__(self, pruning="bound", criterion="gini", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
+                 cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
+                 random_state=None):
+        self.pruning = pruning
+        self.criterion = criterion
+        self.max_leaves = max_leaves
+        self.delta = delta
+        self.r = r
+        self.loose = loose
+        self.cv = cv
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_thresholds = max_thresholds
+        self.categorical = categorical
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        if self.pruning not in ("bound", "ccp", "mcart", None):
+            raise TreeLearnValueError(
+                f"pruning must be 'bound', 'ccp', 'mcart' or None, got {self.pruning!r}")
+        get_criterion(self.criterion)
+        check_int_param("max_leaves", self.max_leaves, low=1, allow_none=True)
+        check_float_param("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_float_param("r", self.r, low=0.0, high=1.0, low_open=True, high_open=True)
+        if not isinstance(self.loose, (bool, np.bool_)):
+            raise TreeLearnValueError(f"loose must be True or False, got {self.loose!r}")
+        check_int_param("cv", self.cv, low=2)
+        check_int_param("max_depth", self.max_depth, low=0, allow_none=True)
+        check_int_param("min_samples_leaf", self.min_samples_leaf, low=1)
+        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
+
+    def _grower(self, n_classes, schema):
+        from treelearn.learn.greedy import grow_greedy
+
+        def grow(Xe, y, w):
+            return grow_greedy(Xe, y, n_classes, w, schema, criterion=self.criterion, max_depth=self.max_depth,
+                               max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
+                               max_thresholds=self.max_thresholds)
+        return grow
+
+    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
+        grow = self._grower(n_classes, schema)
+        tree = grow(Xe, y, sample_weight)
+        self.unpruned_tree_ = tree
+        t0 = time.perf_counter()
+        self.bound_ = None
+        self.ccp_alpha_ = None
+        if self.pruning is None:
+            out = tree
+        elif self.pruning == "bound":
+            out, info = prune_with_bound(tree, delta=self.delta, r=self.r, loose=bool(self.loose),
+                                         n_classes=n_classes, return_info=True)
+            self.bound_ = info.bounds[-1]
+            self.bound_history_ = info.bounds
+        else:
+            complexity = "leaves" if self.pruning == "ccp" else "mcart"
+            path = cost_complexity_pruning_path(tree, complexity)
+            alpha = select_alpha_cv(grow, Xe, y, sample_weight, path, complexity=complexity,
+                                    n_features=tree.n_features, cv=self.cv, random_state=self.random_state)
+            self.ccp_alpha_ = alpha
+            self.ccp_path_ = path
+            out = prune_cost_complexity(tree, alpha, complexity, path=path)
+        self.pruning_time_ = time.perf_counter() - t0
+        self._fitted_tree = out
+        return out
+
+    def _after_fit(self) -> None:
+        if getattr(self, "_fitted_tree", None) is not self.tree_:
+            # a single-class sample: the base class made a one-leaf tree without growing
+            self.unpruned_tree_ = self.tree_
+            self.bound_ = None
+            self.ccp_alpha_ = None
+            self.pruning_time_ = 0.0
