@@ -436,3 +436,21 @@ def test_leaf_labels_majority_and_node_statistics():
     for leaf in np.unique(leaves):
         v = t.value[leaf]
         assert est.classes_[int(np.flatnonzero(v == v.max())[0])] == est.predict(X[leaves == leaf][:1])[0]
+
+
+# ------------------------------------------------------------------ feature coding
+@pytest.mark.parametrize("m", [None, 1, 3, 16, 255])
+def test_coding_reproduces_numeric_thresholds(m):
+    from treelearn.learn.greedy import code_features
+
+    rng = np.random.default_rng(12)
+    cols = [rng.normal(size=500), rng.integers(0, 7, 500).astype(float), np.repeat([0.0, -0.0, 1.5], [3, 3, 4]),
+            rng.exponential(size=300).round(2) * rng.choice([-1, 1], 300), np.full(50, 2.0), np.array([1.0]),
+            np.array([1e300, -1e300, 5e-324, 0.0])]
+    for col in cols:
+        cf = code_features(col.reshape(-1, 1), None, m)
+        ref = numeric_thresholds(col, m)
+        np.testing.assert_array_equal(cf.thresholds[0], ref)
+        np.testing.assert_array_equal(cf.codes[0], np.searchsorted(ref, col, side="right"))
+        if m is None:
+            np.testing.assert_array_equal(cf.values[0], np.unique(col))

@@ -36,6 +36,28 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
 
+    cdef struct KeyRow:
+        pass
+    void code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
+                     vector[double]& u, vector[double]& thr, vector[KeyRow]& a, vector[KeyRow]& tmp) except + nogil
+
+
+def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes):
+    """Code the numeric ``columns`` of the transposed matrix ``XT`` (d, n) into rows of ``codes``
+    (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns
+    (thresholds, values) lists."""
+    cdef vector[double] u, thr
+    cdef vector[KeyRow] a, tmp
+    cdef Py_ssize_t i, j, n = XT.shape[1]
+    thresholds, values = [], []
+    for i in range(columns.shape[0]):
+        j = columns[i]
+        with nogil:
+            code_column(&XT[j, 0], n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
+        thresholds.append(np.asarray(<double[:thr.size()]> thr.data()).copy() if thr.size() else np.zeros(0))
+        values.append(np.asarray(<double[:u.size()]> u.data()).copy())
+    return thresholds, values
+
 
 def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,
                const int32_t[::1] cat_only, const int64_t[::1] y, const double[::1] w, int n_classes,

@@ -77,7 +77,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None, max_thresh
     max_thresholds)``) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff ``code >= k``.
     Categorical column j: the category code itself.
     """
-    Xe = np.asarray(Xe, dtype=np.float64)
+    Xe = np.ascontiguousarray(Xe, dtype=np.float64)
     n, d = Xe.shape
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
@@ -85,33 +85,29 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None, max_thresh
     n_codes = np.empty(d, dtype=np.int32)
     is_cat = np.zeros(d, dtype=np.uint8)
     cat_only = np.full(d, -1, dtype=np.int32)
-    thresholds, values = [], []
+    thresholds, values = [None] * d, [None] * d
+    numeric = []
     for j in range(d):
-        col = Xe[:, j]
-        if schema.is_categorical(j):
-            c = col.astype(np.int64)
-            if c.size and c.min() < 0:
-                raise TreeLearnValueError(f"column {schema._name(j)}: unseen category codes in training data")
-            is_cat[j] = 1
-            codes[j] = c
-            n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
-            present = np.unique(c)
-            if present.size == 2:
-                cat_only[j] = present[1]
-            thresholds.append(None)
-            values.append(None)
+        if not schema.is_categorical(j):
+            numeric.append(j)
             continue
-        if max_thresholds is None:
-            u, inv = np.unique(col, return_inverse=True)
-            thr = _midpoints(u) if u.size > 1 else np.zeros(0)
-            codes[j] = inv.ravel()
-            values.append(u)
-        else:
-            thr = numeric_thresholds(col, max_thresholds)
-            codes[j] = np.searchsorted(thr, col, side="right")
-            values.append(None)
-        n_codes[j] = thr.size + 1
-        thresholds.append(np.asarray(thr, dtype=np.float64))
+        c = Xe[:, j].astype(np.int64)
+        if c.size and c.min() < 0:
+            raise TreeLearnValueError(f"column {schema._name(j)}: unseen category codes in training data")
+        is_cat[j] = 1
+        codes[j] = c
+        n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
+        present = np.unique(c)
+        if present.size == 2:
+            cat_only[j] = present[1]
+    if numeric:
+        # compiled: one radix sort per column; the same thresholds as numeric_thresholds (tested)
+        thr, vals = _greedy.code_numeric(np.ascontiguousarray(Xe.T), np.asarray(numeric, dtype=np.int64),
+                                         0 if max_thresholds is None else int(max_thresholds), codes)
+        for j, t, u in zip(numeric, thr, vals):
+            thresholds[j] = t
+            n_codes[j] = t.size + 1
+            values[j] = u if max_thresholds is None else None
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values)
 
 

@@ -1,0 +1,105 @@
+"""Benchmark: GreedyTreeClassifier vs scikit-learn's DecisionTreeClassifier, side by side.
+
+On the numerical datasets of the Top-k paper (../shared/datasets/topk), with a fixed 80/20 split
+(seed 0), for max_depth 4, 8, 12: the fit time (median of ``--repeats`` interleaved runs) and the
+test accuracy of
+
+* treelearn exact (every midpoint threshold) vs sklearn (same criterion),
+* treelearn ``max_thresholds=255`` (quantile thresholds, histogram split finding),
+
+printing the time ratio treelearn / sklearn per dataset and depth and the medians.
+Targets (issue 2): exact median ratio <= 0.8; histogram median ratio <= 0.25 with test accuracy
+within 0.5 points of exact.
+
+    python benchmarks/bench_greedy.py [--data-dir ../shared/datasets] [--repeats 7] [--criterion entropy]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+from treelearn import GreedyTreeClassifier
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = ["spambase", "telescope", "dry-bean", "credit-card", "electrical-grid-stability", "occupancy-estimation"]
+DEPTHS = [4, 8, 12]
+
+
+def load_topk(data_dir: Path, name: str):
+    """The Top-k numerical files: a header row, the label in the last column (MANIFEST.md)."""
+    try:  # the shared loader, when it is there
+        from treelearn.datasets import load_dataset  # noqa: PLC0415
+
+        ds = load_dataset(name, data_dir)
+        X, y = (ds[0], ds[1]) if isinstance(ds, tuple) else (ds.X, ds.y)
+        return np.asarray(X, dtype=np.float64), np.asarray(y)
+    except Exception:
+        pass
+    df = pd.read_csv(data_dir / "topk" / f"{name}.csv", skip_blank_lines=True)
+    return df.iloc[:, :-1].to_numpy(dtype=np.float64), df.iloc[:, -1].to_numpy()
+
+
+def timed_fit(est, X, y):
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    return time.perf_counter() - t0, est
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=str(REPO.parent / "shared" / "datasets"))
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--criterion", default="entropy", choices=["entropy", "gini"])
+    ap.add_argument("--datasets", nargs="*", default=DATASETS)
+    ap.add_argument("--depths", nargs="*", type=int, default=DEPTHS)
+    args = ap.parse_args(argv)
+    data_dir = Path(args.data_dir)
+    if not (data_dir / "topk").is_dir():
+        print(f"datasets not found under {data_dir}/topk (pass --data-dir)", file=sys.stderr)
+        return 2
+    header = (f"{'dataset':27s} {'depth':>5s} {'sklearn ms':>10s} {'exact ms':>9s} {'ratio':>6s} {'hist ms':>8s} "
+              f"{'ratio':>6s} {'acc sk':>7s} {'acc ex':>7s} {'acc h':>7s}")
+    print(f"criterion={args.criterion}, repeats={args.repeats} (median), 80/20 split seed 0")
+    print(header)
+    r_exact, r_hist, acc_gap = [], [], []
+    for name in args.datasets:
+        X, y = load_topk(data_dir, name)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0)
+        for depth in args.depths:
+            makers = {
+                "sk": lambda: DecisionTreeClassifier(criterion=args.criterion, max_depth=depth, random_state=0),
+                "ex": lambda: GreedyTreeClassifier(criterion=args.criterion, max_depth=depth),
+                "h": lambda: GreedyTreeClassifier(criterion=args.criterion, max_depth=depth, max_thresholds=255),
+            }
+            times = {k: [] for k in makers}
+            fitted = {}
+            for _ in range(args.repeats):  # interleaved, so that machine noise hits all three alike
+                for k, make in makers.items():
+                    t, fitted[k] = timed_fit(make(), Xtr, ytr)
+                    times[k].append(t)
+            med = {k: statistics.median(v) for k, v in times.items()}
+            acc = {k: float(np.mean(est.predict(Xte) == yte)) for k, est in fitted.items()}
+            re, rh = med["ex"] / med["sk"], med["h"] / med["sk"]
+            r_exact.append(re)
+            r_hist.append(rh)
+            acc_gap.append(100 * (acc["ex"] - acc["h"]))
+            print(f"{name:27s} {depth:5d} {1e3 * med['sk']:10.1f} {1e3 * med['ex']:9.1f} {re:6.2f} "
+                  f"{1e3 * med['h']:8.1f} {rh:6.2f} {acc['sk']:7.4f} {acc['ex']:7.4f} {acc['h']:7.4f}", flush=True)
+    print()
+    print(f"median time ratio exact/sklearn: {statistics.median(r_exact):.3f}  (target <= 0.8)")
+    print(f"median time ratio hist/sklearn:  {statistics.median(r_hist):.3f}  (target <= 0.25)")
+    print(f"test accuracy exact - hist (points): median {statistics.median(acc_gap):+.2f}, "
+          f"max {max(acc_gap):+.2f}  (target: within 0.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
