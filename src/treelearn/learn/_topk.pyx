@@ -23,6 +23,7 @@ cdef extern from "_topk_search.h" namespace "tltopk":
         int k, max_depth, crit, gain_ratio
         double time_limit, mem_limit_bytes
         int n_jobs
+        int cache_depth1
 
     cdef cppclass Output:
         vector[int] feature, left, right
@@ -38,7 +39,7 @@ cdef extern from "_topk_search.h" namespace "tltopk":
 
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
-           double memory_limit_bytes, int n_jobs):
+           double memory_limit_bytes, int n_jobs, bint cache_depth1=True):
     cdef Params P
     cdef Output out
     cdef const double[::1] wv
@@ -64,6 +65,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     P.time_limit = time_limit
     P.mem_limit_bytes = memory_limit_bytes
     P.n_jobs = n_jobs
+    P.cache_depth1 = 1 if cache_depth1 else 0
     with nogil:
         run_search(P, out)
     nn = out.feature.size()

@@ -66,6 +66,7 @@ struct Params {
     double time_limit = 0.0;       // seconds, <= 0: none
     double mem_limit_bytes = 1e9;  // cache cap
     int n_jobs = 1;
+    int cache_depth1 = 1;  // also cache depth-1 subproblems
 };
 
 struct Output {
@@ -83,6 +84,7 @@ struct Data {
     int n, d, C, nw, dw, k, crit;
     bool weighted, gr;
     std::vector<u64> rowbits;  // n * dw, row-major
+    std::vector<u64> colbits;  // d * nw, column-major (BinaryData.columns)
     std::vector<int32_t> y;
     std::vector<double> w;
     std::vector<double> xl;    // x ln x for integers 0..n
@@ -94,6 +96,7 @@ struct Data {
         for (int i = 0; i < n; ++i) y[i] = (int32_t)P.y[i];
         if (weighted) w.assign(P.w, P.w + n);
         rowbits.assign((size_t)n * dw, 0);
+        colbits.assign(P.columns, P.columns + (size_t)d * nw);
         u64 blk[64];
         for (int b = 0; b < nw; ++b) {
             int rn = std::min(64, n - b * 64);
@@ -146,7 +149,7 @@ class Searcher {
     struct Level {
         std::vector<int32_t> rows;
         int m = 0, wl = 0;
-        std::vector<u64> M, cls, mc, cover, tmpmask;
+        std::vector<u64> M, cls, mc, cover, tmpmask, child0, child1;
         std::vector<int32_t> ly;
         std::vector<double> lw;
         std::vector<CT> cnt, cntf, cnt0, tot;
@@ -167,6 +170,7 @@ class Searcher {
     double peak = 0.0, fixed_bytes = 0.0;
     long long nodes = 0, hits = 0, evictions = 0;
     bool recon = false;
+    bool c1cache = true;
     // time limit
     std::chrono::steady_clock::time_point t0;
     double time_limit;
@@ -188,6 +192,8 @@ class Searcher {
             v.cls.resize((size_t)C * nw);
             v.mc.resize((size_t)C * nw);
             v.cover.resize(nw);
+            v.child0.resize(nw);
+            v.child1.resize(nw);
             v.tmpmask.resize(nw);
             v.ly.resize(D.n);
             if (W) v.lw.resize(D.n);
@@ -224,31 +230,34 @@ class Searcher {
         return 8.0 * (double)arena.capacity() + (double)cache.size() * (sizeof(Key) + sizeof(Entry) + 24.0) +
                8.0 * (double)cache.bucket_count();
     }
+    u64 hash_words(const u64* cover, int m) const {
+        u64 h = 0x243F6A8885A308D3ULL ^ (u64)m;
+        for (int i = 0; i < nw; ++i) {
+            h ^= cover[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+            h *= 0xff51afd7ed558ccdULL;
+            h ^= h >> 33;
+        }
+        return h;
+    }
     void make_cover(Level& v) {
         std::fill(v.cover.begin(), v.cover.end(), 0ULL);
         for (int i = 0; i < v.m; ++i) {
             int r = v.rows[i];
             v.cover[r >> 6] |= 1ULL << (r & 63);
         }
-        u64 h = 0x243F6A8885A308D3ULL ^ (u64)v.m;
-        for (int i = 0; i < nw; ++i) {
-            h ^= v.cover[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-            h *= 0xff51afd7ed558ccdULL;
-            h ^= h >> 33;
-        }
-        v.hash = h;
+        v.hash = hash_words(v.cover.data(), v.m);
     }
-    bool lookup(const Level& v, int h, Entry& out) {
+    bool lookup_c(const u64* cover, u64 hash, int h, Entry& out) {
         size_t off = arena.size();
-        arena.insert(arena.end(), v.cover.begin(), v.cover.end());
-        auto it = cache.find(Key{v.hash, off, h});
+        arena.insert(arena.end(), cover, cover + nw);
+        auto it = cache.find(Key{hash, off, h});
         arena.resize(off);
         if (it == cache.end()) return false;
         out = it->second;
         ++hits;
         return true;
     }
-    void store(const Level& v, int h, const Entry& e) {
+    void store_c(const u64* cover, u64 hash, int h, const Entry& e) {
         double bytes = cache_bytes() + 8.0 * nw + 64.0;
         if (bytes > mem_cap && !cache.empty()) {
             cache.clear();
@@ -259,8 +268,8 @@ class Searcher {
             ++evictions;
         }
         size_t off = arena.size();
-        arena.insert(arena.end(), v.cover.begin(), v.cover.end());
-        auto res = cache.emplace(Key{v.hash, off, h}, e);
+        arena.insert(arena.end(), cover, cover + nw);
+        auto res = cache.emplace(Key{hash, off, h}, e);
         if (!res.second) {
             arena.resize(off);
             res.first->second = e;
@@ -268,6 +277,8 @@ class Searcher {
         double now = fixed_bytes + cache_bytes();
         if (now > peak) peak = now;
     }
+    bool lookup(const Level& v, int h, Entry& out) { return lookup_c(v.cover.data(), v.hash, h, out); }
+    void store(const Level& v, int h, const Entry& e) { store_c(v.cover.data(), v.hash, h, e); }
 
     // ------------------------------------------------------------------ node data
     void totals(Level& v, CT* tot, double& Wsum) {
@@ -637,7 +648,6 @@ class Searcher {
             double bound = std::min(ub, best);
             if (h == 2) {
                 const u64* mf = &v.M[(size_t)f * wl];
-                count_pass(v, mf, v.cntf.data(), v.rcf.data());
                 CT t1[256], t0[256];
                 std::vector<CT> bt1, bt0;
                 CT* T1 = t1;
@@ -649,44 +659,67 @@ class Searcher {
                     T0 = bt0.data();
                 }
                 double W1 = 0, W0 = 0;
-                for (int c = 0; c < C; ++c) {
-                    T1[c] = v.cnt[(size_t)f * C + c];
-                    T0[c] = v.tot[c] - T1[c];
-                    W1 += (double)T1[c];
-                }
                 int m1 = v.rc[f], m0 = v.m - m1;
                 if (W) {
-                    for (int i = 0; i < wl; ++i) {
-                        u64 valid = (i == wl - 1 && (v.m & 63)) ? ((1ULL << (v.m & 63)) - 1) : ~0ULL;
-                        v.tmpmask[i] = ~mf[i] & valid;
+                    for (int c = 0; c < C; ++c) T0[c] = T1[c] = 0;
+                    for (int i = 0; i < v.m; ++i) {
+                        if ((mf[i >> 6] >> (i & 63)) & 1)
+                            T1[v.ly[i]] += (CT)v.lw[i];
+                        else
+                            T0[v.ly[i]] += (CT)v.lw[i];
                     }
-                    count_pass(v, v.tmpmask.data(), v.cnt0.data(), v.rc0.data());
-                    W0 = 0;
                     for (int c = 0; c < C; ++c) {
-                        double s = 0;
-                        for (int i = 0; i < v.m; ++i)
-                            if (!((mf[i >> 6] >> (i & 63)) & 1) && v.ly[i] == c) s += v.lw[i];
-                        T0[c] = (CT)s;
-                        W0 += s;
-                    }
-                    W1 = 0;
-                    for (int c = 0; c < C; ++c) {
-                        double s = 0;
-                        for (int i = 0; i < v.m; ++i)
-                            if (((mf[i >> 6] >> (i & 63)) & 1) && v.ly[i] == c) s += v.lw[i];
-                        T1[c] = (CT)s;
-                        W1 += s;
+                        W1 += (double)T1[c];
+                        W0 += (double)T0[c];
                     }
                 } else {
-                    for (size_t q = 0; q < dC; ++q) v.cnt0[q] = v.cnt[q] - v.cntf[q];
-                    for (int j = 0; j < d; ++j) v.rc0[j] = v.rc[j] - v.rcf[j];
+                    for (int c = 0; c < C; ++c) {
+                        T1[c] = v.cnt[(size_t)f * C + c];
+                        T0[c] = v.tot[c] - T1[c];
+                    }
                     W0 = (double)m0;
                     W1 = (double)m1;
                 }
                 int f1, f0;
-                double e1 = depth1(v.cntf.data(), v.rcf.data(), T1, W1, m1, f1, c1, k1);
+                double e1, e0;
+                const u64* gcol = &D.colbits[(size_t)f * nw];
+                u64* c1c = v.child1.data();
+                u64* c0c = v.child0.data();
+                for (int i = 0; i < nw; ++i) {
+                    c1c[i] = v.cover[i] & gcol[i];
+                    c0c[i] = v.cover[i] & ~gcol[i];
+                }
+                u64 h1 = hash_words(c1c, m1), h0 = hash_words(c0c, m0);
+                Entry ce1, ce0;
+                bool hit1 = c1cache && lookup_c(c1c, h1, 1, ce1);
+                bool hit0 = c1cache && lookup_c(c0c, h0, 1, ce0);
+                bool counted = false;
+                if (hit1) {
+                    e1 = ce1.err;
+                } else {
+                    count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                    counted = true;
+                    e1 = depth1(v.cntf.data(), v.rcf.data(), T1, W1, m1, f1, c1, k1);
+                    if (c1cache) store_c(c1c, h1, 1, Entry{e1, f1, 1});
+                }
                 if (e1 >= bound) continue;
-                double e0 = depth1(v.cnt0.data(), v.rc0.data(), T0, W0, m0, f0, c0, k1);
+                if (hit0) {
+                    e0 = ce0.err;
+                } else {
+                    if (W) {
+                        for (int i = 0; i < wl; ++i) {
+                            u64 valid = (i == wl - 1 && (v.m & 63)) ? ((1ULL << (v.m & 63)) - 1) : ~0ULL;
+                            v.tmpmask[i] = ~mf[i] & valid;
+                        }
+                        count_pass(v, v.tmpmask.data(), v.cnt0.data(), v.rc0.data());
+                    } else {
+                        if (!counted) count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                        for (size_t q = 0; q < dC; ++q) v.cnt0[q] = v.cnt[q] - v.cntf[q];
+                        for (int j = 0; j < d; ++j) v.rc0[j] = v.rc[j] - v.rcf[j];
+                    }
+                    e0 = depth1(v.cnt0.data(), v.rc0.data(), T0, W0, m0, f0, c0, k1);
+                    if (c1cache) store_c(c0c, h0, 1, Entry{e0, f0, 1});
+                }
                 if (e0 + e1 >= bound) continue;
                 best = e0 + e1;
                 bestf = f;
@@ -756,6 +789,7 @@ void run_typed(const Params& P, Output& out) {
     int h = P.max_depth;
     int n_jobs = std::max(1, P.n_jobs);
     Searcher<CT> main(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
+    main.c1cache = P.cache_depth1 != 0;
     auto& v0 = main.lv[0];
     v0.m = P.n;
     for (int i = 0; i < P.n; ++i) v0.rows[i] = i;
@@ -780,6 +814,7 @@ void run_typed(const Params& P, Output& out) {
         for (int t = 0; t < T; ++t) {
             th.emplace_back([&, t]() {
                 Searcher<CT>* s = (t == 0) ? &main : new Searcher<CT>(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
+                s->c1cache = P.cache_depth1 != 0;
                 ss[t] = s;
                 auto& r0 = s->lv[0];
                 r0.m = P.n;

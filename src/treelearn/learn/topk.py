@@ -38,7 +38,7 @@ _SCORINGS = ("gain", "gain_ratio")
 
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
-                memory_limit_mb=1024, n_jobs=1) -> dict:
+                memory_limit_mb=1024, n_jobs=1, cache_depth1=True) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``left``/``right``/``value``/``n_node_samples``) and statistics
     (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``)."""
@@ -62,7 +62,31 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         float(time_limit) if time_limit is not None else 0.0,
         float(memory_limit_mb) * 1024.0 * 1024.0,
         int(n_jobs),
+        bool(cache_depth1),
     )
+
+
+def _binary_fast_path(binz: Binarizer, Xe, schema):
+    """0/1 numeric input: the Binarizer's result (one ``x >= 0.5`` feature per non-constant
+    column) without its per-column sort; None when the input is not 0/1."""
+    if any(schema.is_categorical(j) for j in range(schema.n_features)):
+        return None
+    B = Xe.astype(np.uint8)
+    if not np.array_equal(B, Xe):
+        return None
+    if B.size and B.max() > 1:
+        return None
+    keep = np.nonzero(B.any(axis=0) & ~B.all(axis=0))[0]
+    binz.schema_ = schema
+    binz.n_features_in_ = schema.n_features
+    if schema.feature_names is not None:
+        binz.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
+    binz.feature_ = keep.astype(np.int64)
+    binz.kind_ = np.zeros(keep.size, dtype=np.int8)
+    binz.threshold_ = np.full(keep.size, 0.5)
+    # the Binarizer's names ("<column> >= 0.5"), built without a call per feature
+    binz.feature_names_out_ = np.asarray([f"{schema._name(int(j))} >= 0.5" for j in keep], dtype=object)
+    return np.ascontiguousarray(B[:, keep])
 
 
 class TopKTreeClassifier(BaseTreeClassifier):
@@ -153,9 +177,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
         t0 = time.perf_counter()
         binz = Binarizer(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
-        binz._fit_encoded(Xe, schema)
+        B = _binary_fast_path(binz, Xe, schema)
+        if B is None:
+            binz._fit_encoded(Xe, schema)
+            B = binz.transform_encoded(Xe)
         self.binarizer_ = binz
-        B = binz.transform_encoded(Xe)
         w = None if np.all(sample_weight == 1.0) else sample_weight
         data = BinaryData(B, y, n_classes, w)
         k = self._k_value()
