@@ -25,7 +25,7 @@ class BinaryData:
         B = np.asarray(B)
         if B.ndim != 2:
             raise TreeLearnValueError(f"binary matrix must be 2-D, got shape {B.shape}")
-        if B.size and not np.isin(B, (0, 1)).all():
+        if B.size and not ((B == 0) | (B == 1)).all():  # (np.isin is ~20x slower here)
             bad = np.argwhere(~np.isin(B, (0, 1)))[0]
             raise TreeLearnValueError(
                 f"binary features required: value {B[tuple(bad)]!r} at row {bad[0]}, column {bad[1]} is not 0 or 1 "
