@@ -79,7 +79,9 @@ def test_other_bad_X():
 
     with pytest.raises(TreeLearnValueError, match="sparse"):
         _as_2d_raw(csr_matrix(np.eye(2)))
-    with pytest.raises(TreeLearnValueError, match="unsupported type list at row 1"):
+    from treelearn._validation import TreeLearnTypeError
+
+    with pytest.raises(TreeLearnTypeError, match="unsupported type list at row 1: argument must be a string or a number"):
         ColumnSchema.infer(np.array([["a", None], [[1], None]], dtype=object)[:, :1])
     obj = np.empty((2, 1), dtype=object)
     obj[:, 0] = [1.0, 2j]
@@ -121,7 +123,7 @@ def test_pandas_names_and_kinds():
 LABELS = st.one_of(
     st.lists(st.integers(-5, 5), min_size=1, max_size=30),
     st.lists(st.text(max_size=3), min_size=1, max_size=30),
-    st.lists(st.floats(-10, 10, allow_nan=False), min_size=1, max_size=30),
+    st.lists(st.integers(-10, 10).map(float), min_size=1, max_size=30),  # integral floats (1.0, 2.0) are labels
     st.lists(st.booleans(), min_size=1, max_size=30),
     st.lists(st.one_of(st.integers(0, 3), st.text(max_size=2)), min_size=1, max_size=30),
 )
@@ -155,7 +157,7 @@ def test_label_length_mismatch(n, m):
 
 
 def test_bad_labels():
-    with pytest.raises(TreeLearnValueError, match="y is None"):
+    with pytest.raises(TreeLearnValueError, match="requires y to be passed, but the target y is None"):
         check_target(None, 2)
     with pytest.raises(TreeLearnValueError, match="NaN"):
         check_target([1.0, np.nan], 2)
@@ -173,7 +175,12 @@ def test_bad_labels():
         y = np.empty(2, dtype=object)
         y[:] = [[1], [2]]
         check_target(y, 2)
-    classes, codes = check_target(np.array([[1], [0], [1]]), 3)  # a column vector is accepted
+    with pytest.raises(TreeLearnValueError, match="Unknown label type: continuous"):
+        check_target(np.array([0.5, 1.0]), 2)
+    from sklearn.exceptions import DataConversionWarning
+
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        classes, codes = check_target(np.array([[1], [0], [1]]), 3)  # a column vector is accepted
     assert classes.tolist() == [0, 1] and codes.tolist() == [1, 0, 1]
     dates = [datetime.date(2020, 1, 2), datetime.date(2020, 1, 1)]
     classes, codes = check_target(np.array(dates, dtype=object), 2)

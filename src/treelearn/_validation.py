@@ -11,6 +11,10 @@ class TreeLearnValueError(ValueError):
     """Bad input or parameter; the message says what and where."""
 
 
+class TreeLearnTypeError(TypeError):
+    """Input of a type treelearn cannot use (e.g. an unhashable value in a column)."""
+
+
 def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
     """X (array-like or DataFrame) -> a 2-D numpy array (numeric or object), with shape checks."""
     if X is None:
@@ -92,7 +96,10 @@ def check_finite(arr: np.ndarray, *, what: str = "X") -> None:
 def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     """y -> (classes, codes); classes sorted, any hashable labels; clear errors on bad y."""
     if y is None:
-        raise TreeLearnValueError("y is None; expected a 1-D array of class labels")
+        raise TreeLearnValueError(
+            "y is None: this estimator requires y to be passed, but the target y is None; "
+            "expected a 1-D array of class labels"
+        )
     try:
         import pandas as pd
 
@@ -114,6 +121,12 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             y = np.empty(len(seq), dtype=object)
             y[:] = list(seq)
     if y.ndim == 2 and y.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y "
+                      "to (n_samples, ), for example using ravel().", DataConversionWarning, stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise TreeLearnValueError(f"y must be 1-D (one label per sample), got shape {y.shape}")
@@ -124,6 +137,11 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     if y.dtype.kind == "f":
         if not np.all(np.isfinite(y)):
             raise TreeLearnValueError("y contains NaN or infinite values; every sample needs a finite label")
+        if not np.all(y == np.round(y)):
+            raise TreeLearnValueError(
+                "Unknown label type: continuous. y has non-integer float values; a classifier needs class "
+                "labels (integers, strings or other hashable values), not a continuous target"
+            )
     elif y.dtype == object:
         values = y.tolist()
         try:
@@ -172,7 +190,9 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if np.any(w < 0):
         raise TreeLearnValueError("sample_weight has negative values; weights must be >= 0")
     if w.sum() <= 0:
-        raise TreeLearnValueError("sample_weight sums to 0; at least one sample needs a positive weight")
+        raise TreeLearnValueError(
+            "sample_weight sums to 0 (every sample weight is zero); at least one sample needs a positive weight"
+        )
     return np.ascontiguousarray(w)
 
 

@@ -74,7 +74,8 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
-        return self.tree_._apply_encoded(self._encode(X))
+        Xe = self._encode(X)  # checks that the estimator is fitted first
+        return self.tree_._apply_encoded(Xe)
 
     def predict(self, X):
         leaves = self.apply(X)
@@ -91,8 +92,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             return np.log(self.predict_proba(X))
 
     def decision_path(self, X):
-        check_is_fitted(self, "tree_")
-        self._encode(X)
+        self._encode(X)  # checks fitted, the number of features and the feature names
         return self.tree_.decision_path(X)
 
     # ------------------------------------------------------------------ inspection
@@ -106,14 +106,23 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Normalised total impurity decrease per raw feature (zeros for a one-leaf tree)."""
+        """Normalised total impurity decrease per raw feature (zeros for a one-leaf tree).
+
+        Uses the tree's ``impurity`` array; a learner that leaves it at zero (it has no impurity
+        criterion, e.g. consistent or optimal trees) gets the Gini decrease of the node counts.
+        """
         check_is_fitted(self, "tree_")
         t = self.tree_
         imp = np.zeros(t.n_features)
         w = t.value.sum(axis=1)
+        node_imp = t.impurity
+        if t.node_count > 1 and not np.any(node_imp):
+            from treelearn.criteria import GINI
+
+            node_imp = GINI.impurity(t.value)
         for node in np.nonzero(t.children_left >= 0)[0]:
             l, r = t.children_left[node], t.children_right[node]
-            imp[t.feature[node]] += w[node] * t.impurity[node] - w[l] * t.impurity[l] - w[r] * t.impurity[r]
+            imp[t.feature[node]] += w[node] * node_imp[node] - w[l] * node_imp[l] - w[r] * node_imp[r]
         s = imp.sum()
         return imp / s if s > 0 else imp
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_finite
+from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, _as_2d_raw, check_finite
 
 try:  # pandas is a dependency, but keep the import local to what needs it
     import pandas as pd
@@ -58,9 +58,10 @@ class ColumnSchema:
                             "Complex data not supported; expected real numbers or categories"
                         )
                     if not isinstance(v, Hashable):
-                        raise TreeLearnValueError(
+                        raise TreeLearnTypeError(
                             f"column {names[j] if names else j} has a value of unsupported type "
-                            f"{type(v).__name__} at row {i}; expected numbers or hashable categories"
+                            f"{type(v).__name__} at row {i}: argument must be a string or a number "
+                            "(or another hashable category)"
                         )
         mask = np.zeros(n_features, dtype=bool)
         if categorical is None:
