@@ -8,6 +8,7 @@ the repository).
 from treelearn.datasets.loaders import default_data_dir, load_dataset, list_datasets  # noqa: F401
 
 # --- generators: Top-k hard distributions (issue 3) ---
+from treelearn.datasets.topk import make_parity_distractors, make_tribes_majority  # noqa: F401,E402
 
 # --- generators: random rank-r trees (issue 4) ---
 from treelearn.datasets.rank import (  # noqa: F401
