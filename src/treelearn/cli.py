@@ -213,9 +213,9 @@ def fit(
                                         help="Label column: a name or an index (negative counts from the end); "
                                              "default: the last column."),
     criterion: Criterion = typer.Option(Criterion.entropy, help="Impurity function G."),
-    max_depth: Optional[int] = typer.Option(None, min=0, help="Grow depth-first to at most this depth."),
+    max_depth: Optional[int] = typer.Option(None, min=0, help="Depth limit (0: a single leaf); default: none."),
     max_leaves: Optional[int] = typer.Option(None, min=1, help="Grow best-first (BuildTopDownDT) to this many "
-                                                                "leaves."),
+                                                                "leaves; without it, grow depth-first."),
     min_samples_leaf: int = typer.Option(1, min=1, help="Minimum number of samples in a leaf."),
     max_thresholds: Optional[int] = typer.Option(None, min=1, help="At most this many quantile thresholds per numeric "
                                                             "column (default: every midpoint)."),
