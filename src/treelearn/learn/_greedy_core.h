@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -580,29 +582,32 @@ public:
                 Node L, R;
                 bool oL, oR;
                 split(nd, L, R, oL, oR);
-                if (oR) stack.push_back(R);
+                if (oR) { finder.trim(R); stack.push_back(R); }
                 if (oL) stack.push_back(L);
             }
         } else {
-            std::vector<Node> frontier{root};  // ascending node id
+            // frontier ordered by (global gain descending, node id ascending); the leaf split is the
+            // one created first among those within GAIN_TOL of the largest gain
+            std::vector<Node> slots{root};
+            std::set<std::tuple<double, int64_t, size_t>> frontier{{-global_gain(root), root.id, 0}};
             int64_t leaves = 1;
             while (leaves < prm.max_leaves && !frontier.empty()) {
-                size_t bi = 0;
-                double bg = global_gain(frontier[0]);
-                for (size_t i = 1; i < frontier.size(); ++i) {
-                    const double g = global_gain(frontier[i]);
-                    if (g > bg + GAIN_TOL) { bg = g; bi = i; }
-                }
-                Node nd = frontier[bi];
-                frontier.erase(frontier.begin() + bi);
+                auto pick = frontier.begin();
+                const double top = -std::get<0>(*pick);
+                for (auto it = std::next(pick); it != frontier.end() && -std::get<0>(*it) >= top - GAIN_TOL; ++it)
+                    if (std::get<1>(*it) < std::get<1>(*pick)) pick = it;
+                const size_t si = std::get<2>(*pick);
+                frontier.erase(pick);
+                Node nd = slots[si];
                 Node L, R;
                 bool oL, oR;
                 split(nd, L, R, oL, oR);
                 ++leaves;
-                if (oL) { finder.trim(L); frontier.push_back(L); }
-                if (oR) { finder.trim(R); frontier.push_back(R); }
+                // the split node's slot is reused for its left child
+                if (oL) { finder.trim(L); slots[si] = L; frontier.insert({-global_gain(L), L.id, si}); }
+                if (oR) { finder.trim(R); slots.push_back(R); frontier.insert({-global_gain(R), R.id, slots.size() - 1}); }
             }
-            for (auto& nd : frontier) finder.release(nd);
+            for (auto& e : frontier) finder.release(slots[std::get<2>(e)]);
         }
     }
 };

@@ -123,7 +123,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     Xe : (n, d) float64 encoded matrix (``schema.encode(X)``; categorical columns as codes).
     y_codes : (n,) int class codes in 0..n_classes-1.
     n_classes : number of classes.
-    sample_weight : (n,) non-negative weights or None (all ones).
+    sample_weight : (n,) non-negative weights or None (all ones); zero-weight rows are dropped.
     schema : the ColumnSchema of the raw columns (None: all numeric).
     criterion : "entropy", "gini", "kearns_mansour", a Criterion or a callable G.
     max_depth : None or the maximum depth (0: a single leaf).
@@ -150,6 +150,10 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     if y.size and (y.min() < 0 or y.max() >= n_classes):
         raise TreeLearnValueError(f"y_codes must lie in 0..{n_classes - 1}")
     w = check_sample_weight(sample_weight, n)
+    if not np.all(w > 0):  # zero-weight rows carry no mass: drop them (as the estimator does)
+        keep = w > 0
+        Xe, y, w = np.ascontiguousarray(Xe[keep]), y[keep], w[keep]
+        coded = None
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
     crit = get_criterion(criterion)
