@@ -155,6 +155,30 @@ def test_best_first_and_other_criteria(tmp_path, iris_csv, learner):
         assert Tree.from_json(model.read_text()).n_leaves <= 4
 
 
+def test_categorical_option(tmp_path, learner):
+    rng = np.random.default_rng(3)
+    n = 300
+    zone = rng.integers(1, 5, size=n)            # integer codes of a categorical column
+    noise = rng.normal(size=n)
+    y = np.where(zone == 3, "hot", "cold")       # x == 3 decides, no threshold isolates it
+    df = pd.DataFrame({"zone": zone, "noise": noise, "y": y})
+    path = tmp_path / "zones.csv"
+    df.to_csv(path, index=False)
+    model = tmp_path / "zones.json"
+    r = invoke("fit", path, "--categorical", "zone", "--max-depth", 1, "--out", model)
+    assert r.exit_code == 0, r.output
+    tree = Tree.from_json(model.read_text())
+    assert tree.kind[0] == 1 and tree.schema.categories[0] is not None and tree.n_leaves == 2
+    r = invoke("evaluate", model, path)
+    assert r.exit_code == 0 and "accuracy: 1.0000" in r.stdout
+    new = tmp_path / "new.csv"
+    pd.DataFrame({"noise": [0.0, 1.0, 2.0], "zone": [3, 1, 7]}).to_csv(new, index=False)
+    r = invoke("predict", model, new)
+    assert r.exit_code == 0 and r.stdout.split() == ["hot", "cold", "cold"]   # 7: unseen category
+    assert_one_line_error(invoke("fit", path, "--categorical", "nope"), "unknown categorical column")
+    assert_one_line_error(invoke("fit", path, "--categorical", "y"), "label column")
+
+
 # ---------------------------------------------------------------------------------------- errors
 @pytest.fixture()
 def model_file(tmp_path, iris_csv, learner):

@@ -102,8 +102,9 @@ def _read_csv(path: Path, *, sep: str = ","):
     return df
 
 
-def _label_column(df, label: Optional[str], path: Path) -> str:
-    """The label column's name: a column name, or an integer index (negative from the end)."""
+def _label_column(df, label: Optional[str], path: Path, *, what: str = "label") -> str:
+    """A column's name from a column name or an integer index (negative from the end);
+    ``None``: the last column."""
     columns = [str(c) for c in df.columns]
     df.columns = columns
     if label is None:
@@ -114,9 +115,19 @@ def _label_column(df, label: Optional[str], path: Path) -> str:
         i = int(label)
         if -len(columns) <= i < len(columns):
             return columns[i]
-        raise CLIError(f"{path}: label column index {i} out of range for {len(columns)} columns")
+        raise CLIError(f"{path}: {what} column index {i} out of range for {len(columns)} columns")
     shown = ", ".join(columns[:20]) + (", ..." if len(columns) > 20 else "")
-    raise CLIError(f"{path}: unknown label column {label!r}; the columns are {shown}")
+    raise CLIError(f"{path}: unknown {what} column {label!r}; the columns are {shown}")
+
+
+def _as_categorical(df, columns, path: Path) -> None:
+    """Make the listed columns categorical (their values as strings), in place."""
+    for c in columns:
+        if c not in df.columns:
+            raise CLIError(f"{path}: missing column {c!r} that the model needs")
+        if df[c].isna().any():
+            raise CLIError(f"{path}: column {c!r} has missing values; impute or drop them first")
+        df[c] = df[c].astype(str).astype(object)
 
 
 def _split_xy(df, label: str, path: Path):
@@ -149,6 +160,9 @@ def _features_for(tree, meta: dict, df, path: Path):
     label = meta.get("label") if isinstance(meta.get("label"), str) else None
     columns = [str(c) for c in df.columns]
     df.columns = columns
+    cat = meta.get("categorical")
+    if isinstance(cat, list) and all(isinstance(c, str) for c in cat):
+        _as_categorical(df, cat, path)
     names = tree.feature_names
     if names is not None:
         missing = [n for n in names if n not in columns]
@@ -219,6 +233,9 @@ def fit(
     min_samples_leaf: int = typer.Option(1, min=1, help="Minimum number of samples in a leaf."),
     max_thresholds: Optional[int] = typer.Option(None, min=1, help="At most this many quantile thresholds per numeric "
                                                             "column (default: every midpoint)."),
+    categorical: Optional[list[str]] = typer.Option(
+        None, "--categorical", "-c", help="Treat this column (name or index) as categorical (conditions x == v); "
+                                          "repeat for several. Text columns are categorical anyway."),
     random_state: Optional[int] = typer.Option(None, help="Seed (for reproducible results)."),
     sep: str = typer.Option(",", help="CSV field separator."),
     out: Path = typer.Option(Path("model.json"), "--out", "-o", help="Where to write the JSON model."),
@@ -228,6 +245,10 @@ def fit(
 
     df = _read_csv(data, sep=sep)
     y_col = _label_column(df, label, data)
+    cat_cols = sorted({_label_column(df, c, data, what="categorical") for c in (categorical or [])})
+    if y_col in cat_cols:
+        raise CLIError(f"{data}: the label column {y_col!r} cannot also be a categorical feature")
+    _as_categorical(df, cat_cols, data)
     X, y = _split_xy(df, y_col, data)
     est = _make_learner(criterion.value, max_depth, max_leaves, min_samples_leaf, max_thresholds, random_state)
     t0 = time.perf_counter()
@@ -238,7 +259,8 @@ def fit(
     seconds = time.perf_counter() - t0
     tree = est.tree_
     params = {k: _json_safe(v) for k, v in est.get_params().items()}
-    meta = {"label": y_col, "learner": type(est).__name__, "params": params, "source": data.name}
+    meta = {"label": y_col, "categorical": cat_cols, "learner": type(est).__name__, "params": params,
+            "source": data.name}
     try:
         text = tree_to_json(tree, indent=1, metadata=meta)
     except TreeLearnValueError as exc:
@@ -356,7 +378,7 @@ def demo(
 
 
 def run_demo(*, max_depth: int = 4, max_leaves: int = 8, test_size: float = 0.3, random_state: int = 0,
-             show_trees: bool = True, make_learner=None, repeats: int = 3) -> list[dict]:
+             show_trees: bool = True, make_learner=None, repeats: int = 5) -> list[dict]:
     """Fit the greedy learners (each criterion; depth-first to ``max_depth`` and best-first to
     ``max_leaves`` leaves) and scikit-learn's DecisionTreeClassifier with the same limits on a
     stratified split of scikit-learn's breast-cancer data; print the trees and a comparison
