@@ -188,6 +188,32 @@ def test_json_round_trip_any_finite_float(thresholds, weights):
     assert_same_tree_exactly(tree, tree_from_json(tree_to_json(tree, indent=2)))
 
 
+_LABEL = st.one_of(st.text(st.characters(codec=None), max_size=12), st.integers(-2**70, 2**70),
+                   st.floats(allow_nan=False, allow_infinity=False), st.booleans())
+
+
+@settings(max_examples=80, deadline=None)
+@given(classes=st.lists(_LABEL, min_size=1, max_size=6, unique_by=lambda v: (type(v), v)),
+       cats=st.lists(st.one_of(st.text(max_size=8), st.integers(-10**6, 10**6)), min_size=1, max_size=5,
+                     unique=True),
+       surrogate=st.booleans())
+def test_json_round_trip_any_labels(classes, cats, surrogate):
+    if surrogate:
+        classes = classes + ["lone \ud800 surrogate"]
+    arr = np.empty(len(classes), dtype=object)
+    arr[:] = classes
+    cat_arr = np.empty(len(cats), dtype=object)
+    cat_arr[:] = cats
+    schema = ColumnSchema(categories=[None, cat_arr], feature_names=["num", "caté\u2603"])
+    k = len(classes)
+    tree = Tree(children_left=[1, -1, 3, -1, -1], children_right=[2, -1, 4, -1, -1], feature=[0, -2, 1, -2, -2],
+                threshold=[0.25, -2, len(cats) - 1, -2, -2], kind=[0, -1, 1, -1, -1],
+                value=np.arange(5 * k, dtype=float).reshape(5, k), classes=arr, schema=schema)
+    text = tree_to_json(tree)
+    assert text.isascii()
+    assert_same_tree_exactly(tree, tree_from_json(text.encode("ascii")))
+
+
 def test_json_metadata_and_estimator_input():
     rng = np.random.default_rng(1)
     tree = random_tree(rng, classes=np.array(["a", "b"]))

@@ -365,7 +365,9 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
             raise TreeLearnValueError("metadata must be a dict")
         doc["metadata"] = metadata
     try:
-        return json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
+        # ASCII-only output (non-ASCII as \\u escapes): safe to write in any encoding, even
+        # strings with lone surrogates, and loads back to the same strings
+        return json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=True)
     except (TypeError, ValueError) as exc:
         raise TreeLearnValueError(f"the tree's metadata cannot be stored in JSON: {exc}") from None
 
