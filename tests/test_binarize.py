@@ -244,3 +244,33 @@ def test_binary_data_and_sklearn_api():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
 def test_check_estimator():
     check_estimator(Binarizer())
+
+
+@pytest.mark.parametrize("name", ["car", "tic-tac-toe", "monks-1", "nursery", "kr-vs-kp"])
+def test_full_one_hot_reproduces_the_anchors_categorical_matrices(data_dir, name):
+    from treelearn.datasets import load_dataset
+    from treelearn.datasets.loaders import default_anchors_dir, load_binarized_anchor
+
+    d = default_anchors_dir(data_dir)
+    if not (d / f"{name}.csv").is_file():
+        pytest.skip(f"anchors' {name} matrix not found in {d}")
+    X, y = load_dataset(f"topk/{name}", data_dir)
+    B, yb = load_binarized_anchor(name, d)
+    # the Top-k loader's row order: np.random.seed(4); np.random.shuffle(arange(n))
+    rs = np.random.RandomState(4)
+    order = np.arange(len(X))
+    rs.shuffle(order)
+    Xs = X.iloc[order].reset_index(drop=True)
+    bz = Binarizer(full_one_hot=True).fit(Xs)
+    np.testing.assert_array_equal(bz.transform(Xs), B)
+    two_valued = sum(X[c].nunique() == 2 for c in X.columns)
+    assert Binarizer().fit(Xs).n_binary_features_ == B.shape[1] - two_valued
+
+
+def test_full_one_hot_and_unique_names():
+    X = pd.DataFrame({"b": ["x", "y", "y"], "n": [0.0, 1.0, 1.0]})
+    assert Binarizer(full_one_hot=True).fit(X).get_feature_names_out().tolist() == ["b == x", "b == y", "n >= 0.5"]
+    assert Binarizer().fit(X).get_feature_names_out().tolist() == ["b == y", "n >= 0.5"]
+    # thresholds that read alike at 6 digits get more digits
+    names = Binarizer().fit(np.array([[1e6], [1e6 + 0.5], [1e6 + 1.5]])).get_feature_names_out().tolist()
+    assert names == ["x0 >= 1000000.2", "x0 >= 1000001"] and len(set(names)) == 2

@@ -75,6 +75,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         Overrides ``max_thresholds``.
     categorical : None, list of int/str, or bool mask
         Categorical columns; None infers them from pandas dtypes / non-numeric object columns.
+    full_one_hot : bool, default False
+        Give a two-valued *categorical* column both of its ``x == v`` features instead of one (the
+        Top-k code's encoding of its categorical datasets: every value becomes a 0/1 column).
 
     Attributes
     ----------
@@ -85,10 +88,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
     feature_names_out_ : readable names, e.g. ``age >= 30.5``, ``color == red``
     """
 
-    def __init__(self, max_thresholds=None, max_binary_features=None, categorical=None):
+    def __init__(self, max_thresholds=None, max_binary_features=None, categorical=None, full_one_hot=False):
         self.max_thresholds = max_thresholds
         self.max_binary_features = max_binary_features
         self.categorical = categorical
+        self.full_one_hot = full_one_hot
 
     def fit(self, X, y=None):
         check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
@@ -114,7 +118,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if schema.is_categorical(j):
                 present = np.unique(Xe[:, j]).astype(np.int64)
                 present = present[present >= 0]
-                codes = present[1:] if present.size == 2 else (present if present.size > 2 else present[:0])
+                if present.size == 2 and not getattr(self, "full_one_hot", False):
+                    codes = present[1:]
+                else:
+                    codes = present if present.size >= 2 else present[:0]
                 for c in codes:
                     feature.append(j)
                     kind.append(CATEGORICAL)
@@ -127,20 +134,33 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.feature_ = np.asarray(feature, dtype=np.int64)
         self.kind_ = np.asarray(kind, dtype=np.int8)
         self.threshold_ = np.asarray(threshold, dtype=np.float64)
-        self.feature_names_out_ = np.asarray([self.condition_name(i) for i in range(self.feature_.size)],
-                                             dtype=object)
+        self.feature_names_out_ = np.asarray(self._unique_names(), dtype=object)
         return self
 
     @property
     def n_binary_features_(self) -> int:
         return int(self.feature_.size)
 
-    def condition_name(self, i: int) -> str:
+    def condition_name(self, i: int, precision: int = 6) -> str:
         j = int(self.feature_[i])
         name = self.schema_._name(j)
         if self.kind_[i] == CATEGORICAL:
             return f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
-        return f"{name} >= {self.threshold_[i]:.6g}"
+        return f"{name} >= {self.threshold_[i]:.{precision}g}"
+
+    def _unique_names(self) -> list[str]:
+        # readable names (6 significant digits), more digits where two thresholds would read alike
+        names = [self.condition_name(i) for i in range(self.feature_.size)]
+        for precision in (8, 10, 12, 14, 17):
+            seen: dict[str, int] = {}
+            for n in names:
+                seen[n] = seen.get(n, 0) + 1
+            dup = [i for i, n in enumerate(names) if seen[n] > 1 and self.kind_[i] == NUMERIC]
+            if not dup:
+                break
+            for i in dup:
+                names[i] = self.condition_name(i, precision)
+        return names
 
     def get_feature_names_out(self, input_features=None):
         check_is_fitted(self, "feature_")

@@ -51,18 +51,22 @@ class ColumnSchema:
         n_features = raw.shape[1]
         if raw.dtype == object:
             for j in range(n_features):
-                for i, v in enumerate(raw[:, j].tolist()):
-                    if isinstance(v, complex) or (isinstance(v, np.generic) and np.iscomplexobj(v)):
-                        raise TreeLearnValueError(
-                            f"column {names[j] if names else j} has a complex value at row {i}: "
-                            "Complex data not supported; expected real numbers or categories"
-                        )
-                    if not isinstance(v, Hashable):
-                        raise TreeLearnTypeError(
-                            f"column {names[j] if names else j} has a value of unsupported type "
-                            f"{type(v).__name__} at row {i}: argument must be a string or a number "
-                            "(or another hashable category)"
-                        )
+                values = raw[:, j].tolist()
+                try:
+                    distinct = set(values)
+                except TypeError:
+                    i, v = next((i, v) for i, v in enumerate(values) if not isinstance(v, Hashable))
+                    raise TreeLearnTypeError(
+                        f"column {names[j] if names else j} has a value of unsupported type "
+                        f"{type(v).__name__} at row {i}: argument must be a string or a number "
+                        "(or another hashable category)"
+                    ) from None
+                if any(isinstance(v, (complex, np.complexfloating)) for v in distinct):
+                    i = next(i for i, v in enumerate(values) if isinstance(v, (complex, np.complexfloating)))
+                    raise TreeLearnValueError(
+                        f"column {names[j] if names else j} has a complex value at row {i}: "
+                        "Complex data not supported; expected real numbers or categories"
+                    )
         mask = np.zeros(n_features, dtype=bool)
         if categorical is None:
             if _is_dataframe(X):
