@@ -454,3 +454,19 @@ def test_coding_reproduces_numeric_thresholds(m):
         np.testing.assert_array_equal(cf.codes[0], np.searchsorted(ref, col, side="right"))
         if m is None:
             np.testing.assert_array_equal(cf.values[0], np.unique(col))
+
+
+def test_best_first_ties_between_leaves_go_to_the_leaf_created_first():
+    # group A (x0 = 0) is mostly class 0; group B (x0 = 1) is A mirrored (class flipped): the two
+    # children of the root have equal best gains, so with t = 3 the left child (created first) splits
+    A = np.array([[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 1, 0], [0, 1, 0], [0, 1, 1], [0, 1, 1]], float)
+    B = A.copy()
+    B[:, 0] = 1
+    B[:, 2] = 1 - B[:, 2]
+    D = np.vstack([A, B])
+    X, y = D[:, :2], D[:, 2].astype(int)
+    for criterion in CRITS:
+        for finder in ("sorted", "hist"):
+            t = grow_greedy(X, y, 2, criterion=criterion, max_leaves=3, finder=finder)
+            assert t.feature[0] == 0
+            assert t.children_left[t.children_left[0]] >= 0 and t.children_left[t.children_right[0]] == -1
