@@ -158,6 +158,11 @@ class Searcher {
         std::vector<int> cand, cand1, cand0;
         std::vector<std::pair<int64_t, int>> keyed1;
         u64 hash = 0;
+        std::vector<u64> sim_cover;
+        double sim_val[2] = {0, 0};
+        int sim_h[2] = {-1, -1};
+        bool sim_valid[2] = {false, false};
+        int sim_next = 0;
     };
 
     const Data& D;
@@ -171,6 +176,7 @@ class Searcher {
     long long nodes = 0, hits = 0, evictions = 0;
     bool recon = false;
     bool c1cache = true;
+    bool use_sim = true;
     // time limit
     std::chrono::steady_clock::time_point t0;
     double time_limit;
@@ -194,6 +200,7 @@ class Searcher {
             v.cover.resize(nw);
             v.child0.resize(nw);
             v.child1.resize(nw);
+            v.sim_cover.resize(2 * (size_t)nw);
             v.tmpmask.resize(nw);
             v.ly.resize(D.n);
             if (W) v.lw.resize(D.n);
@@ -613,6 +620,35 @@ class Searcher {
                 if (e.err >= ub) return Res{e.err, -1, false};
                 node_lb = e.err;
             }
+            if (all_k && use_sim) {
+                // similarity lower bound (optimal search only): opt_h(S) >= opt_h(S') - w(S' \ S)
+                // for the last subproblem S' of the same depth solved at this level
+                for (int sl = 0; sl < 2; ++sl) {
+                    if (!v.sim_valid[sl] || v.sim_h[sl] != h) continue;
+                    const u64* sc = &v.sim_cover[(size_t)sl * nw];
+                    double diff = 0;
+                    if (W) {
+                        for (int i = 0; i < nw; ++i) {
+                            u64 x = sc[i] & ~v.cover[i];
+                            while (x) {
+                                diff += D.w[(i << 6) + ctz(x)];
+                                x &= x - 1;
+                            }
+                        }
+                    } else {
+                        int dd = 0;
+                        for (int i = 0; i < nw; ++i) dd += popc(sc[i] & ~v.cover[i]);
+                        diff = dd;
+                    }
+                    double lbs = v.sim_val[sl] - diff;
+                    if (lbs > node_lb) node_lb = lbs;
+                }
+                if (node_lb >= ub) {
+                    store(v, h, Entry{node_lb, -1, 0});
+                    remember(v, h, node_lb);
+                    return Res{node_lb, -1, false};
+                }
+            }
         }
         if (!recon && timed_out()) {
             if (h >= 2) store(v, h, Entry{leaf, -1, 2});
@@ -749,11 +785,25 @@ class Searcher {
         }
         if (bestf >= 0) {
             store(v, h, Entry{best, bestf, 1});
+            remember(v, h, best);
             return Res{best, bestf, true};
         }
         double lb = std::max(node_lb, ub);
         store(v, h, Entry{lb, -1, 0});
+        remember(v, h, lb);
         return Res{lb, -1, false};
+    }
+
+    // keep a node's cover and (lower bound on its) optimal error for the similarity bound;
+    // two slots per level: the most recent and the one before
+    void remember(Level& v, int h, double val) {
+        if (!all_k || !use_sim) return;
+        int sl = v.sim_next;
+        v.sim_next ^= 1;
+        std::copy(v.cover.begin(), v.cover.end(), v.sim_cover.begin() + (size_t)sl * nw);
+        v.sim_val[sl] = val;
+        v.sim_h[sl] = h;
+        v.sim_valid[sl] = true;
     }
 
     // rebuild the tree of a solved node (rows in lv[L]) into out, preorder
