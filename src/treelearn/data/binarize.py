@@ -174,11 +174,35 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return self.transform_encoded(self.schema_.encode(X))
 
     def transform_encoded(self, Xe: np.ndarray) -> np.ndarray:
-        cols = Xe[:, self.feature_]
-        num = self.kind_ == NUMERIC
-        out = np.empty(cols.shape, dtype=np.uint8)
-        out[:, num] = cols[:, num] >= self.threshold_[num]
-        out[:, ~num] = cols[:, ~num] == self.threshold_[~num]
+        # one raw column at a time: memory n x n_binary uint8, no float copy of every feature
+        out = np.empty((Xe.shape[0], self.feature_.size), dtype=np.uint8)
+        if self.feature_.size == 0:
+            return out
+        order = np.argsort(self.feature_, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(self.feature_[order]) != 0])
+        as_bool = out.view(bool)
+        for a, b in zip(starts, np.r_[starts[1:], order.size]):
+            idx = order[a:b]
+            col = Xe[:, self.feature_[idx[0]], None]
+            num = self.kind_[idx] == NUMERIC
+            if idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1):  # the usual case: a block
+                sl = slice(int(idx[0]), int(idx[-1]) + 1)
+                thr = self.threshold_[sl]
+                if num.all() and np.all(thr[1:] > thr[:-1]):
+                    # ascending thresholds: x >= t_k  <=>  k < #{thresholds <= x}
+                    cnt = np.searchsorted(thr, col[:, 0], side="right")
+                    np.less(np.arange(thr.size)[None, :], cnt[:, None], out=as_bool[:, sl])
+                    continue
+                if not num.any():
+                    np.equal(col, thr, out=as_bool[:, sl])
+                    continue
+            if num.all():
+                out[:, idx] = col >= self.threshold_[idx]
+            elif not num.any():
+                out[:, idx] = col == self.threshold_[idx]
+            else:
+                out[:, idx[num]] = col >= self.threshold_[idx[num]]
+                out[:, idx[~num]] = col == self.threshold_[idx[~num]]
         return out
 
     def binary_data(self, X, y_codes, n_classes=None, sample_weight=None) -> BinaryData:
