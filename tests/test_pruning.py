@@ -218,3 +218,20 @@ def test_sklearn_api():
     assert clone(clf).get_params()["max_leaves"] == 10
     scores = cross_val_score(clf, X, y, cv=3)
     assert scores.mean() > 0.85
+
+
+def test_experiment_quick_writes_outputs(tmp_path):
+    import csv
+
+    from treelearn.experiments.pruning import main
+
+    assert main(["--quick", "--splits", "1", "--cv", "3", "--out-dir", str(tmp_path),
+                 "--datasets", "sklearn/iris,sklearn/wine"]) == 0
+    for f in ("results.csv", "summary.csv", "table1.md", "table1.png"):
+        assert (tmp_path / f).is_file()
+    rows = list(csv.DictReader(open(tmp_path / "results.csv")))
+    assert {r["model"] for r in rows} == {"Original", "CART", "M-CART", "Bound"}
+    # each pruned model keeps at most the leaves of the original tree of its split
+    orig = {(r["dataset"], r["split"]): int(r["n_leaves"]) for r in rows if r["model"] == "Original"}
+    assert all(int(r["n_leaves"]) <= orig[(r["dataset"], r["split"])] for r in rows)
+    assert "Bound best or within" in (tmp_path / "table1.md").read_text()

@@ -373,7 +373,10 @@ def _ancestors(tree: Tree, v: int):
 
 def _select_from_path(path: Bunch, alpha: float) -> int:
     """Index of the tree of the sequence minimising R + α C (ties: the smaller tree)."""
-    obj = path.impurities + alpha * path.complexities
+    if not np.isfinite(alpha):  # only the complexity counts
+        obj = np.asarray(path.complexities, dtype=float)
+    else:
+        obj = path.impurities + alpha * path.complexities
     best = np.min(obj)
     idx = np.nonzero(obj <= best + 1e-12 * max(1.0, abs(best)))[0]
     return int(idx[-1])
