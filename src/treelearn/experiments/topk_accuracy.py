@@ -1,0 +1,272 @@
+"""003 Fig. 2 and Fig. 4: test accuracy of Top-k for several k.
+
+* Fig. 2 (``--figure 2``): test accuracy vs depth (2..6) for k in {1, 2, 3, 4, 8, 12, 16, all}
+  on the datasets of ``<data-dir>/topk``, averaged over random 80:20 splits (avila and ml-prove
+  use their fixed train/test files), with 2-sigma bands;
+* Fig. 4 (``--figure 4``): train and test accuracy vs k at depth 3 on car, hayes-roth and
+  tic-tac-toe.
+
+Binarisation as 003 App. C (the Binarizer default of the estimators: categorical one-hot, numeric
+thresholds with about 100 binary features in total). Every fit has a time limit; a timed-out
+fit is recorded (``timed_out``) and left out of the plots, as the paper leaves out the runs
+that did not finish. Outputs ``fig2.csv``/``fig2.png``, ``fig4.csv``/``fig4.png`` and
+``headline.csv`` (mean test-accuracy gain of the best k > 1 over k = 1 at depths 4 and 5).
+
+    treelearn experiment topk-accuracy [--quick] [--data-dir DIR] [--out-dir DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+FIG2_K = ["1", "2", "3", "4", "8", "12", "16", "all"]
+FIG2_DEPTHS = [2, 3, 4, 5, 6]
+FIG4_SETS = ["car", "hayes-roth", "tic-tac-toe"]
+FIXED_SPLITS = {"avila": ("avila-train", "avila-test"), "ml-prove": ("ml-prove-train", "ml-prove-test")}
+QUICK_SETS = ["monks-1", "hayes-roth", "car"]
+
+
+def _datasets(data_dir: Path) -> list[str]:
+    names = sorted(p.stem for p in (data_dir / "topk").glob("*.csv"))
+    out = []
+    for n in names:
+        for base, (tr, te) in FIXED_SPLITS.items():
+            if n in (tr, te):
+                n = base
+        if n not in out:
+            out.append(n)
+    return out
+
+
+def _load(name: str, data_dir: Path):
+    from treelearn.datasets import load_dataset
+
+    if name in FIXED_SPLITS:
+        tr, te = FIXED_SPLITS[name]
+        Xtr, ytr = load_dataset(f"topk/{tr}", data_dir, dropna=True)
+        Xte, yte = load_dataset(f"topk/{te}", data_dir, dropna=True)
+        return (Xtr, np.asarray(ytr), Xte, np.asarray(yte))
+    X, y = load_dataset(f"topk/{name}", data_dir, dropna=True)
+    return X, np.asarray(y)
+
+
+def _splits(data, n_splits: int, seed: int):
+    if len(data) == 4:
+        yield data
+        return
+    X, y = data
+    n = len(y)
+    for s in range(n_splits):
+        rng = np.random.default_rng(seed + s)
+        perm = rng.permutation(n)
+        cut = int(round(0.8 * n))
+        tr, te = perm[:cut], perm[cut:]
+        take = (lambda idx: X.iloc[idx]) if hasattr(X, "iloc") else (lambda idx: X[idx])
+        yield take(tr), y[tr], take(te), y[te]
+
+
+def _fit(k: str, depth: int, Xtr, ytr, time_limit: float):
+    from treelearn import TopKTreeClassifier
+
+    kk = "all" if k == "all" else int(k)
+    m = TopKTreeClassifier(k=kk, max_depth=depth, time_limit=time_limit)
+    t0 = time.perf_counter()
+    m.fit(Xtr, ytr)
+    return m, time.perf_counter() - t0
+
+
+def run_fig2(data_dir, out_dir, names, depths, ks, n_splits, time_limit, seed, log):
+    rows = []
+    for name in names:
+        try:
+            data = _load(name, data_dir)
+        except Exception as exc:  # a dataset that cannot be read is reported, not fatal
+            log(f"  {name}: skipped ({exc})")
+            continue
+        for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
+            for k in ks:
+                for depth in depths:
+                    m, t = _fit(k, depth, Xtr, ytr, time_limit)
+                    rows.append(dict(dataset=name, split=si, k=k, depth=depth, train_acc=m.score(Xtr, ytr),
+                                     test_acc=m.score(Xte, yte), fit_time_s=round(t, 5), timed_out=m.timed_out_,
+                                     n_binary_features=m.n_binary_features_))
+                    if m.timed_out_:
+                        log(f"  {name} split {si} k={k} depth={depth}: time limit ({time_limit} s)")
+                        break  # deeper trees with the same k would time out as well
+        log(f"  {name}: done")
+    _write(out_dir / "fig2.csv", rows)
+    return rows
+
+
+def run_fig4(data_dir, out_dir, names, n_splits, time_limit, seed, log, depth=3, quick=False):
+    rows = []
+    for name in names:
+        try:
+            data = _load(name, data_dir)
+        except Exception as exc:
+            log(f"  {name}: skipped ({exc})")
+            continue
+        for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
+            from treelearn import TopKTreeClassifier
+
+            d = TopKTreeClassifier(k=1, max_depth=1).fit(Xtr, ytr).n_binary_features_
+            ks = sorted(set([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, d] if not quick else [1, 2, 4, 8, d]))
+            for k in [k for k in ks if k <= d]:
+                m, t = _fit(str(k), depth, Xtr, ytr, time_limit)
+                rows.append(dict(dataset=name, split=si, k=k, depth=depth, train_acc=m.score(Xtr, ytr),
+                                 test_acc=m.score(Xte, yte), fit_time_s=round(t, 5), timed_out=m.timed_out_,
+                                 n_binary_features=d))
+        log(f"  {name}: done")
+    _write(out_dir / "fig4.csv", rows)
+    return rows
+
+
+def _write(path: Path, rows):
+    if not rows:
+        return
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def _agg(rows, keys, value):
+    groups = {}
+    for r in rows:
+        if r.get("timed_out") in (True, "True"):
+            continue
+        groups.setdefault(tuple(r[k] for k in keys), []).append(float(r[value]))
+    return {g: (float(np.mean(v)), float(np.std(v)), len(v)) for g, v in groups.items()}
+
+
+def headline(rows, depths=(4, 5)):
+    """Per dataset and depth: mean test accuracy of k = 1 and of the best k > 1, and the gain."""
+    agg = _agg(rows, ("dataset", "k", "depth"), "test_acc")
+    out = []
+    for name in sorted({r["dataset"] for r in rows}):
+        for depth in depths:
+            base = agg.get((name, "1", depth))
+            others = [(k, agg[(name, k, depth)][0]) for k in FIG2_K[1:] if (name, k, depth) in agg]
+            if base is None or not others:
+                continue
+            bk, bv = max(others, key=lambda t: t[1])
+            out.append(dict(dataset=name, depth=depth, top1_test_acc=round(base[0], 4), best_k=bk,
+                            best_test_acc=round(bv, 4), gain=round(bv - base[0], 4)))
+    return out
+
+
+def plot_fig2(rows, path: Path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted({r["dataset"] for r in rows})
+    if not names:
+        return
+    agg = _agg(rows, ("dataset", "k", "depth"), "test_acc")
+    cols = min(4, len(names))
+    nrows = math.ceil(len(names) / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.2 * nrows), squeeze=False)
+    for ax, name in zip(axes.ravel(), names):
+        for k in FIG2_K:
+            pts = sorted((d, agg[(name, k, d)]) for d in FIG2_DEPTHS if (name, k, d) in agg)
+            if not pts:
+                continue
+            ds = np.array([p[0] for p in pts])
+            mu = np.array([p[1][0] for p in pts])
+            sd = np.array([p[1][1] for p in pts])
+            ax.plot(ds, mu, marker="o", ms=3, label=f"k={k}")
+            ax.fill_between(ds, mu - 2 * sd, mu + 2 * sd, alpha=0.12)
+        ax.set_title(name)
+        ax.set_xlabel("depth")
+        ax.set_ylabel("test accuracy")
+    for ax in axes.ravel()[len(names):]:
+        ax.axis("off")
+    axes.ravel()[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_fig4(rows, path: Path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted({r["dataset"] for r in rows})
+    if not names:
+        return
+    fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 3.2), squeeze=False)
+    for ax, name in zip(axes.ravel(), names):
+        for value, style in (("train_acc", "--"), ("test_acc", "-")):
+            agg = _agg([r for r in rows if r["dataset"] == name], ("k",), value)
+            ks = sorted(k[0] for k in agg)
+            mu = np.array([agg[(k,)][0] for k in ks])
+            sd = np.array([agg[(k,)][1] for k in ks])
+            ax.plot(ks, mu, style, marker="o", ms=3, label=value.replace("_acc", ""))
+            ax.fill_between(ks, mu - 2 * sd, mu + 2 * sd, alpha=0.12)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{name} (depth 3)")
+        ax.set_xlabel("k")
+        ax.set_ylabel("accuracy")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="treelearn experiment topk-accuracy", description=__doc__.split("\n")[0])
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--out-dir", default="results/topk-accuracy")
+    ap.add_argument("--quick", action="store_true", help="3 small datasets, depths 2-4, 2 splits")
+    ap.add_argument("--figure", choices=["2", "4", "both"], default="both")
+    ap.add_argument("--datasets", default=None, help="comma-separated names (default: all of <data-dir>/topk)")
+    ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per fit")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    from treelearn.datasets import default_data_dir
+
+    data_dir = Path(args.data_dir) if args.data_dir else Path(default_data_dir())
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = lambda msg: print(msg, flush=True)  # noqa: E731
+    if args.quick:
+        names = QUICK_SETS
+        depths, ks, splits, tl = [2, 3, 4], ["1", "2", "4", "all"], 2, min(args.time_limit, 10.0)
+    else:
+        names = _datasets(data_dir)
+        depths, ks, splits, tl = FIG2_DEPTHS, FIG2_K, args.splits, args.time_limit
+    if args.datasets:
+        names = args.datasets.split(",")
+    if args.figure in ("2", "both"):
+        log(f"Fig. 2: {len(names)} datasets, depths {depths}, k in {ks}, {splits} splits")
+        rows = run_fig2(data_dir, out_dir, names, depths, ks, splits, tl, args.seed, log)
+        plot_fig2(rows, out_dir / "fig2.png")
+        head = headline(rows)
+        _write(out_dir / "headline.csv", head)
+        log("mean test-accuracy gain of the best k > 1 over k = 1:")
+        for h in head:
+            log(f"  {h['dataset']:28s} depth {h['depth']}: k=1 {h['top1_test_acc']:.4f}  best k={h['best_k']:>3s} "
+                f"{h['best_test_acc']:.4f}  gain {h['gain']:+.4f}")
+    if args.figure in ("4", "both"):
+        f4 = [n for n in FIG4_SETS if not args.quick or n != "tic-tac-toe"]
+        log(f"Fig. 4: {f4} at depth 3")
+        rows4 = run_fig4(data_dir, out_dir, f4, 2 if args.quick else args.splits, tl, args.seed, log,
+                         quick=args.quick)
+        plot_fig4(rows4, out_dir / "fig4.png")
+    log(f"results in {out_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
