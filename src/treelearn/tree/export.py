@@ -27,6 +27,7 @@ threshold 0.5; :func:`sklearn_input` builds the matching input matrix from raw X
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import numbers
@@ -583,9 +584,11 @@ def _tree_from_doc(doc) -> tuple[Tree, Any]:
     rows = nodes["value"]
     if not isinstance(rows, list) or len(rows) != n:
         raise TreeLearnValueError(f"JSON model: value must be a list of {n} rows (one per node)")
-    value = np.empty((n, len(classes_list)), dtype=np.float64)
+    k = len(classes_list)
     for i, row in enumerate(rows):
-        value[i] = _float_list(row, f"value row {i}", len(classes_list))
+        if type(row) is not list or len(row) != k:
+            raise TreeLearnValueError(f"JSON model: value row {i} must be a list of {k} numbers (one per class)")
+    value = _float_list(list(itertools.chain.from_iterable(rows)), "value", n * k).reshape(n, k)
     # structure: -1 marks a leaf, anything else must be a node index (Tree checks the rest)
     for a, what in ((left, "children_left"), (right, "children_right")):
         if np.any((a < 0) & (a != LEAF)) or np.any(a >= n):
