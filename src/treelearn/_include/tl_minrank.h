@@ -72,7 +72,7 @@ class Solver {
     int n_rows = 0, n_vars = 0, nw = 0, n_classes = 0;
     std::vector<uint64_t> bits;  // n_rows * nw, row-major
     std::vector<int32_t> y;
-    std::vector<uint64_t> z1, z2;  // Zobrist words per row
+    std::vector<uint64_t> z;  // Zobrist words per row, interleaved: z[2i], z[2i+1]
     std::vector<Node> nodes;
     std::vector<int32_t> leaf_of_class;
     std::unordered_map<Key, Entry, KeyHash> memo;
@@ -83,6 +83,7 @@ class Solver {
     double mem_used = 0.0;
     int abort_reason = 0;       // 0 none, 1 time, 2 memory
     uint64_t n_calls = 0, n_memo_hits = 0, n_memo_entries = 0;
+    uint64_t rows_find1 = 0, rows_split = 0, n_find1 = 0, n_split = 0;  // work counters
     std::chrono::steady_clock::time_point start;
 
     void init(const uint8_t* B, const int64_t* labels, int rows, int vars, int classes) {
@@ -93,13 +94,12 @@ class Solver {
         if (nw == 0) nw = 1;
         bits.assign((size_t)rows * nw, 0ULL);
         y.resize(rows);
-        z1.resize(rows);
-        z2.resize(rows);
+        z.resize(2 * (size_t)rows);
         uint64_t seed = 0x5EED5EED12345678ULL;
         for (int i = 0; i < rows; ++i) {
             y[i] = (int32_t)labels[i];
-            z1[i] = splitmix64(seed);
-            z2[i] = splitmix64(seed);
+            z[2 * (size_t)i] = splitmix64(seed);
+            z[2 * (size_t)i + 1] = splitmix64(seed);
             for (int v = 0; v < vars; ++v)
                 if (B[(size_t)i * vars + v]) bits[(size_t)i * nw + (v >> 6)] |= 1ULL << (v & 63);
         }
@@ -132,12 +132,14 @@ class Solver {
     int32_t find_all(int r) {
         std::vector<uint32_t> all(n_rows);
         uint64_t h1 = 0, h2 = 0;
-        for (int i = 0; i < n_rows; ++i) { all[i] = (uint32_t)i; h1 ^= z1[i]; h2 ^= z2[i]; }
+        for (int i = 0; i < n_rows; ++i) { all[i] = (uint32_t)i; h1 ^= z[2 * (size_t)i]; h2 ^= z[2 * (size_t)i + 1]; }
         return find(Cover{all.data(), (uint32_t)n_rows, h1, h2}, r);
     }
 
     // Split a cover on variable v into the buffers b0, b1 (each at least S.size long).
-    void split(const Cover& S, int v, uint32_t* b0, uint32_t* b1, Cover& c0, Cover& c1) const {
+    void split(const Cover& S, int v, uint32_t* b0, uint32_t* b1, Cover& c0, Cover& c1) {
+        rows_split += S.size;
+        ++n_split;
         uint32_t* out[2] = {b0, b1};
         uint32_t cnt[2] = {0, 0};
         uint64_t ha[2] = {0, 0}, hb[2] = {0, 0};
@@ -146,8 +148,8 @@ class Solver {
             const uint32_t i = S.rows[k];
             const int b = (int)((bits[(size_t)i * nw + w] >> sh) & 1ULL);
             out[b][cnt[b]++] = i;
-            ha[b] ^= z1[i];
-            hb[b] ^= z2[i];
+            ha[b] ^= z[2 * (size_t)i];
+            hb[b] ^= z[2 * (size_t)i + 1];
         }
         c0 = Cover{b0, cnt[0], ha[0], hb[0]};
         c1 = Cover{b1, cnt[1], ha[1], hb[1]};
@@ -241,8 +243,21 @@ class Solver {
 
     // step 3 for r == 1 (S' impure): FIND(S'_v, 0) succeeds iff side v of S' is pure.
     int32_t find1(const Cover& S) {
+        rows_find1 += S.size;
+        ++n_find1;
         std::vector<uint64_t> P((size_t)n_classes * nw, 0ULL), N((size_t)n_classes * nw, 0ULL);
-        for (uint32_t k = 0; k < S.size; ++k) {
+        if (nw == 1 && n_classes == 2) {  // the common case, in registers
+            uint64_t p0 = 0, p1 = 0, q0 = 0, q1 = 0;
+            for (uint32_t k = 0; k < S.size; ++k) {
+                const uint32_t i = S.rows[k];
+                const uint64_t b = bits[i], m = 0ULL - (uint64_t)y[i];  // m: all ones for class 1
+                p1 |= b & m;
+                q1 |= ~b & m;
+                p0 |= b & ~m;
+                q0 |= ~b & ~m;
+            }
+            P[0] = p0; P[1] = p1; N[0] = q0; N[1] = q1;
+        } else for (uint32_t k = 0; k < S.size; ++k) {
             const uint32_t i = S.rows[k];
             const uint64_t* b = &bits[(size_t)i * nw];
             uint64_t* p = &P[(size_t)y[i] * nw];

@@ -31,6 +31,7 @@ cdef extern from "tl_minrank.h" namespace "tl_minrank":
         double mem_used
         int abort_reason
         uint64_t n_calls, n_memo_hits, n_memo_entries
+        uint64_t rows_find1, rows_split, n_find1, n_split
         void init(const uint8_t* B, const int64_t* labels, int rows, int vars, int classes) except +
         void start_clock()
         double elapsed()
@@ -80,7 +81,9 @@ cdef class RankSearch:
     def stats(self):
         return {"calls": int(self.s.n_calls), "memo_hits": int(self.s.n_memo_hits),
                 "memo_entries": int(self.s.n_memo_entries), "memory_bytes": float(self.s.mem_used),
-                "nodes": int(self.s.nodes.size())}
+                "nodes": int(self.s.nodes.size()), "splits": int(self.s.n_split),
+                "rows_split": int(self.s.rows_split), "find1_calls": int(self.s.n_find1),
+                "rows_find1": int(self.s.rows_find1)}
 
     def nodes(self):
         """(var, left, right, cls) int32 arrays over every node created (leaves: var = -1)."""

@@ -88,30 +88,29 @@ class RankSearchLimitError(TreeLearnValueError):
 
 # ---------------------------------------------------------------------------------- the search
 def _binary_passthrough(Xe, schema):
-    """A Binarizer fitted without search when every column is numeric with values in {0, 1}
-    (conditions x >= 0.5) or every column in {-1, +1} (x >= 0): the same features, in the same
-    order, as the exact Binarizer (constant columns give none), at the cost of one pass."""
+    """``(binarizer, B)`` without searching thresholds when every column is numeric with values
+    in {0, 1} (conditions x >= 0.5) or every column in {-1, +1} (x >= 0): the same features, in
+    the same order, as the exact Binarizer (constant columns give none). None otherwise."""
     if any(schema.is_categorical(j) for j in range(schema.n_features)):
         return None
-    lo, hi = Xe.min(axis=0), Xe.max(axis=0)
-    if np.all(np.isin(lo, (0.0, 1.0))) and np.all(np.isin(hi, (0.0, 1.0))):
+    pos = Xe > 0
+    if np.array_equal(Xe, pos):
         t = 0.5
-    elif np.all(np.isin(lo, (-1.0, 1.0))) and np.all(np.isin(hi, (-1.0, 1.0))):
+    elif np.array_equal(Xe, 2.0 * pos - 1.0):
         t = 0.0
     else:
-        return None
-    if not np.all((Xe == lo) | (Xe == hi)):
         return None
     bz = Binarizer()
     bz.schema_ = schema
     bz.n_features_in_ = schema.n_features
     if schema.feature_names is not None:
         bz.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
-    bz.feature_ = np.nonzero(lo < hi)[0].astype(np.int64)
+    bz.feature_ = np.nonzero(pos.any(axis=0) & ~pos.all(axis=0))[0].astype(np.int64)
     bz.kind_ = np.zeros(bz.feature_.size, dtype=np.int8)
     bz.threshold_ = np.full(bz.feature_.size, t)
     bz.feature_names_out_ = np.asarray([bz.condition_name(i) for i in range(bz.feature_.size)], dtype=object)
-    return bz
+    B = (pos if bz.feature_.size == pos.shape[1] else np.ascontiguousarray(pos[:, bz.feature_])).view(np.uint8)
+    return bz, B
 
 
 class MinRankSearch:
@@ -152,17 +151,23 @@ class MinRankSearch:
             classes, codes = check_target(y, Xe.shape[0])
         self.schema_ = schema
         self.classes_ = classes
+        self._Xe = Xe
         self.y_ = np.asarray(codes, dtype=np.int64)
-        self.binarizer_ = _binary_passthrough(Xe, schema)
-        if self.binarizer_ is None:  # not 0/1 or ±1 data: the exact Binarizer encoding
+        passthrough = _binary_passthrough(Xe, schema)
+        if passthrough is not None:
+            self.binarizer_, self.B_ = passthrough
+        else:  # not 0/1 or ±1 data: the exact Binarizer encoding
             self.binarizer_ = Binarizer(categorical=categorical)._fit_encoded(Xe, schema)
-        self.B_ = np.ascontiguousarray(self.binarizer_.transform_encoded(Xe), dtype=np.uint8)
+            self.B_ = np.ascontiguousarray(self.binarizer_.transform_encoded(Xe), dtype=np.uint8)
         self.n_variables_ = self.B_.shape[1]
         # identical rows: one key per row (its packed bits), grouped once for the consistency
         # check and the dedup. FIND's answer depends only on the set of distinct points (a
         # consistent sample has one label per point), so the search runs on the distinct rows.
         keys = np.packbits(self.B_, axis=1) if self.B_.shape[1] else np.zeros((self.B_.shape[0], 1), np.uint8)
-        keys = np.ascontiguousarray(keys).view(np.dtype((np.void, max(keys.shape[1], 1)))).ravel()
+        if keys.shape[1] <= 8:  # one uint64 per row: a fast numeric sort
+            keys = np.pad(keys, ((0, 0), (0, 8 - keys.shape[1]))).view(np.uint64).ravel()
+        else:
+            keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
         _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
         self._check_consistent(first, inv.ravel())
         uniq = self.B_[first]
@@ -249,15 +254,13 @@ class MinRankSearch:
         bz = self.binarizer_
         C = len(self.classes_)
         w = np.ones(self.y_.size) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        left, right, feat, thr, kind, value, nsamp = [], [], [], [], [], [], []
-        stack = [(int(root), np.arange(self.y_.size), -1, 0)]  # (dag node, rows, parent, side)
+        left, right, feat, thr, kind = [], [], [], [], []
+        stack = [(int(root), -1, 0)]  # (dag node, parent, side)
         while stack:
-            d, idx, parent, side = stack.pop()
+            d, parent, side = stack.pop()
             me = len(left)
             if parent >= 0:
                 (right if side else left)[parent] = me
-            value.append(np.bincount(self.y_[idx], weights=w[idx], minlength=C))
-            nsamp.append(idx.size)
             var = int(nodes[d, 0])
             left.append(LEAF)
             right.append(LEAF)
@@ -269,10 +272,21 @@ class MinRankSearch:
             feat.append(int(bz.feature_[var]))
             thr.append(float(bz.threshold_[var]))
             kind.append(int(bz.kind_[var]))
-            on = self.B_[idx, var].astype(bool)
-            stack.append((int(nodes[d, 2]), idx[on], me, 1))
-            stack.append((int(nodes[d, 1]), idx[~on], me, 0))
-        value = np.asarray(value, dtype=np.float64).reshape(len(left), C)
+            stack.append((int(nodes[d, 2]), me, 1))
+            stack.append((int(nodes[d, 1]), me, 0))
+        n_nodes = len(left)
+        tree = Tree(children_left=left, children_right=right, feature=feat, threshold=thr, kind=kind,
+                    value=np.zeros((n_nodes, C)), classes=self.classes_, schema=self.schema_, validate=False)
+        # node counts: leaf of every training row (compiled routing on the encoded matrix), then
+        # sums up the tree (children are listed after their parents)
+        leaves = tree._apply_encoded(self._Xe)
+        value = np.zeros((n_nodes, C))
+        np.add.at(value, (leaves, self.y_), w)
+        nsamp = np.bincount(leaves, minlength=n_nodes).astype(np.int64)
+        parent = tree.parents()
+        for node in range(n_nodes - 1, 0, -1):
+            value[parent[node]] += value[node]
+            nsamp[parent[node]] += nsamp[node]
         tot = value.sum(axis=1, keepdims=True)
         p = value / np.where(tot > 0, tot, 1.0)
         return Tree(children_left=left, children_right=right, feature=feat, threshold=thr, kind=kind,
