@@ -470,3 +470,36 @@ def test_best_first_ties_between_leaves_go_to_the_leaf_created_first():
             t = grow_greedy(X, y, 2, criterion=criterion, max_leaves=3, finder=finder)
             assert t.feature[0] == 0
             assert t.children_left[t.children_left[0]] >= 0 and t.children_left[t.children_right[0]] == -1
+
+
+# ------------------------------------------------------------------ property test
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=int(__import__("os").environ.get("TL_HYP_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 30), d=st.integers(1, 4), C=st.integers(2, 4),
+       levels=st.integers(1, 5), criterion=st.sampled_from(CRITS), depth=st.integers(0, 4),
+       msl=st.integers(1, 3), weighted=st.booleans(), finder=st.sampled_from(["sorted", "hist"]))
+def test_property_depth_first_equals_naive(seed, n, d, C, levels, criterion, depth, msl, weighted, finder):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, d)).astype(float)
+    y = rng.integers(0, C, size=n)
+    w = rng.integers(1, 5, size=n) / 2.0 if weighted else np.ones(n)
+    t = grow_greedy(X, y, C, w, criterion=criterion, max_depth=depth, min_samples_leaf=msl, finder=finder)
+    compare_to_naive(t, X, naive_depth_first(X, y, w, C, criterion, max_depth=depth, msl=msl))
+
+
+@settings(max_examples=int(__import__("os").environ.get("TL_HYP_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 30), d=st.integers(1, 4), C=st.integers(2, 3),
+       levels=st.integers(2, 6), criterion=st.sampled_from(CRITS), t_leaves=st.integers(1, 8),
+       weighted=st.booleans(), finder=st.sampled_from(["sorted", "hist"]))
+def test_property_best_first_equals_naive(seed, n, d, C, levels, criterion, t_leaves, weighted, finder):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).round(1) if levels == 6 else rng.integers(0, levels, size=(n, d)).astype(float)
+    y = rng.integers(0, C, size=n)
+    w = rng.random(n) + 0.1 if weighted else np.ones(n)
+    t = grow_greedy(X, y, C, w, criterion=criterion, max_leaves=t_leaves, finder=finder)
+    leaves, order = naive_best_first(X, y, w, C, criterion, t_leaves)
+    assert leaf_partition(t, X) == leaves
+    assert internal_splits(t, X) == sorted((f, r) for f, r in order)

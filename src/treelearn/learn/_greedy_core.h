@@ -59,6 +59,12 @@ struct Crit {
     int C;
     const double* tab = nullptr;  // xlog2x of integers (entropy, integer counts), or null
     int64_t tab_size = 0;
+    // Counts below zeps (half the smallest row weight) are exact zeros that came out of a
+    // subtraction (tot - prefix, parent - sibling) as rounding residues; Kearns-Mansour's sqrt
+    // would turn a 1e-17 residue into a 1e-9 gain difference, so they are snapped to 0.
+    double zeps = 0.0;
+
+    inline double z(double x) const { return x < zeps ? 0.0 : x; }
 
     inline double xl(double x) const {
         if (tab) {
@@ -71,16 +77,16 @@ struct Crit {
         if (W <= 0.0) return 0.0;
         if (kind == 0) {
             double s = xl(W);
-            for (int i = 0; i < C; ++i) s -= xl(c[i]);
+            for (int i = 0; i < C; ++i) s -= xl(z(c[i]));
             return s;
         } else if (kind == 1) {
             double q = 0.0;
-            for (int i = 0; i < C; ++i) q += c[i] * c[i];
+            for (int i = 0; i < C; ++i) { const double ci = z(c[i]); q += ci * ci; }
             return 2.0 * (W - q / W);
         } else {
             double s = 0.0;
             for (int i = 0; i < C; ++i) {
-                double t = c[i] * (W - c[i]);
+                const double t = z(c[i]) * z(W - c[i]);
                 s += t > 0.0 ? std::sqrt(t) : 0.0;
             }
             return s;
@@ -92,6 +98,7 @@ struct Crit {
         return wimp(l, WL) + wimp(buf, WR);
     }
     inline double score2(double l0, double l1, double r0, double r1, double WL, double WR) const {
+        l0 = z(l0); l1 = z(l1); r0 = z(r0); r1 = z(r1);
         if (kind == 0) {
             double s = 0.0;
             if (WL > 0.0) s += xl(WL) - xl(l0) - xl(l1);
@@ -616,6 +623,9 @@ inline void grow(const Problem& P, const Params& prm, Result& res) {
     Crit crit;
     crit.kind = prm.criterion;
     crit.C = P.C;
+    double wmin = std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < P.n; ++i) wmin = std::min(wmin, P.w[i]);
+    crit.zeps = P.n > 0 ? 0.5 * wmin : 0.0;
     std::vector<double> tab;
     if (prm.criterion == 0) {
         // memo of x*log2(x) for integer x (exact same values as the direct formula)

@@ -271,7 +271,8 @@ def _grow_python(coded: CodedFeatures, y, w, C, crit: Criterion, max_depth, max_
             ok = (nl >= msl) & (nr >= msl) & (nl > 0) & (nr > 0)
             if not ok.any():
                 continue
-            sc = wimp(np.clip(left[ok], 0, None)) + wimp(np.clip(right[ok], 0, None))
+            # counts below half the smallest weight are rounding residues of exact zeros
+            sc = wimp(np.where(left[ok] < zeps, 0.0, left[ok])) + wimp(np.where(right[ok] < zeps, 0.0, right[ok]))
             i = int(np.nonzero(sc <= sc.min() + tol)[0][0])
             if sc[i] < best_sc - tol:
                 best_sc, best_f, best_k, best_low = float(sc[i]), f, int(cand[ok][i]), int(low[ok][i])
@@ -300,6 +301,7 @@ def _grow_python(coded: CodedFeatures, y, w, C, crit: Criterion, max_depth, max_
         return out
 
     Wtot = float(w.sum())
+    zeps = 0.5 * float(w.min())
 
     def global_gain(counts, best):
         return (float(wimp(counts)) - best[0]) / Wtot
