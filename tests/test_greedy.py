@@ -503,3 +503,30 @@ def test_property_best_first_equals_naive(seed, n, d, C, levels, criterion, t_le
     leaves, order = naive_best_first(X, y, w, C, criterion, t_leaves)
     assert leaf_partition(t, X) == leaves
     assert internal_splits(t, X) == sorted((f, r) for f, r in order)
+
+
+@settings(max_examples=int(__import__("os").environ.get("TL_HYP_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 30), C=st.integers(2, 3), depth=st.integers(1, 3),
+       criterion=st.sampled_from(CRITS + ["callable"]), weighted=st.booleans(),
+       finder=st.sampled_from(["sorted", "hist"]), t_leaves=st.sampled_from([None, 3, 6]))
+def test_property_mixed_categorical(seed, n, C, depth, criterion, weighted, finder, t_leaves):
+    rng = np.random.default_rng(seed)
+    k0, k1 = 2 + seed % 3, 2
+    X = np.column_stack([rng.integers(0, k0, n), rng.integers(0, k1, n), rng.integers(0, 4, n)]).astype(float)
+    schema = ColumnSchema(categories=[np.arange(k0).astype(object), np.array(["a", "b"], dtype=object), None])
+    y = rng.integers(0, C, size=n)
+    w = rng.random(n) + 0.1 if weighted else np.ones(n)
+    crit = (lambda p: 2 * np.sqrt(p * (1 - p))) if criterion == "callable" else criterion  # noqa: E731
+    ref_crit = "kearns_mansour" if criterion == "callable" else criterion
+    present1 = np.unique(X[:, 1])
+    two = {1: present1[1]} if present1.size == 2 else {}
+    present0 = np.unique(X[:, 0])
+    if present0.size == 2:
+        two[0] = present0[1]
+    t = grow_greedy(X, y, C, w, schema=schema, criterion=crit, max_depth=depth, max_leaves=t_leaves, finder=finder)
+    if t_leaves is None:
+        ref = naive_depth_first(X, y, w, C, ref_crit if C == 2 or criterion != "callable" else crit,
+                                max_depth=depth, cat_cols=(0, 1), two_valued=two)
+        compare_to_naive(t, X, ref)
+    assert t.depth <= depth
