@@ -47,7 +47,7 @@ from treelearn._validation import (
 )
 from treelearn.base import BaseTreeClassifier
 from treelearn.criteria import Criterion, get_criterion
-from treelearn.data.binarize import _midpoints, numeric_thresholds
+from treelearn.data.binarize import _midpoints
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn import _greedy
 from treelearn.tree.tree import Tree
@@ -161,6 +161,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     max_leaves = check_int_param("max_leaves", max_leaves, low=1, allow_none=True)
     min_samples_leaf = check_int_param("min_samples_leaf", min_samples_leaf, low=1)
     min_impurity_decrease = check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0)
+    max_thresholds = check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True)
     if finder not in ("auto", "sorted", "hist"):
         raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
     if classes is None:
