@@ -33,5 +33,13 @@ from treelearn.prune.pruners import (  # noqa: E402
 )
 
 # --- membership-query learning (issue 6) ---
+from treelearn.learn.queries import (  # noqa: E402
+    Oracle,
+    QueryTreeClassifier,
+    SearchLimitError,
+    build_dt,
+    learn_from_queries,
+    top_down_influence,
+)
 
 __version__ = "0.1.0"

@@ -16,3 +16,13 @@ from treelearn.datasets.rank import (  # noqa: F401
 )
 
 # --- generators: Boolean functions, random trees, lower-bound function (issue 6) ---
+from treelearn.datasets.boolean import (  # noqa: F401,E402
+    flip_labels,
+    lower_bound_function,
+    majority,
+    random_monotone,
+    random_tree,
+    tribes,
+    tribes_tree,
+    tribes_width,
+)
