@@ -469,6 +469,17 @@ class Searcher {
         return (int64_t)(cost * scale + 0.5);
     }
 
+    inline int64_t key_fast_entC(const CT* Aj, int n1, const CT* T, int m, double scale) const {
+        const double* xl = D.xl.data();
+        double cost = xl[n1] + xl[m - n1];
+        for (int c = 0; c < C; ++c) {
+            int a = (int)Aj[c];
+            cost -= xl[a] + xl[(int)T[c] - a];
+        }
+        if (cost < 0) cost = 0;
+        return (int64_t)(cost * scale + 0.5);
+    }
+
     // candidates of a node (rank order) from its counts
     void rank(const CT* A, const int32_t* R, const CT* T, double Wn, int m, std::vector<int>& out,
               std::vector<std::pair<int64_t, int>>& keyed) {
@@ -476,13 +487,15 @@ class Searcher {
         keyed.clear();
         double pc = D.gr ? parent_cost(T, Wn, m) : 0.0;
         const bool fast = !W && C == 2 && D.crit == 0 && !D.gr;
+        const bool fastC = !W && D.crit == 0 && !D.gr;
         const double scale = 1e9 / Wn;
         if (all_k || K >= d) {
             for (int j = 0; j < d; ++j) {
                 int n1 = R[j];
                 if (n1 == 0 || n1 == m) continue;
                 int64_t key = fast ? key_fast_ent2(A + (size_t)j * C, n1, T, m, scale)
-                                   : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
+                                   : fastC ? key_fast_entC(A + (size_t)j * C, n1, T, m, scale)
+                                           : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
                 keyed.emplace_back(key, j);
             }
             std::sort(keyed.begin(), keyed.end());
@@ -507,7 +520,8 @@ class Searcher {
             int n1 = R[j];
             if (n1 == 0 || n1 == m) continue;
             int64_t key = fast ? key_fast_ent2(A + (size_t)j * C, n1, T, m, scale)
-                               : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
+                               : fastC ? key_fast_entC(A + (size_t)j * C, n1, T, m, scale)
+                                       : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
             if (cntk == K) {
                 if (key >= ks[K - 1]) continue;
                 --cntk;
@@ -570,6 +584,21 @@ class Searcher {
         return fout < 0 ? leaf : best;
     }
 
+    // split using the node's local column (valid after build_local): sequential bit scan
+    void split_rows_local(const Level& v, int f, int side, Level& c) {
+        const int wl = v.wl;
+        const u64* col = &v.M[(size_t)f * wl];
+        int mm = 0;
+        for (int i = 0; i < wl; ++i) {
+            u64 x = side ? col[i] : ~col[i];
+            if (i == wl - 1 && (v.m & 63)) x &= (1ULL << (v.m & 63)) - 1;
+            while (x) {
+                c.rows[mm++] = v.rows[(i << 6) + ctz(x)];
+                x &= x - 1;
+            }
+        }
+        c.m = mm;
+    }
     void split_rows(const Level& v, int f, int side, Level& c) {
         int mm = 0;
         for (int i = 0; i < v.m; ++i) {
@@ -761,10 +790,10 @@ class Searcher {
                 bestf = f;
             } else {
                 Level& c = lv[L + 1];
-                split_rows(v, f, 0, c);
+                split_rows_local(v, f, 0, c);
                 Res r0 = solve(L + 1, h - 1, bound);
                 if (!r0.ok) continue;
-                split_rows(v, f, 1, c);
+                split_rows_local(v, f, 1, c);
                 Res r1 = solve(L + 1, h - 1, bound - r0.err);
                 if (!r1.ok) continue;
                 if (r0.err + r1.err < best) {
