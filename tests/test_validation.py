@@ -182,6 +182,12 @@ def test_bad_labels():
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         classes, codes = check_target(np.array([[1], [0], [1]]), 3)  # a column vector is accepted
     assert classes.tolist() == [0, 1] and codes.tolist() == [1, 0, 1]
+    classes, codes = check_target([("a", 1), ("b", 2), ("a", 1)], 3)  # tuple labels stay tuples
+    assert classes.tolist() == [("a", 1), ("b", 2)] and codes.tolist() == [0, 1, 0]
+    classes, codes = check_target([("a", 1), ("b",), ("a", 1)], 3)
+    assert len(classes) == 2 and codes.tolist() == [0, 1, 0]
+    with pytest.raises(TreeLearnValueError, match="unhashable type list"):
+        check_target([[1, 2], [3]], 2)
     dates = [datetime.date(2020, 1, 2), datetime.date(2020, 1, 1)]
     classes, codes = check_target(np.array(dates, dtype=object), 2)
     assert codes.tolist() == [1, 0]

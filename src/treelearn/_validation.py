@@ -115,8 +115,16 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         pass
     if not isinstance(y, np.ndarray):
         seq = y
-        y = np.asarray(seq)
-        if y.dtype.kind in "US" and y.ndim == 1 and not all(isinstance(v, (str, bytes)) for v in seq):
+        try:
+            y = np.asarray(seq)
+        except ValueError:  # ragged nested labels, e.g. tuples of different lengths
+            y = None
+        if y is None or (y.ndim != 1 and isinstance(seq, (list, tuple)) and seq
+                         and all(isinstance(v, tuple) for v in seq)):
+            # tuple labels such as ("a", 1): NumPy would make them a 2-D array
+            y = np.empty(len(seq), dtype=object)
+            y[:] = list(seq)
+        elif y.dtype.kind in "US" and y.ndim == 1 and not all(isinstance(v, (str, bytes)) for v in seq):
             # mixed labels such as [0, 'a']: NumPy would turn 0 into '0'; keep the labels as they are
             y = np.empty(len(seq), dtype=object)
             y[:] = list(seq)
