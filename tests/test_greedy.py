@@ -262,6 +262,9 @@ def test_histogram_thresholds_are_the_binarizers():
     t = grow_greedy(X, y, 2, max_thresholds=7, max_depth=4)
     for node in np.nonzero(t.children_left >= 0)[0]:
         assert t.threshold[node] in set(numeric_thresholds(X[:, t.feature[node]], 7).tolist())
+    ex = grow_greedy(X, y, 2, max_depth=6)  # exact: every threshold is one of the Binarizer's midpoints
+    for node in np.nonzero(ex.children_left >= 0)[0]:
+        assert ex.threshold[node] in set(numeric_thresholds(X[:, ex.feature[node]]).tolist())
     # histogram growth equals exact growth on the pre-binned data
     Xb = np.column_stack([np.searchsorted(numeric_thresholds(X[:, j], 7), X[:, j], side="right")
                           for j in range(3)]).astype(float)
@@ -323,7 +326,12 @@ def assert_same_as_sklearn(ours, sk, X, y, criterion):
         if np.array_equal(go_a, go_b):
             matched += 1
             assert a.feature[i] == b.feature[j]
-            assert a.threshold[i] == pytest.approx(b.threshold[j], abs=1e-6)
+            # ours: the lowest equivalent threshold, the midpoint from the node's largest value on
+            # the left to the next distinct training value; sklearn's lies in the same gap
+            u = np.unique(X[:, a.feature[i]])
+            top_left = X[rows[~go_a], a.feature[i]].max()
+            assert a.threshold[i] == (top_left + u[u > top_left][0]) / 2
+            assert top_left < a.threshold[i] <= b.threshold[j] + 1e-6
             stack.append((a.children_left[i], b.children_left[j], rows[~go_a]))
             stack.append((a.children_right[i], b.children_right[j], rows[go_a]))
             continue

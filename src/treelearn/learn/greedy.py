@@ -25,8 +25,12 @@ Rules (deterministic on every machine): an impure node with a valid split (both 
 at least ``min_samples_leaf`` rows each) is split even if its best gain is 0, unless
 ``min_impurity_decrease > 0``, when the split's global gain must be at least that. Gains that
 differ by less than 1e-12 are ties, broken by the lowest feature index, then the lowest threshold
-(category code); in best-first growth, ties between leaves go to the leaf created first. Leaf
-labels: majority, ties to the first class.
+(category code); in best-first growth, ties between leaves go to the leaf created first. So of
+the candidate thresholds that cut a node's rows the same way (all those between its two
+consecutive values), the lowest is used: the threshold just above the largest value on the left,
+in exact mode the midpoint between that value and the next distinct *training* value
+(scikit-learn instead uses the midpoint between the node's two values; the training partition
+is the same). Leaf labels: majority, ties to the first class.
 
 The growth runs in compiled code (``_greedy_core.h``): exact mode keeps every feature's rows
 sorted once and stably partitioned per node; histogram mode builds per-node (feature × bin ×
@@ -47,7 +51,6 @@ from treelearn._validation import (
 )
 from treelearn.base import BaseTreeClassifier
 from treelearn.criteria import Criterion, get_criterion
-from treelearn.data.binarize import _midpoints
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn import _greedy
 from treelearn.tree.tree import Tree
@@ -200,12 +203,9 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
             threshold[i] = float(k)
         else:
             kind[i] = 0
-            low = int(out["split_low"][i])
-            u = coded.values[f]
-            if u is None:  # quantile thresholds: the lowest one separating the node's rows
-                threshold[i] = coded.thresholds[f][low]
-            else:  # exact: the midpoint between the node's two consecutive distinct values (as sklearn)
-                threshold[i] = _midpoints(np.array([u[low], u[k]]))[0]
+            # of the thresholds that split the node's rows the same way (codes low+1..k), the
+            # lowest: the midpoint just above the node's largest value on the left
+            threshold[i] = coded.thresholds[f][int(out["split_low"][i])]
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
                 classes=classes, schema=schema)
