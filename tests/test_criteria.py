@@ -160,3 +160,25 @@ def test_gain_ratio_is_gain_over_split_information():
     # an empty side: no split information, ratio 0
     assert gain_ratio(parent, [0.0, 0.0]) == 0.0
     assert split_information(0, 0) == 0.0
+
+
+@given(st.integers(1, 60), st.integers(0, 2**32 - 1), st.sampled_from(NAMES))
+@settings(max_examples=80, deadline=None)
+def test_purity_gain_is_003_definition_2_on_a_sample(n, seed, name):
+    """003 Def. 2: H(S, i) = G(E[y]) - Pr[x_i = 0] G(E[y | x_i = 0]) - Pr[x_i = 1] G(E[y | x_i = 1]),
+    computed from the sample's rows; purity_gain gets only the class counts."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2, n)
+    y = (rng.random(n) < rng.random()).astype(int)
+    G = REF[name]
+
+    def cond(mask):
+        return G(float(y[mask].mean())) if mask.any() else 0.0
+
+    H = G(float(y.mean())) - np.mean(x == 0) * cond(x == 0) - np.mean(x == 1) * cond(x == 1)
+    parent = np.bincount(y, minlength=2)
+    left = np.bincount(y[x == 0], minlength=2)
+    assert purity_gain(parent, left, criterion=name) == pytest.approx(H, abs=1e-12)
+    # C4.5: information gain never exceeds the split information, so the gain ratio is in [0, 1]
+    if name == "entropy":
+        assert -1e-12 <= gain_ratio(parent, left) <= 1 + 1e-12
