@@ -126,26 +126,6 @@ def test_max_binary_features_global_budget(B):
     assert bz.n_binary_features_ <= B
 
 
-def test_max_binary_features_reproduces_the_anchor_spambase_matrix(data_dir):
-    from sklearn.utils import shuffle
-
-    from treelearn.datasets import load_dataset
-    from treelearn.datasets.loaders import default_anchors_dir, load_binarized_anchor
-
-    d = default_anchors_dir(data_dir)
-    if not (d / "spambase.csv").is_file():
-        pytest.skip(f"anchors' spambase matrix not found in {d}")
-    X, y = load_dataset("topk/spambase", data_dir)
-    B, yb = load_binarized_anchor("spambase", d)
-    # the anchors' rows are the Top-k loader's shuffle (sklearn.utils.shuffle, random_state=4)
-    df = shuffle(pd.concat([X, y], axis=1), random_state=4)
-    Xs, ys = df.iloc[:, :-1], df.iloc[:, -1].to_numpy()
-    np.testing.assert_array_equal(ys, yb)
-    bz = Binarizer(max_binary_features=200).fit(Xs)
-    assert bz.n_binary_features_ == 171 == 57 * 3  # 200 // 57 = 3 thresholds per feature
-    np.testing.assert_array_equal(bz.transform(Xs), B)
-
-
 def test_categorical_one_hot_and_unseen():
     X = pd.DataFrame({"color": pd.Categorical(["red", "blue", "green", "red", "blue"]),
                       "size": ["s", "m", "l", "m", "s"],
@@ -246,25 +226,24 @@ def test_check_estimator():
     check_estimator(Binarizer())
 
 
-@pytest.mark.parametrize("name", ["car", "tic-tac-toe", "monks-1", "nursery", "kr-vs-kp"])
-def test_full_one_hot_reproduces_the_anchors_categorical_matrices(data_dir, name):
-    from treelearn.datasets import load_dataset
-    from treelearn.datasets.loaders import default_anchors_dir, load_binarized_anchor
+@pytest.mark.parametrize("name", ["car", "tic-tac-toe", "monks-1", "nursery", "kr-vs-kp", "spambase", "fico-binary",
+                                  "fico-binary-17"])
+def test_binarizer_reproduces_every_anchor_matrix(data_dir, name):
+    """The peers' inputs (../anchors/binarized) rebuilt from the raw data: Top-k's full one-hot of its
+    categorical sets, its 3-thresholds-per-feature spambase, TreeBenchmark's complete fico encoding."""
+    from treelearn.datasets.loaders import default_anchors_dir, load_anchor_source, load_binarized_anchor
 
     d = default_anchors_dir(data_dir)
     if not (d / f"{name}.csv").is_file():
         pytest.skip(f"anchors' {name} matrix not found in {d}")
-    X, y = load_dataset(f"topk/{name}", data_dir)
     B, yb = load_binarized_anchor(name, d)
-    # the Top-k loader's row order: np.random.seed(4); np.random.shuffle(arange(n))
-    rs = np.random.RandomState(4)
-    order = np.arange(len(X))
-    rs.shuffle(order)
-    Xs = X.iloc[order].reset_index(drop=True)
-    bz = Binarizer(full_one_hot=True).fit(Xs)
-    np.testing.assert_array_equal(bz.transform(Xs), B)
-    two_valued = sum(X[c].nunique() == 2 for c in X.columns)
-    assert Binarizer().fit(Xs).n_binary_features_ == B.shape[1] - two_valued
+    X, y, params = load_anchor_source(name, data_dir)
+    bz = Binarizer(**params).fit(X)
+    np.testing.assert_array_equal(bz.transform(X), B)
+    np.testing.assert_array_equal(np.unique(y.to_numpy(), return_inverse=True)[1], yb)
+    if params.get("full_one_hot"):
+        two_valued = sum(X[c].nunique() == 2 for c in X.columns)
+        assert Binarizer().fit(X).n_binary_features_ == B.shape[1] - two_valued
 
 
 def test_full_one_hot_and_unique_names():

@@ -227,3 +227,11 @@ def test_real_binarized_anchors(data_dir):
     B, y = load_binarized_anchor("car", d)
     assert B.shape == (1728, 21) and np.bincount(y).tolist() == [384, 69, 1210, 65]
     assert np.all(B.sum(axis=1) == 6)  # full one-hot of 6 columns
+
+
+def test_anchor_source_unknown_name():
+    from treelearn.datasets.loaders import ANCHOR_SOURCES, load_anchor_source
+
+    with pytest.raises(TreeLearnValueError, match="no anchor named 'zzz'; known: car"):
+        load_anchor_source("zzz")
+    assert set(ANCHOR_SOURCES) >= {"car", "spambase", "fico-binary"}

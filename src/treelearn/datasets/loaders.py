@@ -38,7 +38,8 @@ import pandas as pd
 from treelearn._validation import TreeLearnValueError
 
 __all__ = ["default_data_dir", "default_anchors_dir", "list_datasets", "load_dataset", "dataset_info",
-           "load_binarized_anchor", "list_binarized_anchors", "DatasetNotFoundError"]
+           "load_binarized_anchor", "list_binarized_anchors", "load_anchor_source", "ANCHOR_SOURCES",
+           "DatasetNotFoundError"]
 
 ENV_VAR = "TREELEARN_DATA_DIR"
 
@@ -464,3 +465,43 @@ def load_binarized_anchor(name: str, anchors_dir=None):
     if B.size and not np.isin(B, (0, 1)).all():
         raise TreeLearnValueError(f"binarized anchor {name!r} has values other than 0/1")
     return np.ascontiguousarray(B, dtype=np.uint8), y.astype(np.int64)
+
+
+# How each anchor matrix was made (../anchors/README.md), as (dataset, row order, Binarizer settings).
+# Row orders: "topk-cat" = the Top-k categorical loader's np.random.seed(4); np.random.shuffle(arange(n));
+# "topk-num" = its numerical loader's sklearn.utils.shuffle(frame, random_state=4); "file" = file order.
+ANCHOR_SOURCES = {
+    "car": ("topk/car", "topk-cat", {"full_one_hot": True}),
+    "tic-tac-toe": ("topk/tic-tac-toe", "topk-cat", {"full_one_hot": True}),
+    "monks-1": ("topk/monks-1", "topk-cat", {"full_one_hot": True}),
+    "kr-vs-kp": ("topk/kr-vs-kp", "topk-cat", {"full_one_hot": True}),
+    "nursery": ("topk/nursery", "topk-cat", {"full_one_hot": True}),
+    "spambase": ("topk/spambase", "topk-num", {"max_binary_features": 200}),
+    "fico-binary": ("benchmark/fico-1000", "file", {}),
+    "fico-binary-17": ("benchmark/fico-binary", "file", {}),
+}
+
+
+def load_anchor_source(name: str, data_dir=None):
+    """The raw data behind an anchor matrix, rows in the order the peers received them.
+
+    Returns ``(X, y, binarizer_params)``: ``treelearn.Binarizer(**binarizer_params).fit_transform(X)``
+    equals the matrix of :func:`load_binarized_anchor` (and ``y`` its labels, up to the codes
+    0..C-1 of the sorted labels), so treelearn can be fitted on the raw data and compared with the
+    peer timings of ``../anchors``.
+    """
+    if name not in ANCHOR_SOURCES:
+        raise TreeLearnValueError(f"no anchor named {name!r}; known: {', '.join(sorted(ANCHOR_SOURCES))}")
+    dataset, order, params = ANCHOR_SOURCES[name]
+    X, y = load_dataset(dataset, data_dir)
+    n = len(X)
+    if order == "topk-cat":
+        perm = np.arange(n)
+        np.random.RandomState(4).shuffle(perm)  # the legacy global-seed shuffle, reproduced exactly
+    elif order == "topk-num":
+        from sklearn.utils import shuffle
+
+        perm = shuffle(np.arange(n), random_state=4)
+    else:
+        perm = np.arange(n)
+    return X.iloc[perm].reset_index(drop=True), y.iloc[perm].reset_index(drop=True), dict(params)
