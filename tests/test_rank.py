@@ -428,3 +428,32 @@ def test_random_rank_tree_generator():
         assert uniform_error(t, t) == 0.0
     with pytest.raises(TreeLearnValueError):
         random_rank_tree(2, 3)
+
+
+def ref_find_min(B, y):
+    rows = tuple(range(len(y)))
+    r = 0
+    while True:
+        q = ref_find(B, y, rows, r)
+        if q is not None:
+            return q
+        r += 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_find_min_tree_for_tree_on_multiword_samples(seed):
+    """Samples of hundreds of rows (covers span several 64-row words) from random rank-r targets
+    and with some label noise-free multiclass structure: the same tree as the paper's procedure."""
+    from treelearn.datasets import make_rank_tree_sample
+
+    rng = np.random.default_rng(seed)
+    n, r = 9, 1 + seed % 3
+    X, y, _ = make_rank_tree_sample(n, r, int(rng.integers(150, 400)), random_state=seed)
+    if seed % 2:  # a third class carved out of the 1-region by a conjunction
+        y = np.where((y == 1) & (X[:, 0] == 1) & (X[:, 1] == 0), 2, y)
+    uniq, first = np.unique(X, axis=0, return_index=True)
+    expected = ref_find_min(uniq, y[first])
+    got = find_min(X, y)
+    assert tree_to_tuple(got) == expected
+    assert np.array_equal(got.predict(X), y)
+    assert MinRankSearch(X, y, memoize=False).find_min().rank == got.rank

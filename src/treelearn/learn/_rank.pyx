@@ -22,7 +22,7 @@ cdef extern from "tl_minrank.h" namespace "tl_minrank":
         int32_t cls
 
     cdef cppclass Solver:
-        int n_rows, n_vars, nw, n_classes
+        int n_rows, n_vars, W, n_classes
         vector[Node] nodes
         cbool use_memo
         int memo_min_rank
@@ -31,8 +31,8 @@ cdef extern from "tl_minrank.h" namespace "tl_minrank":
         double mem_used
         int abort_reason
         uint64_t n_calls, n_memo_hits, n_memo_entries
-        uint64_t rows_find1, rows_split, n_find1, n_split
-        void init(const uint8_t* B, const int64_t* labels, int rows, int vars, int classes) except +
+        uint64_t words_find1, words_split, n_find1, n_split
+        void init(const uint64_t* cols, const int64_t* labels, int rows, int vars, int classes) except +
         void start_clock()
         double elapsed()
         int32_t find_all(int r) except + nogil
@@ -52,9 +52,14 @@ cdef class RankSearch:
             raise ValueError("FIND needs a nonempty sample")
         if B.shape[0] != y.shape[0]:
             raise ValueError("B and y have different numbers of rows")
+        cdef Py_ssize_t n = B.shape[0], d = B.shape[1], W = (B.shape[0] + 63) // 64
+        packed = np.zeros((max(d, 1), W * 8), dtype=np.uint8)
+        if d:
+            bytes_ = np.packbits(np.asarray(B).T, axis=1, bitorder="little")
+            packed[:, :bytes_.shape[1]] = bytes_
+        cdef const uint64_t[:, ::1] cols = packed.view("<u8")
         self.s = new Solver()
-        self.s.init(&B[0, 0] if B.shape[1] > 0 else <const uint8_t*>NULL, &y[0],
-                    <int>B.shape[0], <int>B.shape[1], n_classes)
+        self.s.init(&cols[0, 0], &y[0], <int>n, <int>d, n_classes)
         self.s.use_memo = memoize
         self.s.memo_min_rank = memo_min_rank
 
@@ -82,8 +87,8 @@ cdef class RankSearch:
         return {"calls": int(self.s.n_calls), "memo_hits": int(self.s.n_memo_hits),
                 "memo_entries": int(self.s.n_memo_entries), "memory_bytes": float(self.s.mem_used),
                 "nodes": int(self.s.nodes.size()), "splits": int(self.s.n_split),
-                "rows_split": int(self.s.rows_split), "find1_calls": int(self.s.n_find1),
-                "rows_find1": int(self.s.rows_find1)}
+                "words_split": int(self.s.words_split), "find1_calls": int(self.s.n_find1),
+                "words_find1": int(self.s.words_find1)}
 
     def nodes(self):
         """(var, left, right, cls) int32 arrays over every node created (leaves: var = -1)."""

@@ -1,0 +1,166 @@
+"""001, Theorem 2 in practice: FINDMIN on samples of the size the theorem asks for.
+
+For every (n, r, eps) of the grid and every seed: a random target tree of rank r over n Boolean
+variables (:func:`treelearn.datasets.random_rank_tree`), a sample of
+``m = eh_sample_size(n, r, eps, delta)`` = (1/eps)((en/r)^r ln(8n) + ln(1/delta)) examples drawn
+uniformly from {0,1}^n, the tree FINDMIN learns from it, and that tree's true error under the
+uniform distribution (exact, by summing over pairs of leaves, for n <= 20; else on 10^5 fresh
+examples). Theorem 2 promises error <= eps with probability >= 1 - delta: the fraction of seeds
+with error <= eps must be at least 1 - delta. The run time is set against |S|(n+1)^(2r), the
+bound of Lemma 3 / Theorem 1.
+
+Outputs (in ``--out-dir``, default ``results/min-rank``): ``runs.csv`` (one row per run),
+``summary.csv`` (per (n, r, eps): success fraction, 1 - delta, whether it holds, errors, times)
+and ``min_rank.png`` (errors against eps; time against |S|(n+1)^(2r)).
+
+    treelearn experiment min-rank [--quick] [--n 8 12 16 20] [--ranks 1 2 3] [--eps 0.2 0.1]
+                                  [--delta 0.1] [--seeds 50] [--time-limit 600] [--out-dir DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+EXACT_MAX_N = 20
+FRESH_SAMPLES = 100_000
+
+
+def run_one(n, r, eps, delta, seed, time_limit):
+    from treelearn.datasets.rank import random_rank_tree, sample_uniform, uniform_error
+    from treelearn.learn.rank import MinRankSearch, RankSearchLimitError, eh_sample_size
+
+    rng = np.random.default_rng([seed, n, r, int(round(eps * 1e6))])
+    target = random_rank_tree(n, r, rng)
+    m = eh_sample_size(n, r, eps, delta)
+    X, y = sample_uniform(target, m, rng)
+    row = {"n": n, "r": r, "eps": eps, "delta": delta, "seed": seed, "m": m,
+           "work_bound": float(m) * float(n + 1) ** (2 * r), "target_leaves": target.n_leaves}
+    t0 = time.perf_counter()
+    try:
+        search = MinRankSearch(X, y, time_limit=time_limit)
+        tree = search.find_min()
+    except RankSearchLimitError as exc:
+        row.update(status=f"{exc.bound} limit", seconds=time.perf_counter() - t0, rank=np.nan, leaves=np.nan,
+                   error=np.nan, error_method="", success=np.nan, rank_lower_bound=exc.rank_lower_bound)
+        return row
+    seconds = time.perf_counter() - t0
+    if n <= EXACT_MAX_N:
+        err, method = uniform_error(tree, target), "exact"
+    else:
+        Xf, yf = sample_uniform(target, FRESH_SAMPLES, rng)
+        err, method = float(np.mean(tree.predict(Xf) != yf)), f"{FRESH_SAMPLES} fresh samples"
+    row.update(status="ok", seconds=seconds, rank=tree.rank, leaves=tree.n_leaves, error=err, error_method=method,
+               success=bool(err <= eps), rank_lower_bound=tree.rank, calls=search.stats_.get("calls"))
+    return row
+
+
+def summarize(rows):
+    out = []
+    keys = sorted({(r["n"], r["r"], r["eps"], r["delta"]) for r in rows})
+    for n, r, eps, delta in keys:
+        rs = [x for x in rows if (x["n"], x["r"], x["eps"], x["delta"]) == (n, r, eps, delta)]
+        ok = [x for x in rs if x["status"] == "ok"]
+        errs = np.array([x["error"] for x in ok], dtype=float)
+        frac = float(np.mean([x["success"] for x in ok])) if ok else float("nan")
+        out.append({
+            "n": n, "r": r, "eps": eps, "delta": delta, "m": rs[0]["m"], "runs": len(rs), "completed": len(ok),
+            "success_fraction": frac, "required": 1 - delta, "holds": bool(ok) and frac >= 1 - delta,
+            "mean_error": float(errs.mean()) if ok else float("nan"),
+            "max_error": float(errs.max()) if ok else float("nan"),
+            "max_rank_found": int(max(x["rank"] for x in ok)) if ok else -1,
+            "median_seconds": float(np.median([x["seconds"] for x in ok])) if ok else float("nan"),
+            "work_bound": rs[0]["work_bound"],
+        })
+    return out
+
+
+def write_csv(path, rows):
+    if not rows:
+        return
+    fields = list(dict.fromkeys(k for row in rows for k in row))
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot(rows, summary, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    ok = [x for x in rows if x["status"] == "ok"]
+    labels = [f"n={s['n']} r={s['r']}\neps={s['eps']}" for s in summary]
+    for i, s in enumerate(summary):
+        errs = [x["error"] for x in ok if (x["n"], x["r"], x["eps"]) == (s["n"], s["r"], s["eps"])]
+        ax1.scatter(np.full(len(errs), i) + np.random.default_rng(i).uniform(-0.15, 0.15, len(errs)),
+                    np.maximum(errs, 1e-7), s=8, alpha=0.6, color="C0")
+        ax1.hlines(s["eps"], i - 0.4, i + 0.4, color="C3")
+        ax1.annotate(f"{s['success_fraction']:.2f}", (i, s["eps"]), textcoords="offset points", xytext=(0, 4),
+                     ha="center", fontsize=7, color="C3")
+    ax1.set_yscale("log")
+    ax1.set_xticks(range(len(summary)))
+    ax1.set_xticklabels(labels, fontsize=6)
+    ax1.set_ylabel("true error of FINDMIN's tree (zeros at 1e-7)")
+    ax1.set_title("Theorem 2: error vs eps (red); fraction with error <= eps")
+    for r in sorted({x["r"] for x in ok}):
+        pts = [(x["work_bound"], x["seconds"]) for x in ok if x["r"] == r]
+        ax2.scatter(*zip(*pts), s=8, alpha=0.6, label=f"r = {r}")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("|S| (n+1)^(2r)  (Lemma 3 bound, up to a constant)")
+    ax2.set_ylabel("FINDMIN time (s)")
+    ax2.set_title("run time against the time bound")
+    ax2.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="treelearn experiment min-rank", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data-dir", default=None, help="unused (synthetic data)")
+    ap.add_argument("--out-dir", default="results/min-rank")
+    ap.add_argument("--quick", action="store_true", help="n in {6, 10}, r in {1, 2}, eps 0.2, 5 seeds")
+    ap.add_argument("--n", type=int, nargs="+", default=[8, 12, 16, 20])
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--eps", type=float, nargs="+", default=[0.2, 0.1])
+    ap.add_argument("--delta", type=float, default=0.1)
+    ap.add_argument("--seeds", type=int, default=50)
+    ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per FINDMIN run")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.n, args.ranks, args.eps, args.seeds = [6, 10], [1, 2], [0.2], 5
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n in args.n:
+        for r in args.ranks:
+            if r > n:
+                continue
+            for eps in args.eps:
+                t0 = time.perf_counter()
+                for seed in range(args.seeds):
+                    rows.append(run_one(n, r, eps, args.delta, seed, args.time_limit))
+                s = summarize([x for x in rows if (x["n"], x["r"], x["eps"]) == (n, r, eps)])[0]
+                print(f"n={n:3d} r={r} eps={eps:<5g} m={s['m']:>8d}  success {s['success_fraction']:.2f} "
+                      f"(need >= {s['required']:.2f}: {'holds' if s['holds'] else 'FAILS'})  mean error "
+                      f"{s['mean_error']:.2e}  max rank {s['max_rank_found']}  median {s['median_seconds']:.3f} s  "
+                      f"[{time.perf_counter() - t0:.1f} s]", flush=True)
+    summary = summarize(rows)
+    write_csv(out / "runs.csv", rows)
+    write_csv(out / "summary.csv", summary)
+    plot(rows, summary, out / "min_rank.png")
+    print(f"wrote {out / 'runs.csv'}, {out / 'summary.csv'}, {out / 'min_rank.png'}")
+    return 0 if all(s["holds"] for s in summary) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
