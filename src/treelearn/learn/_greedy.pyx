@@ -17,6 +17,7 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
         int64_t min_samples_leaf
         double min_impurity_decrease
         int hist
+        double hist_budget
 
     cdef struct Problem:
         int64_t n
@@ -62,9 +63,11 @@ def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t ma
 def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,
                const int32_t[::1] cat_only, const int64_t[::1] y, const double[::1] w, int n_classes,
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
-               double min_impurity_decrease, bint hist):
+               double min_impurity_decrease, bint hist, double hist_budget=-1.0):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
+    ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
+    256 MB); past it a node's children are built from its rows instead of by subtraction.
     ``split_code`` is k for a numeric node (``code >= k`` goes right; ``split_low`` is the largest
     code present on the left) and v for a categorical one (``code == v`` goes right).
     """
@@ -87,6 +90,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.min_samples_leaf = min_samples_leaf
     prm.min_impurity_decrease = min_impurity_decrease
     prm.hist = 1 if hist else 0
+    prm.hist_budget = hist_budget
     with nogil:
         grow(P, prm, res)
     cdef Py_ssize_t m = res.n_nodes

@@ -43,6 +43,7 @@ struct Params {
     int64_t min_samples_leaf;
     double min_impurity_decrease;
     int hist;               // 1: histogram finder
+    double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
 };
 
 struct Result {
@@ -321,6 +322,8 @@ public:
     std::vector<uint16_t> bins;    // (n, d) row-major codes
     std::vector<double> buf, pre;
 
+    double budget = 256.0 * 1024 * 1024;
+
     HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
         : P(p), crit(c), msl(min_samples_leaf) {
         const int64_t n = P.n;
@@ -359,7 +362,7 @@ public:
     // (its children are then built from rows instead of by subtraction)
     void trim(Node& nd) {
         const double bytes = (double)(pool.size() - free_slots.size()) * (double)(hsize + csize) * 8.0;
-        if (bytes > 256.0 * 1024 * 1024) release(nd);
+        if (bytes > budget) release(nd);
     }
 
     void build(Node& nd) {
@@ -645,6 +648,7 @@ inline void grow(const Problem& P, const Params& prm, Result& res) {
     }
     if (prm.hist) {
         GrowerT<HistFinder> g(P, prm, crit, res);
+        if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
         g.grow();
     } else {
         GrowerT<SortedFinder> g(P, prm, crit, res);
