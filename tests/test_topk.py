@@ -175,11 +175,13 @@ def test_search_equals_plain_recursion(criterion, scoring):
         w = np.ones(n)
         for k in (1, 2, 3, 4):
             for h in (1, 2, 3, 4):
-                res = _search(B, y, C, k, h, criterion=criterion, scoring=scoring)
                 e_ref, t_ref = ref_topk(B, y, w, np.arange(n), h, k, C, criterion, scoring)
-                assert res["error"] == e_ref, (trial, k, h)
-                assert _tree_error(res, B, y, w) == e_ref
-                assert list(res["feature"]) == preorder(t_ref), (trial, k, h)
+                for c1, fc in ((False, False), (True, True)):
+                    res = _search(B, y, C, k, h, criterion=criterion, scoring=scoring, cache_depth1=c1,
+                                  feature_classes=fc)
+                    assert res["error"] == e_ref, (trial, k, h)
+                    assert _tree_error(res, B, y, w) == e_ref
+                    assert list(res["feature"]) == preorder(t_ref), (trial, k, h)
 
 
 def test_search_equals_plain_recursion_weighted():
@@ -190,8 +192,10 @@ def test_search_equals_plain_recursion_weighted():
     w = rng.uniform(0.2, 2.0, size=n)
     for k in (1, 2, 3):
         for h in (1, 2, 3):
-            res = _search(B, y, C, k, h, w=w)
             e_ref, _ = ref_topk(B, y, w, np.arange(n), h, k, C)
+            res = _search(B, y, C, k, h, w=w, cache_depth1=True, feature_classes=True)
+            assert res["error"] == pytest.approx(e_ref, abs=1e-9)
+            res = _search(B, y, C, k, h, w=w)
             assert res["error"] == pytest.approx(e_ref, abs=1e-9)
             assert _tree_error(res, B, y, w) == pytest.approx(e_ref, abs=1e-9)
 

@@ -39,7 +39,7 @@ cdef extern from "_topk_search.h" namespace "tltopk":
 
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
-           double memory_limit_bytes, int n_jobs, bint cache_depth1=True):
+           double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True):
     cdef Params P
     cdef Output out
     cdef const double[::1] wv
@@ -65,7 +65,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     P.time_limit = time_limit
     P.mem_limit_bytes = memory_limit_bytes
     P.n_jobs = n_jobs
-    P.cache_depth1 = 1 if cache_depth1 else 0
+    P.cache_depth1 = (1 if cache_depth1 else 0) | (0 if feature_classes else 2)
     with nogil:
         run_search(P, out)
     nn = out.feature.size()

@@ -157,6 +157,8 @@ class Searcher {
         std::vector<std::pair<int64_t, int>> keyed;
         std::vector<int> cand, cand1, cand0;
         std::vector<std::pair<int64_t, int>> keyed1;
+        std::vector<std::pair<u64, int>> hk;
+        std::vector<int> cls_of, reps, mult, off, members, leaders;
         u64 hash = 0;
         std::vector<u64> sim_cover;
         double sim_val[2] = {0, 0};
@@ -177,6 +179,7 @@ class Searcher {
     bool recon = false;
     bool c1cache = true;
     bool use_sim = true;
+    bool use_reps = true;
     // time limit
     std::chrono::steady_clock::time_point t0;
     double time_limit;
@@ -335,14 +338,16 @@ class Searcher {
     }
 
     // counts of feature = 1 per class among local rows in mask (local frame)
-    void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc) {
+    void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc, const int* sel = nullptr, int nsel = -1) {
         const int wl = v.wl;
+        const int nj = sel ? nsel : d;
         if (!W) {
             for (int c = 0; c < C; ++c)
                 for (int i = 0; i < wl; ++i) v.mc[(size_t)c * wl + i] = v.cls[(size_t)c * wl + i] & mask[i];
             if (C == 2) {
                 const u64* m1 = &v.mc[wl];
-                for (int j = 0; j < d; ++j) {
+                for (int q = 0; q < nj; ++q) {
+                    const int j = sel ? sel[q] : q;
                     const u64* col = &v.M[(size_t)j * wl];
                     int t = 0, a = 0;
                     for (int i = 0; i < wl; ++i) {
@@ -355,7 +360,8 @@ class Searcher {
                     cnt[2 * j] = (CT)(t - a);
                 }
             } else {
-                for (int j = 0; j < d; ++j) {
+                for (int q = 0; q < nj; ++q) {
+                    const int j = sel ? sel[q] : q;
                     const u64* col = &v.M[(size_t)j * wl];
                     int t = 0;
                     for (int i = 0; i < wl; ++i) t += popc(col[i] & mask[i]);
@@ -372,7 +378,8 @@ class Searcher {
                 }
             }
         } else {
-            for (int j = 0; j < d; ++j) {
+            for (int q = 0; q < nj; ++q) {
+                const int j = sel ? sel[q] : q;
                 const u64* col = &v.M[(size_t)j * wl];
                 CT* o = &cnt[(size_t)j * C];
                 for (int c = 0; c < C; ++c) o[c] = 0;
@@ -599,6 +606,137 @@ class Searcher {
         }
         c.m = mm;
     }
+    // classes of identical local columns among the features that split the node (an h = 2
+    // node): every subset of its rows sees them identical too. reps ascending by first index.
+    void prepare_reps(Level& v) {
+        const int wl = v.wl;
+        v.hk.clear();
+        for (int j = 0; j < d; ++j) {
+            if (v.rc[j] == 0 || v.rc[j] == v.m) continue;
+            const u64* col = &v.M[(size_t)j * wl];
+            u64 h = 0x9E3779B97F4A7C15ULL * (u64)(v.rc[j] + 1);
+            for (int i = 0; i < wl; ++i) {
+                h ^= col[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+                h *= 0xff51afd7ed558ccdULL;
+            }
+            v.hk.emplace_back(h, j);
+        }
+        std::sort(v.hk.begin(), v.hk.end());
+        // group: within a run of equal hashes, compare columns with the run's leaders
+        v.cls_of.assign(d, -1);
+        v.reps.clear();
+        std::vector<int>& leaders = v.leaders;
+        size_t a = 0;
+        while (a < v.hk.size()) {
+            size_t b = a;
+            while (b < v.hk.size() && v.hk[b].first == v.hk[a].first) ++b;
+            leaders.clear();
+            for (size_t q = a; q < b; ++q) {
+                int j = v.hk[q].second;
+                const u64* cj = &v.M[(size_t)j * wl];
+                int found = -1;
+                for (int l : leaders) {
+                    if (std::memcmp(cj, &v.M[(size_t)l * wl], sizeof(u64) * wl) == 0) {
+                        found = l;
+                        break;
+                    }
+                }
+                if (found < 0) {
+                    leaders.push_back(j);
+                    v.cls_of[j] = j;
+                } else {
+                    v.cls_of[j] = found;
+                }
+            }
+            a = b;
+        }
+        // reps in ascending index; member lists (ascending) in CSR form
+        v.mult.assign(d, 0);
+        for (int j = 0; j < d; ++j)
+            if (v.cls_of[j] >= 0) ++v.mult[v.cls_of[j]];
+        v.off.assign(d + 1, 0);
+        for (int j = 0; j < d; ++j)
+            if (v.cls_of[j] == j) v.reps.push_back(j);
+        int pos = 0;
+        for (int r : v.reps) {
+            v.off[r] = pos;
+            pos += v.mult[r];
+        }
+        v.members.resize(pos);
+        std::vector<int>& fill = v.leaders;
+        fill.assign(d, 0);
+        for (int j = 0; j < d; ++j) {
+            int r = v.cls_of[j];
+            if (r >= 0) v.members[v.off[r] + fill[r]++] = j;
+        }
+    }
+
+    // depth-1 subtree of a child of an h = 2 node from the counts of the node's classes:
+    // exactly depth1() over all features (copies of a class share key and error)
+    double depth1_reps(Level& v, const CT* A, const int32_t* R, const CT* T, double Wn, int m, int& fout) {
+        fout = -1;
+        double leaf = leaf_error(T, C, Wn);
+        if (n_present(T) <= 1) return leaf;
+        const std::vector<int>& reps = v.reps;
+        if (all_k && !recon) {
+            double best = INF;
+            for (int j : reps) {
+                int n1 = R[j];
+                if (n1 == 0 || n1 == m) continue;
+                double e = split_error(A + (size_t)j * C, n1, T, Wn, m);
+                if (e < best) {
+                    best = e;
+                    fout = j;
+                    if (best <= 0) break;
+                }
+            }
+            return fout < 0 ? leaf : best;
+        }
+        const bool fast = !W && C == 2 && D.crit == 0 && !D.gr;
+        const bool fastC = !W && D.crit == 0 && !D.gr;
+        const double scale = 1e9 / Wn;
+        double pc = D.gr ? parent_cost(T, Wn, m) : 0.0;
+        auto& sel = v.keyed1;  // (key, rep) of the K smallest reps by (key, first index)
+        sel.clear();
+        const int KK = all_k ? (int)reps.size() : K;
+        for (int j : reps) {
+            int n1 = R[j];
+            if (n1 == 0 || n1 == m) continue;
+            int64_t key = fast ? key_fast_ent2(A + (size_t)j * C, n1, T, m, scale)
+                               : fastC ? key_fast_entC(A + (size_t)j * C, n1, T, m, scale)
+                                       : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
+            if ((int)sel.size() == KK) {
+                if (key >= sel.back().first) continue;
+                sel.pop_back();
+            }
+            auto it = std::upper_bound(sel.begin(), sel.end(), std::make_pair(key, j));
+            sel.insert(it, std::make_pair(key, j));
+        }
+        // a class is a candidate iff its first copy is among the K smallest (key, index) pairs
+        double best = INF;
+        for (size_t q = 0; q < sel.size(); ++q) {
+            int64_t kc = sel[q].first;
+            int jc = sel[q].second;
+            long long rank_ = 0;
+            for (size_t p = 0; p < q; ++p) {
+                int jd = sel[p].second;
+                if (sel[p].first < kc) {
+                    rank_ += v.mult[jd];
+                } else {
+                    const int* b = &v.members[v.off[jd]];
+                    rank_ += std::lower_bound(b, b + v.mult[jd], jc) - b;
+                }
+            }
+            if (rank_ >= K) break;
+            double e = split_error(A + (size_t)jc * C, R[jc], T, Wn, m);
+            if (e < best) {
+                best = e;
+                fout = jc;
+            }
+        }
+        return fout < 0 ? leaf : best;
+    }
+
     void split_rows(const Level& v, int f, int side, Level& c) {
         int mm = 0;
         for (int i = 0; i < v.m; ++i) {
@@ -691,6 +829,7 @@ class Searcher {
             return Res{e, f, e < ub};
         }
         rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
+        if (h == 2 && use_reps && !v.cand.empty()) prepare_reps(v);
         if (v.cand.empty()) {
             store(v, h, Entry{leaf, -1, 1});
             return Res{leaf, -1, leaf < ub};
@@ -762,9 +901,14 @@ class Searcher {
                 if (hit1) {
                     e1 = ce1.err;
                 } else {
-                    count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                    if (use_reps) {
+                        count_pass(v, mf, v.cntf.data(), v.rcf.data(), v.reps.data(), (int)v.reps.size());
+                        e1 = depth1_reps(v, v.cntf.data(), v.rcf.data(), T1, W1, m1, f1);
+                    } else {
+                        count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                        e1 = depth1(v.cntf.data(), v.rcf.data(), T1, W1, m1, f1, c1, k1);
+                    }
                     counted = true;
-                    e1 = depth1(v.cntf.data(), v.rcf.data(), T1, W1, m1, f1, c1, k1);
                     if (c1cache) store_c(c1c, h1, 1, Entry{e1, f1, 1});
                 }
                 if (e1 >= bound) continue;
@@ -776,13 +920,25 @@ class Searcher {
                             u64 valid = (i == wl - 1 && (v.m & 63)) ? ((1ULL << (v.m & 63)) - 1) : ~0ULL;
                             v.tmpmask[i] = ~mf[i] & valid;
                         }
-                        count_pass(v, v.tmpmask.data(), v.cnt0.data(), v.rc0.data());
+                        if (use_reps)
+                            count_pass(v, v.tmpmask.data(), v.cnt0.data(), v.rc0.data(), v.reps.data(),
+                                       (int)v.reps.size());
+                        else
+                            count_pass(v, v.tmpmask.data(), v.cnt0.data(), v.rc0.data());
+                    } else if (use_reps) {
+                        if (!counted)
+                            count_pass(v, mf, v.cntf.data(), v.rcf.data(), v.reps.data(), (int)v.reps.size());
+                        for (int j : v.reps) {
+                            for (int c = 0; c < C; ++c) v.cnt0[(size_t)j * C + c] = v.cnt[(size_t)j * C + c] - v.cntf[(size_t)j * C + c];
+                            v.rc0[j] = v.rc[j] - v.rcf[j];
+                        }
                     } else {
                         if (!counted) count_pass(v, mf, v.cntf.data(), v.rcf.data());
                         for (size_t q = 0; q < dC; ++q) v.cnt0[q] = v.cnt[q] - v.cntf[q];
                         for (int j = 0; j < d; ++j) v.rc0[j] = v.rc[j] - v.rcf[j];
                     }
-                    e0 = depth1(v.cnt0.data(), v.rc0.data(), T0, W0, m0, f0, c0, k1);
+                    e0 = use_reps ? depth1_reps(v, v.cnt0.data(), v.rc0.data(), T0, W0, m0, f0)
+                                  : depth1(v.cnt0.data(), v.rc0.data(), T0, W0, m0, f0, c0, k1);
                     if (c1cache) store_c(c0c, h0, 1, Entry{e0, f0, 1});
                 }
                 if (e0 + e1 >= bound) continue;
@@ -868,7 +1024,8 @@ void run_typed(const Params& P, Output& out) {
     int h = P.max_depth;
     int n_jobs = std::max(1, P.n_jobs);
     Searcher<CT> main(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
-    main.c1cache = P.cache_depth1 != 0;
+    main.c1cache = (P.cache_depth1 & 1) != 0;
+    main.use_reps = (P.cache_depth1 & 2) == 0;
     auto& v0 = main.lv[0];
     v0.m = P.n;
     for (int i = 0; i < P.n; ++i) v0.rows[i] = i;
@@ -893,7 +1050,8 @@ void run_typed(const Params& P, Output& out) {
         for (int t = 0; t < T; ++t) {
             th.emplace_back([&, t]() {
                 Searcher<CT>* s = (t == 0) ? &main : new Searcher<CT>(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
-                s->c1cache = P.cache_depth1 != 0;
+                s->c1cache = (P.cache_depth1 & 1) != 0;
+                s->use_reps = (P.cache_depth1 & 2) == 0;
                 ss[t] = s;
                 auto& r0 = s->lv[0];
                 r0.m = P.n;

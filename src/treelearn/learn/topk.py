@@ -38,16 +38,24 @@ _SCORINGS = ("gain", "gain_ratio")
 
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
-                memory_limit_mb=1024, n_jobs=1, cache_depth1=True) -> dict:
+                memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``left``/``right``/``value``/``n_node_samples``) and statistics
-    (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``)."""
+    (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``).
+
+    Tuning switches (none changes the result): ``cache_depth1`` also caches depth-1 subproblems
+    (default: when there are at least twice as many features as 64-row words, i.e. when ranking a
+    node costs more than hashing its cover); ``feature_classes`` groups the features identical on
+    an h = 2 node before its depth-1 steps (off by default: the grouping costs more than it saves on
+    the benchmark data)."""
     crit = get_criterion(criterion)
     if crit.code < 0:
         raise TreeLearnValueError(
             "Top-k search supports the built-in criteria 'entropy', 'gini' and 'kearns_mansour' only"
         )
     d = data.n_features
+    if cache_depth1 is None:
+        cache_depth1 = d >= 2 * data.n_words
     kk = d if k is None or k == "all" else int(k)
     kk = max(1, min(kk, max(d, 1)))
     return _topk.search(
@@ -63,6 +71,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         float(memory_limit_mb) * 1024.0 * 1024.0,
         int(n_jobs),
         bool(cache_depth1),
+        bool(feature_classes),
     )
 
 
