@@ -457,3 +457,34 @@ def test_find_min_tree_for_tree_on_multiword_samples(seed):
     assert tree_to_tuple(got) == expected
     assert np.array_equal(got.predict(X), y)
     assert MinRankSearch(X, y, memoize=False).find_min().rank == got.rank
+
+
+def test_min_rank_experiment_smoke(tmp_path):
+    """The experiment's CSVs agree with an independent recomputation of one run."""
+    import csv
+
+    from treelearn.datasets import uniform_error
+    from treelearn.experiments.min_rank import main
+
+    code = main(["--n", "5", "--ranks", "1", "2", "--eps", "0.3", "--seeds", "3", "--fractions", "1", "0.05",
+                 "--out-dir", str(tmp_path)])
+    assert (tmp_path / "min_rank.png").stat().st_size > 0
+    runs = list(csv.DictReader(open(tmp_path / "runs.csv")))
+    summary = list(csv.DictReader(open(tmp_path / "summary.csv")))
+    assert len(runs) == 2 * 2 * 3 and len(summary) == 4
+    for row in runs:
+        assert int(row["m"]) == max(1, round(float(row["fraction"]) * eh_sample_size(5, int(row["r"]), 0.3, 0.1)))
+        assert int(row["rank"]) <= int(row["r"])  # the target is consistent and has rank r
+        assert (float(row["error"]) <= 0.3) == (row["success"] == "True")
+    full = [s for s in summary if float(s["fraction"]) == 1.0]
+    assert code == (0 if all(s["holds"] == "True" for s in full) else 1)
+    for s in full:
+        fr = np.mean([r["success"] == "True" for r in runs if r["r"] == s["r"] and float(r["fraction"]) == 1.0])
+        assert np.isclose(float(s["success_fraction"]), fr)
+    # uniform_error is exact: check it against enumeration of all 2^n points on a learned tree
+    from treelearn.datasets import make_rank_tree_sample
+
+    X, y, target = make_rank_tree_sample(7, 2, 40, random_state=1)
+    h = find_min(X, y)
+    allx = np.array(list(itertools.product([0, 1], repeat=7)), dtype=np.uint8)
+    assert np.isclose(uniform_error(h, target), np.mean(h.predict(allx) != target.predict(allx)))

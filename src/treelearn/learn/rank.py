@@ -11,9 +11,13 @@ Variables are binary features: 0/1 or ±1 columns pass through unchanged (thresh
 0 in the Tree); any other data goes through :class:`treelearn.Binarizer` with its exact encoding
 (every midpoint ``x_j >= t``, one-hot ``x_j == v`` for categorical columns), each binary feature
 being one of the paper's variables. The search runs in compiled code (``_rank.pyx`` and
-``_include/tl_minrank.h``) over covers (sets of rows) with memoisation of (cover, r) results;
-a time limit and a memory cap stop it with :class:`RankSearchLimitError`, which says which bound
-was hit and the best lower bound on r(S) proven so far.
+``_include/tl_minrank.h``) over covers (sets of rows, held as sparse row bitsets) with
+memoisation of (cover, r) results keyed by a 128-bit fingerprint of the cover: a success is
+stored for its exact r (so the tree returned is the procedure's), a failure of FIND(S', r) for
+every r' <= r (it proves r(S') > r, Lemma 2). The search runs on the distinct rows of the sample
+(FIND's answer depends only on the set of points). A time limit and a memory cap stop it with
+:class:`RankSearchLimitError`, which says which bound was hit and the best lower bound on r(S)
+proven so far.
 
 Multiclass labels use the natural extension: a tree is consistent when every leaf is pure, and
 step 1 of FIND returns a leaf when all examples share one class.
