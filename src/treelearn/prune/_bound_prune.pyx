@@ -129,11 +129,11 @@ cdef class _LoosePruner:
             out[c] = NEG_INF
 
     cdef void eval_node(self, double* out, const double* va, const double* vb, long Lu, long e,
-                        bint half) noexcept:
-        """log of the loose bound (m_u = Lu + e > Lu) for c = 1..C."""
+                        bint half, double lfac0) noexcept:
+        """log of the loose bound (m_u = Lu + e > Lu) for c = 1..C; lfac0 = log((e + 1) 2l)."""
         cdef long c, t, mu = Lu + e
         cdef double mx, s, x, lfac, total, cap
-        lfac = log(<double>(e + 1)) + self.log2l - (LN2 if half else 0.0)
+        lfac = lfac0 - (LN2 if half else 0.0)
         out[0] = NEG_INF
         for c in range(1, self.C + 1):
             if c > Lu:
@@ -182,6 +182,7 @@ cdef class _LoosePruner:
         """
         cdef long v, a, b, C1 = self.C + 1
         cdef long Lroot, e
+        cdef double lfac0
         cdef long* Lc
         cdef double* err
         cdef int* sid
@@ -205,6 +206,7 @@ cdef class _LoosePruner:
                 sid[v] = self.lookup(sid[a], sid[b], to_state)
         Lroot = Lc[0]
         e = self.M - Lroot
+        lfac0 = log(<double>(e + 1)) + self.log2l
         for v in range(self.N - 1, -1, -1):
             if not self.alive[v]:
                 continue
@@ -213,7 +215,7 @@ cdef class _LoosePruner:
             else:
                 a = self.left[v]; b = self.right[v]
                 self.eval_node(lp + v * C1, lp + a * C1, lp + b * C1, Lc[v], e,
-                               sid[a] >= 0 and sid[a] == sid[b])
+                               sid[a] >= 0 and sid[a] == sid[b], lfac0)
         return self.eps_of(Lroot, err[0], lp)
 
     cdef double lower_bound(self, long v) noexcept:
@@ -226,13 +228,14 @@ cdef class _LoosePruner:
         cdef double* tmp
         cdef int cur_sid = 0, x_sid
         cdef long cur_L = 1, w = v, u, x
+        cdef double lfac0 = log(<double>(e2 + 1)) + self.log2l
         self.leaf_vec(cur)
         while w != 0:
             u = self.parent[w]
             x = self.left[u] if self.right[u] == w else self.right[u]
             x_sid = self.sid[x]
             self.eval_node(nxt, cur, self.lp.data() + x * C1, cur_L + self.Lc[x], e2,
-                           cur_sid >= 0 and cur_sid == x_sid)
+                           cur_sid >= 0 and cur_sid == x_sid, lfac0)
             cur_sid = self.lookup(cur_sid, x_sid, False)
             cur_L = cur_L + self.Lc[x]
             tmp = cur; cur = nxt; nxt = tmp

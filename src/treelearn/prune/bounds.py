@@ -502,14 +502,27 @@ def _convolve_exact(f: list, g: list, n_out: int) -> list:
     return out
 
 
+def _pack(seq, lo: int, hi: int, nbytes: int):
+    """Kronecker packing: Σ_{k=lo}^{hi} seq[k] 2^(8·nbytes·k) (entries outside [lo, hi] are zero)."""
+    if hi < lo:
+        return 0
+    zeros = bytes(nbytes * lo)
+    body = b"".join(int(seq[k]).to_bytes(nbytes, "little") for k in range(lo, hi + 1))
+    v = int.from_bytes(zeros + body, "little")
+    return _gmpy2.mpz(v) if _gmpy2 is not None else v
+
+
 def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, last_only: bool) -> list:
     """Tight bound (Eq. 7) of the node shape ``s`` for m = 0..Ms (or only m = Ms), c = 1..C.
 
-    ``sa``/``sb``: the subtrees' sequences (lists over c of lists over m, long enough). Where
-    min(2l, C(m, k)) = 2l for every k — all m >= 2l, since C(m, k) >= m for 1 <= k <= m − 1 — the
-    inner sum is 2l times a convolution of the subtrees' sequences (zeroed below their leaf
-    counts), computed exactly by :func:`_convolve_exact`; the m < 2l values are summed directly.
-    With ``last_only`` the single value is a dot product. Returns per_c[c] = list over m.
+    ``sa``/``sb``: the subtrees' sequences (per_c lists over m, long enough). Writing
+    min(2l, C(m, k)) = 2l − (2l − C(m, k))⁺, the sum of Eq. (7) is 2l times a convolution of the
+    subtrees' sequences (zeroed below their leaf counts) minus corrections at the few (m, k) with
+    C(m, k) < 2l — none once m >= 2l, since C(m, k) >= m for 1 <= k <= m − 1. The convolutions
+    are exact: Kronecker substitution packs every sequence into one big integer (slots wide
+    enough for the largest sum), Σ_b coef·B_b is integer arithmetic on the packed values, and one
+    multiplication per (c, a) does a whole convolution (GMP's FFT multiplication with gmpy2).
+    Returns per_c[c] = list over m (only index Ms is filled with ``last_only``).
     """
     L = s.n_leaves
     two_l = 2 * l
@@ -517,83 +530,69 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
     LA, LB = A.n_leaves, B.n_leaves
     half = A is B
     per_c = [None] * (C + 1)
+    ms_all = [Ms] if last_only else list(range(Ms + 1))
+    hiA = min(Ms - LB, len(sa[1]) - 1)  # k range of the left subtree
+    hiB = min(Ms - LA, len(sb[1]) - 1)
+    CA, CB = min(C, LA), min(C, LB)
+    packed = None
+    nbytes = 0
     for c in range(1, C + 1):
         seq = [0] * (Ms + 1)
         per_c[c] = seq
         if c > L:
             continue
-        ms = [Ms] if last_only else range(Ms + 1)
-        pending_direct, pending_conv = [], []
-        for m in ms:
+        todo = []
+        for m in ms_all:
             base = _base_case(L, c, m)
             if base is not None:
                 seq[m] = base
-            elif m < two_l:
-                pending_direct.append(m)
             else:
-                pending_conv.append(m)
-        coefs = _pair_coefficients(c)
-        for m in pending_direct:
-            total = 0
-            for k in range(LA, m - LB + 1):
-                inner = 0
-                for a, b, coef in coefs:
-                    pa = sa[a][k]
-                    if pa:
-                        pb = sb[b][m - k]
-                        if pb:
-                            inner += coef * pa * pb
-                if inner:
-                    total += min(two_l, math.comb(m, k)) * inner
-            if half:
-                total = (total + 1) // 2
-            seq[m] = _cap(total, m, c)
-        if not pending_conv:
+                todo.append(m)
+        if not todo:
             continue
-        # raw = Σ_a A_a * H_a with H_a = Σ_b coef(a, b) B_b (B zeroed below LB)
+        coefs = [(a, b, coef) for a, b, coef in _pair_coefficients(c) if a <= CA and b <= CB]
+        if packed is None:
+            bits_a = max((int(v).bit_length() for a in range(1, CA + 1) for v in sa[a][LA:hiA + 1]), default=0)
+            bits_b = max((int(v).bit_length() for b in range(1, CB + 1) for v in sb[b][LB:hiB + 1]), default=0)
+            coef_bits = max(sum(cf for _, _, cf in _pair_coefficients(cc)) for cc in range(1, C + 1)).bit_length()
+            nbytes = (bits_a + bits_b + coef_bits + (Ms + 1).bit_length() + 2 + 7) // 8
+            packed = ([None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(1, CA + 1)],
+                      [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)])
+        PA, PB = packed
         by_a: dict[int, list] = {}
         for a, b, coef in coefs:
             by_a.setdefault(a, []).append((b, coef))
-        raw = [0] * (Ms + 1)
+        R = 0
         for a, terms in by_a.items():
-            fa = sa[a]
-            n_b = min(len(sb[1]), Ms - LA + 1)
-            H = [0] * max(n_b, 0)
+            H = 0
             for b, coef in terms:
-                vb = sb[b]
-                for j in range(LB, n_b):
-                    x = vb[j]
-                    if x:
-                        H[j] += coef * x
-            if last_only:
-                acc = 0
-                for k in range(LA, Ms - LB + 1):
-                    x = fa[k]
-                    if x:
-                        y = H[Ms - k]
-                        if y:
-                            acc += x * y
-                raw[Ms] += acc
-            elif a == 1:
-                # π^1 = 1 for every m >= 1: the convolution is a prefix sum of H
-                pref = 0
-                run = [0] * max(n_b, 1)
-                for j in range(n_b):
-                    pref += H[j]
-                    run[j] = pref
-                for m in pending_conv:
-                    j = min(m - LA, n_b - 1)
-                    if j >= 0:
-                        raw[m] += run[j]
-            else:
-                fz = [0] * LA + list(fa[LA:Ms + 1])
-                conv = _convolve_exact(fz, H, Ms + 1)
-                for m in pending_conv:
-                    raw[m] += conv[m]
-        for m in pending_conv:
-            total = two_l * raw[m]
+                H += coef * PB[b] if coef != 1 else PB[b]
+            R += PA[a] * H
+        R = int(R)
+        width = 8 * nbytes
+        mask = (1 << width) - 1
+        if last_only:
+            conv = {Ms: (R >> (width * Ms)) & mask}
+        else:
+            raw = R.to_bytes(max((R.bit_length() + 7) // 8, nbytes * (Ms + 1)), "little")
+            conv = {m: int.from_bytes(raw[m * nbytes:(m + 1) * nbytes], "little") for m in todo}
+        for m in todo:
+            total = two_l * conv[m]
+            if m < two_l:  # corrections where C(m, k) < 2l
+                for k in range(LA, m - LB + 1):
+                    w = math.comb(m, k)
+                    if w >= two_l:
+                        continue
+                    inner = 0
+                    for a, b, coef in coefs:
+                        pa = sa[a][k]
+                        if pa:
+                            pb = sb[b][m - k]
+                            if pb:
+                                inner += coef * pa * pb
+                    total -= (two_l - w) * inner
             if half:
-                total //= 2
+                total = (total + 1) // 2
             seq[m] = _cap(total, m, c)
     return per_c
 
