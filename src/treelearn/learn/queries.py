@@ -754,11 +754,15 @@ def is_everywhere_influential(f, tree: Tree, tau: float, *, strict: bool = False
 
 # ----------------------------------------------------------------------------- statistics providers
 class _Stat:
-    __slots__ = ("mean", "S", "survivors", "m", "n_rel")
+    __slots__ = ("mean", "S", "survivors", "m", "n_rel", "lbs")
 
-    def __init__(self, mean, S, survivors, m, n_rel=0):
+    def __init__(self, mean, S, survivors, m, n_rel=0, lbs=()):
         self.mean, self.S, self.survivors, self.m = mean, S, survivors, m
         self.n_rel = n_rel  # variables seen to change f_π (a tree computing f_π queries them all)
+        # influences in decreasing order, in error units: a tree with t leaves ignores one of the
+        # t most influential variables j, and a tree ignoring x_j errs on >= Inf_j(f_π) (it
+        # agrees on x and x^⊕j, f_π differs there), so its error is >= lbs[t-1]
+        self.lbs = lbs
 
 
 def _kl_bern(p, q):
@@ -787,7 +791,8 @@ class _ExactProvider:
         sel = np.nonzero(infl >= self.tau - 1e-12)[0]
         sel = sel[np.argsort(-infl[sel], kind="stable")]
         S = tuple(int(free[a]) for a in sel)
-        return _Stat(mean, S, None, 0, int(np.count_nonzero(infl > 0)))
+        pos = np.sort(infl[infl > 0])[::-1] * (1.0 if self.metric == "hamming" else 0.5)
+        return _Stat(mean, S, None, 0, int(pos.size), tuple(pos.tolist()))
 
 
 class _SampledProvider:
@@ -806,11 +811,12 @@ class _SampledProvider:
     """
 
     def __init__(self, oracle, n, tau, delta_test, seed, *, adaptive=True, inherit=True, mean_tol=0.1,
-                 smoothing=None, n_noise=32, max_queries=None):
+                 smoothing=None, n_noise=32, max_queries=None, shared_batch=True):
         self.o, self.n, self.tau = oracle, n, tau
         self.seed = seed
         self.adaptive, self.inherit = adaptive, inherit
         self.smoothing, self.n_noise = smoothing, n_noise
+        self.shared = shared_batch
         boolean = smoothing is None and not oracle.real_valued
         self.boolean = boolean
         # thresholds on q = E[statistic]; Inf = scale·q
@@ -828,6 +834,17 @@ class _SampledProvider:
     def _batch(self, rng, m, pi, cand, want_flips=True):
         X = _random_pm1(rng, m, pi)
         before = self.o.n_queries
+        if self.smoothing is None and want_flips and not self.shared:
+            # ablation: a fresh batch per candidate, so f(x) is queried again for each of them
+            f0 = self.o._eval(X)
+            F = np.empty((m, cand.shape[0]))
+            base = np.empty((m, cand.shape[0]))
+            for c in range(cand.shape[0]):
+                Xc = _random_pm1(rng, m, pi)
+                base[:, c] = self.o._eval(Xc)
+                F[:, c] = self.o._eval_flips(Xc, cand[c:c + 1])[:, 0]
+            self.n_queries += self.o.n_queries - before
+            return f0, (F != base) if self.boolean else 0.5 * np.abs(F - base)
         if self.smoothing is None:
             f0 = self.o._eval(X)
             F = self.o._eval_flips(X, cand) if want_flips else None
@@ -881,8 +898,10 @@ class _SampledProvider:
         surv = cand[alive] if self.inherit else None
         included = []
         und = np.nonzero(alive)[0]
+        qfin = np.zeros(cand.shape[0])
         while und.size:
             qhat = sums[und] / m
+            qfin[und] = qhat
             inc = (qhat > self.lo) & (m * _kl_bern(qhat, self.lo) >= self.log1d)
             exc = (qhat < self.hi) & (m * _kl_bern(qhat, self.hi) >= self.log1d)
             if m >= self.m_max:
@@ -904,7 +923,8 @@ class _SampledProvider:
             fsum += float(f1.sum())
             fcnt += extra
         included.sort()
-        return _Stat(fsum / fcnt, tuple(j for _, j in included), surv, fcnt, int(alive.sum()))
+        lbs = tuple(np.sort(qfin[alive])[::-1] * 0.5)  # Inf in error units = q/2 (both statistics)
+        return _Stat(fsum / fcnt, tuple(j for _, j in included), surv, fcnt, int(alive.sum()), lbs)
 
 
 class _MonotoneProvider:
@@ -950,7 +970,7 @@ class _BuildDT:
     comes from one pass over (i ∈ S, split k)."""
 
     def __init__(self, provider, n, size, depth, *, memo=True, time_limit=None, max_memory_mb=None,
-                 rounds=(0.0, math.inf)):
+                 rounds=(0.0, 1 / 256, 1 / 32, math.inf)):
         self.p, self.n, self.size, self.depth = provider, n, size, depth
         self.use_memo = memo
         self.memo = {}
@@ -1042,12 +1062,16 @@ class _BuildDT:
             for t in range(min(need, st.n_rel)):
                 best[t] = max(best[t], ub[t])
         perfect = max(ub) < _PERFECT
+        lbv = [0.0] * need
+        if leaf > 0.0 and st.lbs:
+            nl = len(st.lbs)
+            lbv = [st.lbs[t] if t < nl else 0.0 for t in range(need)]
         if want_S and leaf > 0.0 and st.S:
             ccand = st.survivors
             for i in st.S:
                 bnd = [min(ub[t], best[t]) for t in range(need)]
                 # sizes t >= 2 that can still improve
-                live = [t for t in range(1, need) if bnd[t] > 0.0]
+                live = [t for t in range(1, need) if bnd[t] > lbv[t] and bnd[t] > 0.0]
                 if not live:
                     break
                 tmax = live[-1] + 1  # largest useful size
@@ -1058,21 +1082,29 @@ class _BuildDT:
                 pr = pi.copy()
                 pr[i] = 1
                 kr = self._child_key(key, pr, i, 1)
+                cw = cn > 1 and depth + 1 < self.depth
+                sl = self._stat(pl, kl, depth + 1, cw, ccand)
+                sr = self._stat(pr, kr, depth + 1, cw, ccand)
                 if perfect:
                     # both children must be computed exactly: each needs >= n_rel + 1 leaves
-                    cw = cn > 1 and depth + 1 < self.depth
-                    sl = self._stat(pl, kl, depth + 1, cw, ccand)
-                    sr = self._stat(pr, kr, depth + 1, cw, ccand)
                     lbl = 1 if sl.mean in (-1.0, 1.0) else sl.n_rel + 1
                     lbr = 1 if sr.mean in (-1.0, 1.0) else sr.n_rel + 1
                     if lbl + lbr > tmax:
                         continue
-                # left child of size k is useful only if L[k] < 2·bnd[t] for some t > k
+                LBl = sl.lbs if sl.mean not in (-1.0, 1.0) else ()
+                LBr = sr.lbs if sr.mean not in (-1.0, 1.0) else ()
+                nbl, nbr = len(LBl), len(LBr)
+                # left child of size k is useful only if L[k] < 2·bnd[t] − LB_right(t+1−k) for some t
                 ubl = [0.0] * cn
                 for t in live:
+                    b2 = 2 * bnd[t]
                     for k in range(1, t + 1):
-                        if k - 1 < cn and 2 * bnd[t] > ubl[k - 1]:
-                            ubl[k - 1] = 2 * bnd[t]
+                        j = t + 1 - k
+                        r = b2 - (LBr[j - 1] if j - 1 < nbr else 0.0)
+                        if k - 1 < cn and r > ubl[k - 1] and r > (LBl[k - 1] if k - 1 < nbl else 0.0):
+                            ubl[k - 1] = r
+                if max(ubl) <= 0.0:
+                    continue
                 L = self._solve(pl, kl, depth + 1, cn, ccand, ubl)[0]
                 ubr = [0.0] * cn
                 nL = len(L)
@@ -1100,7 +1132,7 @@ class _BuildDT:
                             if bt < best[t2] and best[t2] - bt > 1e-12 * best[t2]:
                                 best[t2], ci[t2], ck[t2] = bt, i, bk
         ex = [best[t] < ub[t] for t in range(need)]
-        v = [best[t] if ex[t] else ub[t] for t in range(need)]
+        v = [best[t] if ex[t] else max(ub[t], lbv[t]) for t in range(need)]
         ent = (v, ex, ci, ck, st.mean, list(ub))
         self.memo[key] = ent
         self.mem += 64 + 40 * need
@@ -1151,7 +1183,7 @@ def build_dt(f, size: int, *, depth: int, tau: float, influence: str = "auto", s
              random_state=None, conf_delta: float = 1e-8, adaptive: bool = True, memo: bool = True,
              inherit_candidates: bool = True, mean_tol: float = 0.1, n_noise: int = 32,
              time_limit: float | None = 600.0, max_memory_mb: float | None = 2048.0,
-             max_queries: int | None = None, return_info: bool = False):
+             max_queries: int | None = None, shared_batch: bool = True, return_info: bool = False):
     """BuildDT_M(f, ∅, s, d, τ) of 004 Fig. 2: the size <= s, depth <= d, everywhere τ-influential
     tree closest to f (to f_δ when ``smoothing=δ``), by dynamic programming over restrictions.
 
@@ -1182,7 +1214,8 @@ def build_dt(f, size: int, *, depth: int, tau: float, influence: str = "auto", s
         provider = _ExactProvider(table, n, metric, tau)
     elif influence == "sampled":
         provider = _SampledProvider(o, n, tau, conf_delta, seed, adaptive=adaptive, inherit=inherit_candidates,
-                                    mean_tol=mean_tol, smoothing=smoothing, n_noise=n_noise, max_queries=max_queries)
+                                    mean_tol=mean_tol, smoothing=smoothing, n_noise=n_noise, max_queries=max_queries,
+                                    shared_batch=shared_batch)
     else:
         raise TreeLearnValueError("influence must be 'auto', 'exact' or 'sampled'")
     dp = _BuildDT(provider, n, int(size), int(depth), memo=memo, time_limit=time_limit, max_memory_mb=max_memory_mb)
