@@ -206,6 +206,8 @@ class MinRankSearch:
         if res == -2:
             bound = self._search.abort_reason
             lb = self.fail_upto_ + 1
+            if np.unique(self.y_).size > 1:  # FIND(S, 0) fails on a sample with two classes
+                lb = max(lb, 1)
             limit = (f"time limit of {self.time_limit:g} s" if bound == "time"
                      else f"memory cap of {self.memory_limit_mb:g} MiB")
             raise RankSearchLimitError(
