@@ -188,6 +188,8 @@ def test_bad_labels():
     assert len(classes) == 2 and codes.tolist() == [0, 1, 0]
     with pytest.raises(TreeLearnValueError, match="unhashable type list"):
         check_target([[1, 2], [3]], 2)
+    classes, codes = check_target(["a\x00", "a"], 2)  # NumPy strings would drop the trailing NUL
+    assert classes.tolist() == ["a", "a\x00"] and codes.tolist() == [1, 0]
     dates = [datetime.date(2020, 1, 2), datetime.date(2020, 1, 1)]
     classes, codes = check_target(np.array(dates, dtype=object), 2)
     assert codes.tolist() == [1, 0]

@@ -124,7 +124,10 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             # tuple labels such as ("a", 1): NumPy would make them a 2-D array
             y = np.empty(len(seq), dtype=object)
             y[:] = list(seq)
-        elif y.dtype.kind in "US" and y.ndim == 1 and not all(isinstance(v, (str, bytes)) for v in seq):
+        elif y.dtype.kind in "US" and y.ndim == 1 and (
+                not all(isinstance(v, (str, bytes)) for v in seq)
+                or any(v[-1:] in ("\x00", b"\x00") for v in seq)):
+            # NumPy's fixed-width strings drop trailing NULs ('a\x00' would become 'a'): keep the labels
             # mixed labels such as [0, 'a']: NumPy would turn 0 into '0'; keep the labels as they are
             y = np.empty(len(seq), dtype=object)
             y[:] = list(seq)
