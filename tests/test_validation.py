@@ -24,7 +24,7 @@ from treelearn._validation import (
 
 # ---------------------------------------------------------------------- shapes
 @given(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4))
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 def test_shapes(shape):
     X = np.zeros(shape)
     if len(shape) != 2:
@@ -44,7 +44,7 @@ def test_shapes(shape):
 
 
 @given(st.integers(1, 8), st.integers(1, 6), st.data())
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 def test_nan_inf_position_is_named(n, d, data):
     X = data.draw(hnp.arrays(np.float64, (n, d), elements=st.floats(-1e6, 1e6)))
     r, c = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, d - 1))
@@ -130,7 +130,7 @@ LABELS = st.one_of(
 
 
 @given(LABELS, st.sampled_from(["list", "array", "series", "frame"]))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, derandomize=True)
 def test_labels_of_any_hashable_type(labels, container):
     y = {"list": labels, "array": np.asarray(labels, dtype=object), "series": pd.Series(labels, dtype=object),
          "frame": pd.DataFrame({"t": pd.Series(labels, dtype=object)})}[container]
@@ -150,6 +150,7 @@ def test_labels_of_any_hashable_type(labels, container):
 
 
 @given(st.integers(1, 20), st.integers(0, 25))
+@settings(derandomize=True)
 def test_label_length_mismatch(n, m):
     assume(n != m)
     with pytest.raises(TreeLearnValueError, match=f"X has {n}, y has {m}"):
@@ -197,7 +198,7 @@ def test_bad_labels():
 
 # ---------------------------------------------------------------------- weights
 @given(st.integers(1, 30), st.data())
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 def test_sample_weight(n, data):
     w = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 100)))
     if w.sum() > 0:
