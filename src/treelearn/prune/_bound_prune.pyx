@@ -51,7 +51,14 @@ cdef class _LoosePruner:
     cdef vector[double] sLp
     cdef vector[double] buf1
     cdef vector[double] buf2
+    cdef vector[int] sh_a
+    cdef vector[int] sh_b
+    cdef vector[long] sh_L
+    cdef unordered_map[long long, long] memo
+    cdef vector[double] pool
+    cdef vector[double] leafbuf
     cdef public long n_exact_evals
+    cdef public long n_node_evals
 
     def __init__(self, const long[:] left, const long[:] right, const double[:] leaf_err, long m, long l, long C,
                  double delta, double lr, double l1r, const double[:] log_s, const double[:] log_fall,
@@ -72,6 +79,7 @@ cdef class _LoosePruner:
         self.log_fall = log_fall
         self.log_p = log_p
         self.n_exact_evals = 0
+        self.n_node_evals = 0
         # coefficient tables: for c = 1..C, terms (a, b, log coef)
         self.co_start.resize(C + 2)
         for c in range(1, C + 1):
@@ -99,6 +107,11 @@ cdef class _LoosePruner:
         self.sLp.assign(self.N * (C + 1), NEG_INF)
         self.buf1.assign(C + 1, NEG_INF)
         self.buf2.assign(C + 1, NEG_INF)
+        self.leafbuf.assign(C + 1, NEG_INF)
+        self.leafbuf[1] = 0.0
+        self.sh_a.push_back(-1)
+        self.sh_b.push_back(-1)
+        self.sh_L.push_back(1)
 
     cdef inline int lookup(self, int a, int b, bint insert) noexcept:
         """Canonical id of the node shape with children shapes a, b (-1: a new shape, not interned)."""
@@ -118,8 +131,34 @@ cdef class _LoosePruner:
         if not insert:
             return -1
         self.intern[key] = self.next_sid
+        self.sh_a.push_back(x)
+        self.sh_b.push_back(y)
+        self.sh_L.push_back(self.sh_L[x] + self.sh_L[y])
         self.next_sid += 1
         return self.next_sid - 1
+
+    cdef long memo_get(self, int sid, long e) noexcept:
+        """Offset in ``pool`` of the vector of interned shape ``sid`` at excess e (memoised)."""
+        cdef long long key = (<long long>sid) * (self.M + 2) + e
+        cdef unordered_map[long long, long].iterator it = self.memo.find(key)
+        cdef long oa, ob, off, C1 = self.C + 1
+        cdef int a, b
+        cdef const double* va
+        cdef const double* vb
+        if it != self.memo.end():
+            return deref(it).second
+        a = self.sh_a[sid]
+        b = self.sh_b[sid]
+        oa = self.memo_get(a, e) if a > 0 else -1
+        ob = self.memo_get(b, e) if b > 0 else -1
+        off = self.pool.size()
+        self.pool.resize(off + C1)
+        va = self.leafbuf.data() if oa < 0 else self.pool.data() + oa
+        vb = self.leafbuf.data() if ob < 0 else self.pool.data() + ob
+        self.eval_node(self.pool.data() + off, va, vb, self.sh_L[sid], e, a == b,
+                       log(<double>(e + 1)) + self.log2l)
+        self.memo[key] = off
+        return off
 
     cdef inline void leaf_vec(self, double* out) noexcept:
         cdef long c
@@ -134,6 +173,7 @@ cdef class _LoosePruner:
         cdef long c, t, mu = Lu + e
         cdef double mx, s, x, lfac, total, cap
         lfac = lfac0 - (LN2 if half else 0.0)
+        self.n_node_evals += 1
         out[0] = NEG_INF
         for c in range(1, self.C + 1):
             if c > Lu:
@@ -218,7 +258,10 @@ cdef class _LoosePruner:
                                sid[a] >= 0 and sid[a] == sid[b], lfac0)
         return self.eps_of(Lroot, err[0], lp)
 
-    cdef double lower_bound(self, long v) noexcept:
+    cdef double path_eval(self, long v, bint exact) noexcept:
+        """ε of the current tree with v made a leaf: the path from v to the root is recomputed at
+        the new excess e'; the siblings' vectors are their values at the current e (a lower bound:
+        the recursion is nondecreasing in e) or, with ``exact``, their memoised values at e'."""
         cdef long C1 = self.C + 1
         cdef long Lroot2 = self.Lc[0] - self.Lc[v] + 1
         cdef long e2 = self.M - Lroot2
@@ -226,16 +269,26 @@ cdef class _LoosePruner:
         cdef double* cur = self.buf1.data()
         cdef double* nxt = self.buf2.data()
         cdef double* tmp
+        cdef const double* xv
         cdef int cur_sid = 0, x_sid
-        cdef long cur_L = 1, w = v, u, x
+        cdef long cur_L = 1, w = v, u, x, off
         cdef double lfac0 = log(<double>(e2 + 1)) + self.log2l
+        if exact and self.pool.size() > (1 << 24):  # memory cap of the memo (128 MB)
+            self.memo.clear()
+            self.pool.clear()
         self.leaf_vec(cur)
         while w != 0:
             u = self.parent[w]
             x = self.left[u] if self.right[u] == w else self.right[u]
             x_sid = self.sid[x]
-            self.eval_node(nxt, cur, self.lp.data() + x * C1, cur_L + self.Lc[x], e2,
-                           cur_sid >= 0 and cur_sid == x_sid, lfac0)
+            if not exact:
+                xv = self.lp.data() + x * C1
+            elif x_sid == 0:
+                xv = self.leafbuf.data()
+            else:
+                off = self.memo_get(x_sid, e2)
+                xv = self.pool.data() + off
+            self.eval_node(nxt, cur, xv, cur_L + self.Lc[x], e2, cur_sid >= 0 and cur_sid == x_sid, lfac0)
             cur_sid = self.lookup(cur_sid, x_sid, False)
             cur_L = cur_L + self.Lc[x]
             tmp = cur; cur = nxt; nxt = tmp
@@ -268,7 +321,7 @@ cdef class _LoosePruner:
             cands.clear()
             for v in range(self.N):
                 if self.alive[v] and self.left[v] >= 0 and not self.cut[v]:
-                    cands.push_back(pair[double, long](self.lower_bound(v), v))
+                    cands.push_back(pair[double, long](self.path_eval(v, False), v))
             if cands.size() == 0:
                 break
             sort(cands.begin(), cands.end())
@@ -279,9 +332,10 @@ cdef class _LoosePruner:
                 if cands[i].first > best + tol:
                     break
                 v = cands[i].second
-                b = self.full_eval(v, False)
+                b = self.path_eval(v, True)
                 self.n_exact_evals += 1
-                if b < best or (b == best and v < best_v):
+                # values equal up to rounding (the same tree reached through different paths) tie
+                if best_v < 0 or b < best - 1e-12 * abs(best) or (b <= best + 1e-12 * abs(best) and v < best_v):
                     best = b
                     best_v = v
             if best_v >= 0 and best <= current:
