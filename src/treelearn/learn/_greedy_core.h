@@ -28,6 +28,12 @@
 
 namespace tlgreedy {
 
+#if defined(__GNUC__)
+#define TL_INLINE inline __attribute__((always_inline))
+#else
+#define TL_INLINE inline
+#endif
+
 static const double GAIN_TOL = 1e-12;  // gains closer than this (normalised units) are ties
 
 struct Entry {
@@ -65,16 +71,19 @@ struct Crit {
     // would turn a 1e-17 residue into a 1e-9 gain difference, so they are snapped to 0.
     double zeps = 0.0;
 
-    inline double z(double x) const { return x < zeps ? 0.0 : x; }
+    bool int_counts = false;  // every count is an integer in [0, tab_size): xl is a table read
 
-    inline double xl(double x) const {
+    TL_INLINE double z(double x) const { return x < zeps ? 0.0 : x; }
+
+    TL_INLINE double xl(double x) const {
+        if (int_counts) return tab[(int64_t)x];
         if (tab) {
             int64_t i = (int64_t)x;
             if ((double)i == x && i >= 0 && i < tab_size) return tab[i];
         }
         return xlog2x(x);
     }
-    inline double wimp(const double* c, double W) const {
+    TL_INLINE double wimp(const double* c, double W) const {
         if (W <= 0.0) return 0.0;
         if (kind == 0) {
             double s = xl(W);
@@ -94,11 +103,11 @@ struct Crit {
         }
     }
     // both sides at once: left counts l (sum WL), right = tot - l (sum WR)
-    inline double score(const double* l, const double* tot, double WL, double WR, double* buf) const {
+    TL_INLINE double score(const double* l, const double* tot, double WL, double WR, double* buf) const {
         for (int i = 0; i < C; ++i) buf[i] = tot[i] - l[i];
         return wimp(l, WL) + wimp(buf, WR);
     }
-    inline double score2(double l0, double l1, double r0, double r1, double WL, double WR) const {
+    TL_INLINE double score2(double l0, double l1, double r0, double r1, double WL, double WR) const {
         l0 = z(l0); l1 = z(l1); r0 = z(r0); r1 = z(r1);
         if (kind == 0) {
             double s = 0.0;
@@ -160,10 +169,14 @@ public:
     std::vector<Entry> tmp;  // n
     std::vector<uint8_t> right;
     std::vector<double> buf, buf2, pre, gpre;
+    std::vector<uint32_t> ycls;  // class codes, compact, for the scans
+    bool unit = true;            // every weight is 1: counts are row counts
 
     SortedFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
         : P(p), crit(c), msl(min_samples_leaf) {
         const int64_t n = P.n;
+        ycls.resize(n);
+        for (int64_t i = 0; i < n; ++i) { ycls[i] = (uint32_t)P.y[i]; unit = unit && P.w[i] == 1.0; }
         E.resize((size_t)P.d * n);
         tmp.resize(n);
         right.assign(n, 0);
@@ -187,17 +200,20 @@ public:
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; }
 
-    template <bool BIN>
+    template <bool BIN, bool UNIT>
     void scan_numeric(int f, const Node& nd, const double* tot, Split& best) {
         const Entry* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = nd.end, m = t - s;
         if (e[s].code == e[t - 1].code) return;  // constant in this node
         const double tol = GAIN_TOL * nd.W;
+        // unit weights: integer counters (no floating-point add latency chain); the counts are the
+        // same exact integers as the weighted sums
         double l0 = 0.0, l1 = 0.0, wl = 0.0;
+        int64_t c1 = 0;
         double* L = pre.data();
         if (!BIN) std::fill(pre.begin(), pre.end(), 0.0);
         int32_t prev = e[s].code;
-        const int64_t* y = P.y;
+        const uint32_t* y = ycls.data();
         const double* w = P.w;
         for (int64_t p = s; p < t; ++p) {
             const Entry x = e[p];
@@ -205,16 +221,24 @@ public:
                 const int64_t nl = p - s, nr = m - nl;
                 if (nl >= msl && nr >= msl) {
                     double sc;
-                    if (BIN) sc = crit.score2(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl);
-                    else sc = crit.score(L, tot, wl, nd.W - wl, buf.data());
+                    if (BIN) {
+                        if (UNIT) { wl = (double)nl; l1 = (double)c1; l0 = (double)(nl - c1); }
+                        sc = crit.score2(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl);
+                    } else {
+                        sc = crit.score(L, tot, wl, nd.W - wl, buf.data());
+                    }
                     if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = x.code; best.low = prev; }
                 }
                 prev = x.code;
             }
-            const double wi = w[x.row];
-            if (BIN) { if (y[x.row]) l1 += wi; else l0 += wi; }
-            else L[y[x.row]] += wi;
-            wl += wi;
+            if (BIN && UNIT) {
+                c1 += y[x.row];
+            } else {
+                const double wi = UNIT ? 1.0 : w[x.row];
+                if (BIN) { if (y[x.row]) l1 += wi; else l0 += wi; }
+                else L[y[x.row]] += wi;
+                wl += wi;
+            }
         }
     }
 
@@ -257,8 +281,11 @@ public:
         Split best;
         for (int f = 0; f < P.d; ++f) {
             if (P.is_cat[f]) scan_categorical(f, nd, tot, best);
-            else if (P.C == 2) scan_numeric<true>(f, nd, tot, best);
-            else scan_numeric<false>(f, nd, tot, best);
+            else if (P.C == 2) {
+                if (unit) scan_numeric<true, true>(f, nd, tot, best);
+                else scan_numeric<true, false>(f, nd, tot, best);
+            } else if (unit) scan_numeric<false, true>(f, nd, tot, best);
+            else scan_numeric<false, false>(f, nd, tot, best);
         }
         nd.best = best;
     }
@@ -644,6 +671,9 @@ inline void grow(const Problem& P, const Params& prm, Result& res) {
             for (int64_t i = 0; i < sz; ++i) tab[i] = xlog2x((double)i);
             crit.tab = tab.data();
             crit.tab_size = sz;
+            // integer weights: every count (a sum of weights, or its difference from a total) is
+            // an exact integer in [0, W]
+            crit.int_counts = true;
         }
     }
     if (prm.hist) {
