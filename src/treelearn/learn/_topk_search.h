@@ -180,6 +180,11 @@ class Searcher {
     bool c1cache = true;
     bool use_sim = true;
     bool use_reps = true;
+    // optimal search: symmetric pair counts of an h = 2 node (row f: counts of f AND j per class)
+    std::vector<CT> PM;
+    std::vector<int32_t> PR;
+    std::vector<char> pdone;
+    std::vector<u64> mcf;
     // time limit
     std::chrono::steady_clock::time_point t0;
     double time_limit;
@@ -218,6 +223,13 @@ class Searcher {
             v.cand.reserve(d);
         }
         ones.assign(nw, ~0ULL);
+        if (all_k) {
+            PM.resize((size_t)d * d * C);
+            PR.resize((size_t)d * d);
+            pdone.assign(d, 0);
+            mcf.resize((size_t)C * nw);
+            fixed_bytes += (double)sizeof(CT) * d * d * C + 4.0 * d * d;
+        }
         fixed_bytes = (double)lv.size() * (8.0 * (Mw + 3.0 * C * nw + 2 * nw) + 4.0 * 2 * D.n + (W ? 8.0 * D.n : 0) +
                                           3.0 * sizeof(CT) * d * C + 12.0 * d + 16.0 * d);
         peak = fixed_bytes;
@@ -396,6 +408,66 @@ class Searcher {
                 rc[j] = t;
             }
         }
+    }
+
+    // counts of (f AND j) per class for every j on an h = 2 node, reusing (j AND f) of rows
+    // already computed on this node; copied into cntf / rcf
+    void pair_row(Level& v, int f, CT* cntf, int32_t* rcf) {
+        const int wl = v.wl;
+        CT* row = &PM[(size_t)f * d * C];
+        int32_t* prow = &PR[(size_t)f * d];
+        if (!pdone[f]) {
+            const u64* cf = &v.M[(size_t)f * wl];
+            if (!W)
+                for (int c = 0; c < C; ++c)
+                    for (int i = 0; i < wl; ++i) mcf[(size_t)c * wl + i] = cf[i] & v.cls[(size_t)c * wl + i];
+            for (int j = 0; j < d; ++j) {
+                CT* o = row + (size_t)j * C;
+                if (pdone[j]) {
+                    const CT* src = &PM[((size_t)j * d + f) * C];
+                    for (int c = 0; c < C; ++c) o[c] = src[c];
+                    prow[j] = PR[(size_t)j * d + f];
+                } else if (v.rc[j] == 0) {
+                    for (int c = 0; c < C; ++c) o[c] = 0;
+                    prow[j] = 0;
+                } else if (v.rc[j] == v.m) {
+                    for (int c = 0; c < C; ++c) o[c] = v.cnt[(size_t)f * C + c];
+                    prow[j] = v.rc[f];
+                } else {
+                    const u64* cj = &v.M[(size_t)j * wl];
+                    if (!W) {
+                        int t = 0;
+                        for (int i = 0; i < wl; ++i) t += popc(cf[i] & cj[i]);
+                        int sacc = 0;
+                        for (int c = 1; c < C; ++c) {
+                            const u64* mc = &mcf[(size_t)c * wl];
+                            int a = 0;
+                            for (int i = 0; i < wl; ++i) a += popc(mc[i] & cj[i]);
+                            o[c] = (CT)a;
+                            sacc += a;
+                        }
+                        o[0] = (CT)(t - sacc);
+                        prow[j] = t;
+                    } else {
+                        for (int c = 0; c < C; ++c) o[c] = 0;
+                        int t = 0;
+                        for (int i = 0; i < wl; ++i) {
+                            u64 x = cf[i] & cj[i];
+                            t += popc(x);
+                            while (x) {
+                                int b = (i << 6) + ctz(x);
+                                o[v.ly[b]] += (CT)v.lw[b];
+                                x &= x - 1;
+                            }
+                        }
+                        prow[j] = t;
+                    }
+                }
+            }
+            pdone[f] = 1;
+        }
+        std::copy(row, row + (size_t)d * C, cntf);
+        std::copy(prow, prow + d, rcf);
     }
 
     // ------------------------------------------------------------------ scoring
@@ -830,6 +902,7 @@ class Searcher {
         }
         rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
         if (h == 2 && use_reps && !v.cand.empty()) prepare_reps(v);
+        if (h == 2 && all_k) std::fill(pdone.begin(), pdone.end(), 0);
         if (v.cand.empty()) {
             store(v, h, Entry{leaf, -1, 1});
             return Res{leaf, -1, leaf < ub};
@@ -905,7 +978,10 @@ class Searcher {
                         count_pass(v, mf, v.cntf.data(), v.rcf.data(), v.reps.data(), (int)v.reps.size());
                         e1 = depth1_reps(v, v.cntf.data(), v.rcf.data(), T1, W1, m1, f1);
                     } else {
-                        count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                        if (all_k)
+                            pair_row(v, f, v.cntf.data(), v.rcf.data());
+                        else
+                            count_pass(v, mf, v.cntf.data(), v.rcf.data());
                         e1 = depth1(v.cntf.data(), v.rcf.data(), T1, W1, m1, f1, c1, k1);
                     }
                     counted = true;
@@ -933,7 +1009,12 @@ class Searcher {
                             v.rc0[j] = v.rc[j] - v.rcf[j];
                         }
                     } else {
-                        if (!counted) count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                        if (!counted) {
+                            if (all_k)
+                                pair_row(v, f, v.cntf.data(), v.rcf.data());
+                            else
+                                count_pass(v, mf, v.cntf.data(), v.rcf.data());
+                        }
                         for (size_t q = 0; q < dC; ++q) v.cnt0[q] = v.cnt[q] - v.cntf[q];
                         for (int j = 0; j < d; ++j) v.rc0[j] = v.rc[j] - v.rcf[j];
                     }

@@ -44,8 +44,8 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``).
 
     Tuning switches (none changes the result): ``cache_depth1`` also caches depth-1 subproblems
-    (default: when there are at least twice as many features as 64-row words, i.e. when ranking a
-    node costs more than hashing its cover); ``feature_classes`` groups the features identical on
+    (default: for k < d when there are at least twice as many features as 64-row words, i.e. when
+    ranking a node costs more than hashing its cover); ``feature_classes`` groups the features identical on
     an h = 2 node before its depth-1 steps (off by default: the grouping costs more than it saves on
     the benchmark data)."""
     crit = get_criterion(criterion)
@@ -54,9 +54,9 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
             "Top-k search supports the built-in criteria 'entropy', 'gini' and 'kearns_mansour' only"
         )
     d = data.n_features
-    if cache_depth1 is None:
-        cache_depth1 = d >= 2 * data.n_words
     kk = d if k is None or k == "all" else int(k)
+    if cache_depth1 is None:
+        cache_depth1 = d >= 2 * data.n_words and kk < d
     kk = max(1, min(kk, max(d, 1)))
     return _topk.search(
         np.ascontiguousarray(data.columns, dtype=np.uint64).reshape(d, data.n_words),
