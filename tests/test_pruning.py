@@ -235,3 +235,16 @@ def test_experiment_quick_writes_outputs(tmp_path):
     orig = {(r["dataset"], r["split"]): int(r["n_leaves"]) for r in rows if r["model"] == "Original"}
     assert all(int(r["n_leaves"]) <= orig[(r["dataset"], r["split"])] for r in rows)
     assert "Bound best or within" in (tmp_path / "table1.md").read_text()
+
+
+@pytest.mark.parametrize("pruning", ["bound", "ccp"])
+def test_sklearn_estimator_checks(pruning):
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(PrunedTreeClassifier(pruning=pruning, cv=3), on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    assert not failed

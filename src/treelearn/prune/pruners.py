@@ -416,16 +416,22 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
 
     grid = _alpha_grid(path.ccp_alphas)
     n = len(y)
-    counts = np.bincount(y)
-    k = min(int(cv), n)
-    if k < 2:
-        return float(grid[0])
-    if counts[counts > 0].min() >= k:
-        splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
-    else:
-        splitter = KFold(n_splits=k, shuffle=True, random_state=random_state)
+    if isinstance(cv, numbers.Integral):
+        counts = np.bincount(y)
+        k = min(int(cv), n)
+        if k < 2:
+            return float(grid[0])
+        if counts[counts > 0].min() >= k:
+            splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+        else:
+            splitter = KFold(n_splits=k, shuffle=True, random_state=random_state)
+        folds = splitter.split(Xe, y)
+    elif hasattr(cv, "split"):  # a scikit-learn splitter
+        folds = cv.split(Xe, y)
+    else:  # an iterable of (train, test) index arrays
+        folds = list(cv)
     errs = np.zeros(len(grid))
-    for tr, te in splitter.split(Xe, y):
+    for tr, te in folds:
         t = grow(Xe[tr], y[tr], w[tr])
         p = cost_complexity_pruning_path(t, complexity, n_features)
         leaves_te = None
@@ -461,8 +467,9 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         Error prior q_k = (1 - r) r^k of the bound.
     loose : bool, default=True
         Loose (§6.2, the paper's experiments) or tight (Eq. 7) partitioning bound.
-    cv : int, default=10
-        Folds of the CV choosing α ("ccp", "mcart").
+    cv : int, CV splitter or iterable of (train, test) splits, default=10
+        The CV choosing α ("ccp", "mcart"): an int gives shuffled stratified K-fold (seeded by
+        ``random_state``).
     max_depth, min_samples_leaf, max_thresholds, categorical : passed to the greedy growth.
     random_state : int or None
         Seed of the CV folds.
@@ -500,7 +507,11 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         check_float_param("r", self.r, low=0.0, high=1.0, low_open=True, high_open=True)
         if not isinstance(self.loose, (bool, np.bool_)):
             raise TreeLearnValueError(f"loose must be True or False, got {self.loose!r}")
-        check_int_param("cv", self.cv, low=2)
+        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
+            check_int_param("cv", self.cv, low=2)
+        elif not (hasattr(self.cv, "split") or hasattr(self.cv, "__iter__")):
+            raise TreeLearnValueError(
+                f"cv must be an integer >= 2, a CV splitter or an iterable of (train, test) splits, got {self.cv!r}")
         check_int_param("max_depth", self.max_depth, low=0, allow_none=True)
         check_int_param("min_samples_leaf", self.min_samples_leaf, low=1)
         check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
@@ -513,6 +524,24 @@ class PrunedTreeClassifier(BaseTreeClassifier):
                                max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
                                max_thresholds=self.max_thresholds)
         return grow
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the greedy tree on (X, y) and prune it (see the class docstring)."""
+        # the base class drops zero-weight rows before growing: explicit CV splits must follow
+        self._keep_rows = None if sample_weight is None else np.asarray(sample_weight, dtype=float) > 0
+        try:
+            return super().fit(X, y, sample_weight)
+        finally:
+            self._keep_rows = None
+
+    def _cv_for_rows(self):
+        cv, keep = self.cv, getattr(self, "_keep_rows", None)
+        if isinstance(cv, numbers.Integral) or keep is None or keep.all():
+            return cv
+        new_index = np.cumsum(keep) - 1
+        folds = cv.split(np.zeros((keep.size, 1)), None) if hasattr(cv, "split") else cv
+        return [(new_index[np.asarray(tr)[keep[np.asarray(tr)]]], new_index[np.asarray(te)[keep[np.asarray(te)]]])
+                for tr, te in folds]
 
     def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
         grow = self._grower(n_classes, schema)
@@ -532,7 +561,8 @@ class PrunedTreeClassifier(BaseTreeClassifier):
             complexity = "leaves" if self.pruning == "ccp" else "mcart"
             path = cost_complexity_pruning_path(tree, complexity)
             alpha = select_alpha_cv(grow, Xe, y, sample_weight, path, complexity=complexity,
-                                    n_features=tree.n_features, cv=self.cv, random_state=self.random_state)
+                                    n_features=tree.n_features, cv=self._cv_for_rows(),
+                                    random_state=self.random_state)
             self.ccp_alpha_ = alpha
             self.ccp_path_ = path
             out = prune_cost_complexity(tree, alpha, complexity, path=path)
