@@ -232,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per fit")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--depths", default=None, help="comma-separated depths (default 2,3,4,5,6)")
+    ap.add_argument("--ks", default=None, help="comma-separated k values, 'all' allowed (default 1,2,3,4,8,12,16,all)")
     args = ap.parse_args(argv)
 
     from treelearn.datasets import default_data_dir
@@ -248,6 +250,10 @@ def main(argv: list[str] | None = None) -> int:
         depths, ks, splits, tl = FIG2_DEPTHS, FIG2_K, args.splits, args.time_limit
     if args.datasets:
         names = args.datasets.split(",")
+    if args.depths:
+        depths = [int(x) for x in args.depths.split(",")]
+    if args.ks:
+        ks = args.ks.split(",")
     if args.figure in ("2", "both"):
         log(f"Fig. 2: {len(names)} datasets, depths {depths}, k in {ks}, {splits} splits")
         rows = run_fig2(data_dir, out_dir, names, depths, ks, splits, tl, args.seed, log)
