@@ -266,15 +266,32 @@ def test_build_dt_equals_brute_force(seed):
         random_tree(n, 5, random_state=seed), 0.15, random_state=seed)
     X = naive_points(n)
     fv = f(X)
+    inf_cache = {}
+
+    def inf(pi, i):  # Def. 1 on the restriction, naive
+        key = (tuple(sorted(pi.items())), i)
+        if key not in inf_cache:
+            def g(Z, pi=pi):
+                Z = Z.copy()
+                for j, b in pi.items():
+                    Z[:, j] = b
+                return f._raw(Z)
+            inf_cache[key] = naive_influence(g, n, i)
+        return inf_cache[key]
+
+    def conditions(nested, pi):
+        if not isinstance(nested, tuple):
+            return []
+        i, l, r = nested
+        return [(pi, i)] + conditions(l, {**pi, i: -1}) + conditions(r, {**pi, i: 1})
+
+    cands = []
+    for t in set(map(repr, enumerate_trees(n, size, depth))):
+        nested = eval(t)
+        err = np.mean(np.array([tree_eval_py(nested, x) for x in X]) != fv)
+        cands.append((err, [inf(pi, i) for pi, i in conditions(nested, {})]))
     for tau in (0.02, 0.1, 0.2):
-        best = math.inf
-        for t in set(map(repr, enumerate_trees(n, size, depth))):
-            nested = eval(t)
-            tr = tree_from_nested(nested, n)
-            if not is_everywhere_influential(f, tr, tau):
-                continue
-            err = np.mean(np.array([tree_eval_py(nested, x) for x in X]) != fv)
-            best = min(best, err)
+        best = min(err for err, infs in cands if all(v >= tau for v in infs))
         got = build_dt(f, size, depth=depth, tau=tau, influence="exact")
         assert got.n_leaves <= size and got.depth <= depth
         assert is_everywhere_influential(f, got, tau)
@@ -421,3 +438,35 @@ def test_generators():
         assert np.all(g(up) >= tab)
     gn = random_monotone(10, 5, random_state=0, noise=0.1)
     assert np.mean(gn.truth_table() != tab) == pytest.approx(0.1, abs=1e-3)
+
+
+# ----------------------------------------------------------------------------- experiments (smoke, tiny grids)
+def test_experiments_run_small(tmp_path):
+    from treelearn.experiments import queries_agnostic, queries_scaling, queries_separation
+
+    assert queries_scaling.main(["--n", "20", "--sizes", "4", "--agnostic-sizes", "2", "--seeds", "1",
+                                 "--out-dir", str(tmp_path / "a")]) == 0
+    assert (tmp_path / "a" / "summary.csv").exists() and (tmp_path / "a" / "queries_scaling.png").exists()
+    assert queries_separation.main(["--ls", "6", "--sizes", "1", "4", "16", "--train", "5000", "--test", "5000",
+                                    "--influence-samples", "200", "--out-dir", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "b" / "curves.csv").exists()
+    assert queries_agnostic.main(["--quick", "--sizes", "1", "2", "4", "--opt-sizes", "1", "2",
+                                  "--out-dir", str(tmp_path / "c")]) == 0
+    rows = (tmp_path / "c" / "opt.csv").read_text().splitlines()
+    assert len(rows) == 1 + 3 * 2
+
+
+def test_lower_bound_function_refined_matches_definition():
+    f = lower_bound_function(10, 5, p_rest=0.01)
+    i = f.info
+    X = all_points(15)
+    x, y = X[:, :10], X[:, 10:]
+    w, m = i["width"], i["n_terms"]
+    terms = [np.all(x[:, w * t:w * (t + 1)] > 0, axis=1) for t in range(m)]
+    E = np.all(x[:, w * m:w * m + i["extra_literals"]] > 0, axis=1)
+    tribes_ = np.any(terms, axis=0)
+    tribes_p = np.any(terms[:-1], axis=0) | (terms[-1] & ~E)
+    rest = tribes_ & ~tribes_p
+    want = np.where(tribes_p, 1, np.where(rest, np.where(y.sum(1) >= 0, 1, -1), -1))
+    assert np.array_equal(f(X), want)
+    assert np.mean(rest) == pytest.approx(i["p_rest"])

@@ -129,32 +129,58 @@ def tribes(n_features: int, width: int | None = None, n_terms: int | None = None
     return o
 
 
-def lower_bound_function(l: int, k: int, *, p_tribes_prime: float = 0.499) -> Oracle:
+def lower_bound_function(l: int, k: int, *, p_tribes_prime: float = 0.499, p_rest: float | None = None) -> Oracle:
     """f_{ℓ,k}(x, y) of 000 §4 on n = ℓ + k variables (x = the first ℓ, y = the last k):
     +1 if TRIBES'_ℓ(x), MAJ_k(y) if REST_ℓ(x) = TRIBES_ℓ(x) ∧ ¬TRIBES'_ℓ(x), else −1.
 
-    TRIBES_ℓ has ⌊ℓ/w⌋ width-w terms with acceptance closest to 1/2; TRIBES'_ℓ keeps its first
-    m' terms with acceptance closest to ``p_tribes_prime``. The attribute ``info`` gives w, m, m'
-    and the acceptance probabilities; ``tribes_tree`` is the size-<= 2^ℓ tree computing
-    TRIBES_ℓ(x), dist(f, TRIBES_ℓ) = Pr[REST]·Pr[MAJ_k = −1]."""
+    TRIBES_ℓ has m width-w terms with acceptance closest to 1/2 (w = :func:`tribes_width`).
+    ``p_rest=None`` (the paper's construction): TRIBES'_ℓ keeps the first m' < m terms, m' giving
+    acceptance closest to ``p_tribes_prime``; at small ℓ the granularity makes Pr[REST] far from
+    the paper's 0.001 (e.g. 0.07 at ℓ = 16). ``p_rest=p``: TRIBES' = T_1 ∨ … ∨ T_{m−1} ∨
+    (T_m ∧ ¬E) with E an AND of r spare x-variables, (m, r) chosen so that Pr[TRIBES] stays near
+    1/2 and Pr[REST] = 2^{−w−r}(1 − 2^{−w})^{m−1} is near p. The attribute ``info`` gives the
+    parameters, the acceptance probabilities and ``dist_to_tribes`` = Pr[REST]·Pr[MAJ_k = −1]
+    (the error of the size-<= 2^{wm} tree :func:`tribes_tree` computing TRIBES_ℓ)."""
     l = _check_n(l, "l", 2)
     k = _check_n(k, "k")
     w = tribes_width(l)
-    m = l // w
     q = 2.0**-w
-    mp = min(range(0, m), key=lambda t: abs((1 - (1 - q) ** t) - p_tribes_prime))
-    p_t, p_tp = 1 - (1 - q) ** m, 1 - (1 - q) ** mp
+    if p_rest is None:
+        m = l // w
+        mp = min(range(0, m), key=lambda t: abs((1 - (1 - q) ** t) - p_tribes_prime))
+        r = -1
+        p_t, p_tp = 1 - (1 - q) ** m, 1 - (1 - q) ** mp
+    else:
+        if not 0 < p_rest < 0.5:
+            raise TreeLearnValueError("p_rest must lie in (0, 0.5)")
+        best = None
+        for m_ in range(1, l // w + 1):
+            for r_ in range(0, l - w * m_ + 1):
+                pt = 1 - (1 - q) ** m_
+                pr = q * 2.0**-r_ * (1 - q) ** (m_ - 1)
+                score = abs(pt - 0.5) + 0.05 * abs(math.log2(pr / p_rest))
+                if best is None or score < best[0]:
+                    best = (score, m_, r_)
+        _, m, r = best
+        mp = m - 1
+        p_t = 1 - (1 - q) ** m
+        p_tp = p_t - q * 2.0**-r * (1 - q) ** (m - 1)
+    E = np.arange(w * m, w * m + max(r, 0))
 
     def fn(X):
         tr = _tribes_eval(X, 0, w, m)
         trp = _tribes_eval(X, 0, w, mp)
+        if r >= 0:  # refined: the last term counts for TRIBES' unless E holds
+            last = np.all(X[:, w * (m - 1):w * m] > 0, axis=1)
+            e = np.all(X[:, E] > 0, axis=1) if r > 0 else np.ones(X.shape[0], dtype=bool)
+            trp = trp | (last & ~e)
         maj = X[:, l:].sum(axis=1, dtype=np.int64) >= 0
-        out = np.where(trp, 1.0, np.where(tr, np.where(maj, 1.0, -1.0), -1.0))
-        return out
+        return np.where(trp, 1.0, np.where(tr, np.where(maj, 1.0, -1.0), -1.0))
 
     o = Oracle.from_function(fn, l + k, name=f"f_{{{l},{k}}}")
     p_maj_neg = _p_majority_negative(k)
-    o.info = {"l": l, "k": k, "width": w, "n_terms": m, "n_terms_prime": mp, "p_tribes": p_t, "p_tribes_prime": p_tp,
+    o.info = {"l": l, "k": k, "width": w, "n_terms": m, "n_terms_prime": mp, "extra_literals": max(r, 0),
+              "construction": "terms" if r < 0 else "refined", "p_tribes": p_t, "p_tribes_prime": p_tp,
               "p_rest": p_t - p_tp, "dist_to_tribes": (p_t - p_tp) * p_maj_neg}
     return o
 

@@ -1001,7 +1001,10 @@ class _BuildDT:
         if st is not None and (not want_S or key in self._full):
             return st
         self._check_limits()
+        old = st
         st = self.p.stats(pi, key, want_S, cand)
+        if old is not None:  # keep E[f_π] fixed once used, so memo entries stay consistent
+            st.mean = old.mean
         self.n_stat_calls += 1
         if key not in self.stats:
             self.n_restrictions += 1
@@ -1105,7 +1108,8 @@ class _BuildDT:
                             ubl[k - 1] = r
                 if max(ubl) <= 0.0:
                     continue
-                L = self._solve(pl, kl, depth + 1, cn, ccand, ubl)[0]
+                Le = self._solve(pl, kl, depth + 1, cn, ccand, ubl)
+                L, exL = Le[0], Le[1]
                 ubr = [0.0] * cn
                 nL = len(L)
                 for t in live:
@@ -1117,13 +1121,17 @@ class _BuildDT:
                                 ubr[j - 1] = r
                 if max(ubr) <= 0.0:
                     continue
-                R = self._solve(pr, kr, depth + 1, cn, ccand, ubr)[0]
+                Re = self._solve(pr, kr, depth + 1, cn, ccand, ubr)
+                R, exR = Re[0], Re[1]
                 nR = len(R)
                 for t in live:
                     bt, bk = bnd[t], -1
                     for k in range(1, t + 1):
-                        c = 0.5 * (L[min(k, nL) - 1] + R[min(t + 1 - k, nR) - 1])
-                        if c < bt and bt - c > 1e-12 * bt:
+                        a, b = min(k, nL) - 1, min(t + 1 - k, nR) - 1
+                        c = 0.5 * (L[a] + R[b])
+                        # (with exact values c < bt implies both parts exact; estimated lower bounds
+                        # need not be consistent with estimated costs, so check)
+                        if c < bt and bt - c > 1e-12 * bt and exL[a] and exR[b]:
                             bt, bk = c, k
                     if bk > 0:
                         best[t], ci[t], ck[t] = bt, i, bk
