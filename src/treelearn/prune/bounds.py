@@ -536,20 +536,26 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
     CA, CB = min(C, LA), min(C, LB)
     packed = None
     nbytes = 0
+    prefix: dict[int, list] = {}
     for c in range(1, C + 1):
         seq = [0] * (Ms + 1)
         per_c[c] = seq
         if c > L:
             continue
+        if c == 1:  # one part: a single partition for every m >= 1
+            for m in ms_all:
+                seq[m] = 1 if m >= 1 else 0
+            continue
+        # c >= 2: the base cases are exactly the m <= L (Thm 9); Eq. (7) for every m > L
         todo = []
         for m in ms_all:
-            base = _base_case(L, c, m)
-            if base is not None:
-                seq[m] = base
+            if m <= L:
+                seq[m] = _base_case(L, c, m)
             else:
                 todo.append(m)
         if not todo:
             continue
+        lg = _FLOOR_LOG2[c] if c < len(_FLOOR_LOG2) else int(math.floor(math.log2(c)))
         coefs = [(a, b, coef) for a, b, coef in _pair_coefficients(c) if a <= CA and b <= CB]
         if packed is None:
             bits_a = max((int(v).bit_length() for a in range(1, CA + 1) for v in sa[a][LA:hiA + 1]), default=0)
@@ -564,6 +570,8 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
             by_a.setdefault(a, []).append((b, coef))
         R = 0
         for a, terms in by_a.items():
+            if a == 1:
+                continue  # π^1 = 1 on [LA, hiA]: prefix sums below, no multiplication
             H = 0
             for b, coef in terms:
                 H += coef * PB[b] if coef != 1 else PB[b]
@@ -576,6 +584,22 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
         else:
             raw = R.to_bytes(max((R.bit_length() + 7) // 8, nbytes * (Ms + 1)), "little")
             conv = {m: int.from_bytes(raw[m * nbytes:(m + 1) * nbytes], "little") for m in todo}
+        for b, coef in by_a.get(1, ()):
+            pref = prefix.get(b)
+            if pref is None:  # pref[j + 1] = Σ_{i=LB}^{j} B_b[i] for j <= hiB
+                pref = [0] * (hiB + 2)
+                acc, vb = 0, sb[b]
+                for j in range(LB, hiB + 1):
+                    acc += vb[j]
+                    pref[j + 1] = acc
+                for j in range(0, LB):
+                    pref[j + 1] = 0
+                prefix[b] = pref
+            for m in todo:
+                hi_j = min(m - LA, hiB)
+                lo_j = max(LB, m - hiA)
+                if hi_j >= lo_j:
+                    conv[m] += coef * (pref[hi_j + 1] - pref[lo_j])
         for m in todo:
             total = two_l * conv[m]
             if m < two_l:  # corrections where C(m, k) < 2l
@@ -593,7 +617,9 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
                     total -= (two_l - w) * inner
             if half:
                 total = (total + 1) // 2
-            seq[m] = _cap(total, m, c)
+            if total.bit_length() > (m - c) * lg:  # else total < 2^((m-c)lg) <= c^(m-c) <= S(m, c)
+                total = min(total, stirling2(m, c))
+            seq[m] = total
     return per_c
 
 
