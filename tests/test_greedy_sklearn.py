@@ -133,3 +133,12 @@ def test_single_class_and_zero_depth():
     stump = GreedyTreeClassifier(max_depth=0).fit(X, y)
     assert stump.get_n_leaves() == 1
     assert set(stump.predict(X)) == {"no" if (y == "no").sum() >= (y == "yes").sum() else "yes"}
+
+
+def test_docstring_examples():
+    import doctest
+
+    import treelearn.learn.greedy as mod
+
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
