@@ -180,6 +180,7 @@ class Searcher {
     bool c1cache = true;
     bool use_sim = true;
     bool use_reps = true;
+    bool use_child_lb = true;
     // optimal search: symmetric pair counts of an h = 2 node (row f: counts of f AND j per class)
     std::vector<CT> PM;
     std::vector<int32_t> PR;
@@ -1027,8 +1028,23 @@ class Searcher {
                 bestf = f;
             } else {
                 Level& c = lv[L + 1];
+                // lower bounds of both children (cache entries; similarity for the optimum)
+                double lb0 = 0.0, lb1 = 0.0;
+                if (use_child_lb) {
+                    const u64* gcol = &D.colbits[(size_t)f * nw];
+                    u64* c1c = v.child1.data();
+                    u64* c0c = v.child0.data();
+                    for (int i = 0; i < nw; ++i) {
+                        c1c[i] = v.cover[i] & gcol[i];
+                        c0c[i] = v.cover[i] & ~gcol[i];
+                    }
+                    int m1 = v.rc[f], m0 = v.m - m1;
+                    lb1 = child_lb(c, c1c, m1, h - 1);
+                    lb0 = child_lb(c, c0c, m0, h - 1);
+                    if (lb0 + lb1 >= bound) continue;
+                }
                 split_rows_local(v, f, 0, c);
-                Res r0 = solve(L + 1, h - 1, bound);
+                Res r0 = solve(L + 1, h - 1, bound - lb1);
                 if (!r0.ok) continue;
                 split_rows_local(v, f, 1, c);
                 Res r1 = solve(L + 1, h - 1, bound - r0.err);
@@ -1058,6 +1074,42 @@ class Searcher {
         store(v, h, Entry{lb, -1, 0});
         remember(v, h, lb);
         return Res{lb, -1, false};
+    }
+
+    // a lower bound on the error of the subproblem (cover, h) at level c: its cache entry (exact
+    // error or lower bound) and, for the optimum, the similarity bound from c's recent nodes
+    double child_lb(const Level& c, const u64* cover, int m, int h) {
+        if (m == 0) return 0.0;
+        double lb = 0.0;
+        if (h >= 2) {
+            Entry e;
+            if (lookup_c(cover, hash_words(cover, m), h, e)) {
+                if (e.status == 1 || e.status == 0) lb = e.err;
+                if (e.status == 1) return lb;
+            }
+        }
+        if (all_k && use_sim && h >= 2) {
+            for (int sl = 0; sl < 2; ++sl) {
+                if (!c.sim_valid[sl] || c.sim_h[sl] != h) continue;
+                const u64* sc = &c.sim_cover[(size_t)sl * nw];
+                double diff = 0;
+                if (W) {
+                    for (int i = 0; i < nw; ++i) {
+                        u64 x = sc[i] & ~cover[i];
+                        while (x) {
+                            diff += D.w[(i << 6) + ctz(x)];
+                            x &= x - 1;
+                        }
+                    }
+                } else {
+                    int dd = 0;
+                    for (int i = 0; i < nw; ++i) dd += popc(sc[i] & ~cover[i]);
+                    diff = dd;
+                }
+                lb = std::max(lb, c.sim_val[sl] - diff);
+            }
+        }
+        return lb;
     }
 
     // keep a node's cover and (lower bound on its) optimal error for the similarity bound;
