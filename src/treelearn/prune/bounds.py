@@ -387,7 +387,7 @@ def _loose_vectors(shape: TreeShape, excess: int, l: int, cmax: int) -> dict:
     return _loose_vectors_cached(shape, excess, l, cmax)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _loose_vectors_cached(shape: TreeShape, excess: int, l: int, cmax: int) -> dict:
     out: dict[TreeShape, list[int]] = {}
     two_l = 2 * l
@@ -654,11 +654,23 @@ def tight_partitioning_sequences(shape, n_examples: int, n_features: int, max_pa
         need[s.left] = max(need.get(s.left, 0), top - s.right.n_leaves)
         need[s.right] = max(need.get(s.right, 0), top - s.left.n_leaves)
     seqs: dict[TreeShape, list] = {}
+    # with only_last, free a sub-shape's sequences once every parent has used them (memory:
+    # C lists of M big integers per live sub-shape)
+    uses: dict[TreeShape, int] = {}
+    for s in order:
+        if not s.is_leaf:
+            uses[s.left] = uses.get(s.left, 0) + 1
+            uses[s.right] = uses.get(s.right, 0) + 1
     for s in order:
         if s.is_leaf:
             seqs[s] = _leaf_sequences(need[s], C)
         else:
             seqs[s] = _node_sequences(s, seqs[s.left], seqs[s.right], need[s], l, C, only_last and s is T)
+            if only_last:
+                for child in (s.left, s.right):
+                    uses[child] -= 1
+                    if uses[child] == 0:
+                        del seqs[child]
     if only_last:
         return [0] + [seqs[T][c][M] for c in range(1, C + 1)]
     return seqs
@@ -768,6 +780,11 @@ def vc_dimension_upper_bound(shape, n_features: int, max_examples: int = 100_000
             m += 1
         else:
             break
+    else:
+        import warnings
+
+        warnings.warn(f"vc_dimension_upper_bound stopped at max_examples={max_examples}: the VC dimension "
+                      f"bound is at least {d} (raise max_examples for the exact value)", RuntimeWarning)
     return d
 
 
