@@ -8,7 +8,7 @@ uniform distribution (exact, by summing over pairs of leaves, for n <= 20; else 
 examples). Theorem 2 promises error <= eps with probability >= 1 - delta: the fraction of seeds
 with error <= eps must be at least 1 - delta. The same runs at a fraction of m (``--fractions``,
 default 1, 0.1, 0.01) show how loose the bound is (no promise there). The run time is set against |S|(n+1)^(2r), the
-bound of Lemma 3 / Theorem 1.
+bound of Lemma 3 / Theorem 1 (CPU seconds of ``MinRankSearch(X, y).find_min()``).
 
 Outputs (in ``--out-dir``, default ``results/min-rank``): ``runs.csv`` (one row per run),
 ``summary.csv`` (per (n, r, eps): success fraction, 1 - delta, whether it holds, errors, times)
@@ -41,15 +41,15 @@ def run_one(n, r, eps, delta, seed, time_limit, fraction=1.0):
     X, y = sample_uniform(target, m, rng)
     row = {"n": n, "r": r, "eps": eps, "delta": delta, "fraction": fraction, "seed": seed, "m": m,
            "work_bound": float(m) * float(n + 1) ** (2 * r), "target_leaves": target.n_leaves}
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the machine may be shared
     try:
         search = MinRankSearch(X, y, time_limit=time_limit)
         tree = search.find_min()
     except RankSearchLimitError as exc:
-        row.update(status=f"{exc.bound} limit", seconds=time.perf_counter() - t0, rank=np.nan, leaves=np.nan,
+        row.update(status=f"{exc.bound} limit", seconds=time.process_time() - t0, rank=np.nan, leaves=np.nan,
                    error=np.nan, error_method="", success=np.nan, rank_lower_bound=exc.rank_lower_bound)
         return row
-    seconds = time.perf_counter() - t0
+    seconds = time.process_time() - t0
     if n <= EXACT_MAX_N:
         err, method = uniform_error(tree, target), "exact"
     else:
@@ -98,32 +98,41 @@ def plot(rows, summary, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.8))
     ok = [x for x in rows if x["status"] == "ok"]
-    labels = [f"n={s['n']} r={s['r']}\neps={s['eps']}" + ("" if s["fraction"] == 1.0 else f"\nm x {s['fraction']:g}")
-              for s in summary]
-    for i, s in enumerate(summary):
-        errs = [x["error"] for x in ok
-                if (x["n"], x["r"], x["eps"], x["fraction"]) == (s["n"], s["r"], s["eps"], s["fraction"])]
-        ax1.scatter(np.full(len(errs), i) + np.random.default_rng(i).uniform(-0.15, 0.15, len(errs)),
-                    np.maximum(errs, 1e-7), s=8, alpha=0.6, color="C0" if s["fraction"] == 1.0 else "C7")
-        ax1.hlines(s["eps"], i - 0.4, i + 0.4, color="C3")
-        ax1.annotate(f"{s['success_fraction']:.2f}", (i, s["eps"]), textcoords="offset points", xytext=(0, 4),
-                     ha="center", fontsize=7, color="C3")
-    ax1.set_yscale("log")
-    ax1.set_xticks(range(len(summary)))
-    ax1.set_xticklabels(labels, fontsize=6)
-    ax1.set_ylabel("true error of FINDMIN's tree (zeros at 1e-7)")
-    ax1.set_title("Theorem 2: error vs eps (red); fraction with error <= eps")
-    for r in sorted({x["r"] for x in ok}):
-        pts = [(x["work_bound"], x["seconds"]) for x in ok if x["r"] == r]
-        ax2.scatter(*zip(*pts), s=8, alpha=0.6, label=f"r = {r}")
+    groups = sorted({(s["n"], s["r"], s["eps"]) for s in summary})
+    cmap = plt.get_cmap("viridis")
+    for k, (n, r, eps) in enumerate(groups):
+        ss = sorted((s for s in summary if (s["n"], s["r"], s["eps"]) == (n, r, eps)), key=lambda s: s["fraction"])
+        fr = [s["fraction"] for s in ss]
+        color = cmap(k / max(len(groups) - 1, 1))
+        ax1.plot(fr, [s["success_fraction"] for s in ss], "o-", color=color, alpha=0.6, ms=3)
+        ax2.plot(fr, [max(s["mean_error"] / eps, 1e-6) for s in ss], "o-", color=color, alpha=0.6, ms=3)
+    delta = summary[0]["delta"] if summary else 0.1
+    ax1.axhline(1 - delta, color="C3", ls="--", label=f"1 - delta = {1 - delta:g} (promised at m)")
+    ax1.axvline(1.0, color="0.5", lw=0.8)
+    ax1.set_xscale("log")
+    ax1.set_xlabel("sample size / Theorem 2's m")
+    ax1.set_ylabel("fraction of seeds with error <= eps")
+    ax1.set_title(f"Theorem 2 (one line per (n, r, eps), {len(groups)} lines)")
+    ax1.legend(fontsize=8, loc="lower right")
+    ax2.axhline(1.0, color="C3", ls="--", label="error = eps")
+    ax2.axvline(1.0, color="0.5", lw=0.8)
     ax2.set_xscale("log")
     ax2.set_yscale("log")
-    ax2.set_xlabel("|S| (n+1)^(2r)  (Lemma 3 bound, up to a constant)")
-    ax2.set_ylabel("FINDMIN time (s)")
-    ax2.set_title("run time against the time bound")
-    ax2.legend()
+    ax2.set_xlabel("sample size / Theorem 2's m")
+    ax2.set_ylabel("mean true error / eps (0 drawn at 1e-6)")
+    ax2.set_title("how loose the bound is")
+    ax2.legend(fontsize=8)
+    for r in sorted({x["r"] for x in ok}):
+        pts = [(x["work_bound"], x["seconds"]) for x in ok if x["r"] == r]
+        ax3.scatter(*zip(*pts), s=6, alpha=0.5, label=f"r = {r}")
+    ax3.set_xscale("log")
+    ax3.set_yscale("log")
+    ax3.set_xlabel("|S| (n+1)^(2r)  (Lemma 3 bound, up to a constant)")
+    ax3.set_ylabel("FINDMIN CPU time (s)")
+    ax3.set_title("run time against the time bound")
+    ax3.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
