@@ -339,3 +339,11 @@ def test_sample_weight_as_repetition():
     a = OptimalTreeClassifier(max_depth=2).fit(B, y, sample_weight=reps.astype(float))
     b = OptimalTreeClassifier(max_depth=2).fit(np.repeat(B, reps, axis=0), np.repeat(y, reps))
     assert a.training_error_ == pytest.approx(b.training_error_)
+
+
+def test_sklearn_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    for est in (TopKTreeClassifier(max_depth=2), OptimalTreeClassifier(max_depth=2)):
+        failed = [r for r in check_estimator(est, on_fail=None) if r["status"] == "failed"]
+        assert not failed, [(r["check_name"], str(r["exception"])[:200]) for r in failed]
