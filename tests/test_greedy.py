@@ -1,5 +1,7 @@
 """Greedy learners against independent references written here: naive split search, a naive
 recursive depth-first grower, a naive global-gain (BuildTopDownDT) loop, and scikit-learn."""
+import os
+
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
@@ -484,8 +486,10 @@ def test_best_first_ties_between_leaves_go_to_the_leaf_created_first():
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+N_EXAMPLES = int(os.environ.get("TL_HYP_EXAMPLES", "40"))  # raise it for a longer local run
 
-@settings(max_examples=int(__import__("os").environ.get("TL_HYP_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+@settings(max_examples=N_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 30), d=st.integers(1, 4), C=st.integers(2, 4),
        levels=st.integers(1, 5), criterion=st.sampled_from(CRITS), depth=st.integers(0, 4),
        msl=st.integers(1, 3), weighted=st.booleans(), finder=st.sampled_from(["sorted", "hist"]))
@@ -498,7 +502,7 @@ def test_property_depth_first_equals_naive(seed, n, d, C, levels, criterion, dep
     compare_to_naive(t, X, naive_depth_first(X, y, w, C, criterion, max_depth=depth, msl=msl))
 
 
-@settings(max_examples=int(__import__("os").environ.get("TL_HYP_EXAMPLES", "40")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=N_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 30), d=st.integers(1, 4), C=st.integers(2, 3),
        levels=st.integers(2, 6), criterion=st.sampled_from(CRITS), t_leaves=st.integers(1, 8),
        weighted=st.booleans(), finder=st.sampled_from(["sorted", "hist"]))
@@ -513,7 +517,7 @@ def test_property_best_first_equals_naive(seed, n, d, C, levels, criterion, t_le
     assert internal_splits(t, X) == sorted((f, r) for f, r in order)
 
 
-@settings(max_examples=int(__import__("os").environ.get("TL_HYP_EXAMPLES", "40")), deadline=None,
+@settings(max_examples=N_EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(2, 30), C=st.integers(2, 3), depth=st.integers(1, 3),
        criterion=st.sampled_from(CRITS + ["callable"]), weighted=st.booleans(),

@@ -32,10 +32,11 @@ in exact mode the midpoint between that value and the next distinct *training* v
 (scikit-learn instead uses the midpoint between the node's two values; the training partition
 is the same). Leaf labels: majority, ties to the first class.
 
-The growth runs in compiled code (``_greedy_core.h``): exact mode keeps every feature's rows
-sorted once and stably partitioned per node; histogram mode builds per-node (feature × bin ×
-class) histograms, the larger child by subtraction. User callable criteria run a NumPy path with
-the same rules.
+The growth runs in compiled code (``_greedy_core.h``) with one of two split finders, chosen by
+a cost model (both give the same tree): per-feature row lists sorted once and stably partitioned
+per node, or per-node (feature × bin × class) histograms, the larger child by subtraction
+(always used with ``max_thresholds``). User callable criteria run a NumPy path with the same
+rules.
 """
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ class CodedFeatures:
         self.values = values          # exact mode, per feature: the distinct values (code = index), else None
 
 
-def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None, max_thresholds: int | None = None) -> CodedFeatures:
+def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
+                  max_thresholds: int | None = None) -> CodedFeatures:
     """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
 
     Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
