@@ -507,7 +507,7 @@ def _pack(seq, lo: int, hi: int, nbytes: int):
     if hi < lo:
         return 0
     zeros = bytes(nbytes * lo)
-    body = b"".join(int(seq[k]).to_bytes(nbytes, "little") for k in range(lo, hi + 1))
+    body = b"".join([x.to_bytes(nbytes, "little") for x in seq[lo:hi + 1]])
     v = int.from_bytes(zeros + body, "little")
     return _gmpy2.mpz(v) if _gmpy2 is not None else v
 
@@ -558,11 +558,12 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
         lg = _FLOOR_LOG2[c] if c < len(_FLOOR_LOG2) else int(math.floor(math.log2(c)))
         coefs = [(a, b, coef) for a, b, coef in _pair_coefficients(c) if a <= CA and b <= CB]
         if packed is None:
-            bits_a = max((int(v).bit_length() for a in range(1, CA + 1) for v in sa[a][LA:hiA + 1]), default=0)
-            bits_b = max((int(v).bit_length() for b in range(1, CB + 1) for v in sb[b][LB:hiB + 1]), default=0)
+            # entries are nonnegative: the largest value has the most bits
+            bits_a = max((max(sa[a][LA:hiA + 1], default=0) for a in range(1, CA + 1)), default=0).bit_length()
+            bits_b = max((max(sb[b][LB:hiB + 1], default=0) for b in range(1, CB + 1)), default=0).bit_length()
             coef_bits = max(sum(cf for _, _, cf in _pair_coefficients(cc)) for cc in range(1, C + 1)).bit_length()
             nbytes = (bits_a + bits_b + coef_bits + (Ms + 1).bit_length() + 2 + 7) // 8
-            packed = ([None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(1, CA + 1)],
+            packed = ([None, None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(2, CA + 1)],
                       [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)])
         PA, PB = packed
         by_a: dict[int, list] = {}
@@ -595,11 +596,19 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
                 for j in range(0, LB):
                     pref[j + 1] = 0
                 prefix[b] = pref
-            for m in todo:
-                hi_j = min(m - LA, hiB)
-                lo_j = max(LB, m - hiA)
-                if hi_j >= lo_j:
-                    conv[m] += coef * (pref[hi_j + 1] - pref[lo_j])
+            if hiB >= Ms - LA and hiA >= Ms - LB:  # the usual case: the k range is [LA, m - LB]
+                if coef == 1:
+                    for m in todo:
+                        conv[m] += pref[m - LA + 1]
+                else:
+                    for m in todo:
+                        conv[m] += coef * pref[m - LA + 1]
+            else:
+                for m in todo:
+                    hi_j = min(m - LA, hiB)
+                    lo_j = max(LB, m - hiA)
+                    if hi_j >= lo_j:
+                        conv[m] += coef * (pref[hi_j + 1] - pref[lo_j])
         for m in todo:
             total = two_l * conv[m]
             if m < two_l:  # corrections where C(m, k) < 2l
