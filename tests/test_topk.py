@@ -347,3 +347,32 @@ def test_sklearn_estimator_checks():
     for est in (TopKTreeClassifier(max_depth=2), OptimalTreeClassifier(max_depth=2)):
         failed = [r for r in check_estimator(est, on_fail=None) if r["status"] == "failed"]
         assert not failed, [(r["check_name"], str(r["exception"])[:200]) for r in failed]
+
+
+def test_binary_fast_path_matches_binarizer():
+    from treelearn import Binarizer
+    from treelearn.data.schema import ColumnSchema
+    from treelearn.learn.topk import _binary_fast_path
+
+    rng = np.random.default_rng(9)
+    B = rng.integers(0, 2, size=(150, 9)).astype(float)
+    B[:, 3] = 1.0  # constant columns give no feature
+    B[:, 6] = 0.0
+    y = rng.integers(0, 3, size=150)
+    schema = ColumnSchema.infer(B)
+    Xe = schema.encode(B)
+    ref = Binarizer()
+    ref._fit_encoded(Xe, schema)
+    ref_data = BinaryData(ref.transform_encoded(Xe), y, 3)
+    fast = Binarizer()
+    data = _binary_fast_path(fast, Xe, schema, y, 3, None)
+    assert np.array_equal(fast.feature_, ref.feature_)
+    assert np.array_equal(fast.kind_, ref.kind_)
+    assert np.array_equal(fast.threshold_, ref.threshold_)
+    assert list(fast.feature_names_out_) == list(ref.feature_names_out_)
+    for name in ("columns", "class_bits", "y"):
+        assert np.array_equal(getattr(data, name), getattr(ref_data, name)), name
+    assert data.weights is None and data.n_words == ref_data.n_words
+    assert np.array_equal(data.count(data.full_cover()), ref_data.count(ref_data.full_cover()))
+    # not 0/1: no fast path
+    assert _binary_fast_path(Binarizer(), Xe + 0.5, schema, y, 3, None) is None

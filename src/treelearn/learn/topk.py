@@ -28,6 +28,7 @@ from treelearn._validation import TreeLearnValueError, check_float_param, check_
 from treelearn.base import BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
+from treelearn.data import _bitset
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.learn import _topk
 from treelearn.tree.tree import Tree
@@ -75,27 +76,44 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     )
 
 
-def _binary_fast_path(binz: Binarizer, Xe, schema):
+def _binary_fast_path(binz: Binarizer, Xe, schema, y, n_classes, sample_weight):
     """0/1 numeric input: the Binarizer's result (one ``x >= 0.5`` feature per non-constant
-    column) without its per-column sort; None when the input is not 0/1."""
+    column, as :class:`~treelearn.Binarizer` gives) and the packed :class:`BinaryData`, built in
+    one compiled pass without the per-column sort; None when the input is not 0/1."""
     if any(schema.is_categorical(j) for j in range(schema.n_features)):
         return None
-    B = Xe.astype(np.uint8)
-    if not np.array_equal(B, Xe):
+    res = _topk.binary_columns(np.ascontiguousarray(Xe, dtype=np.float64))
+    if res is None:
         return None
-    if B.size and B.max() > 1:
-        return None
-    keep = np.nonzero(B.any(axis=0) & ~B.all(axis=0))[0]
+    columns, keep = res
     binz.schema_ = schema
     binz.n_features_in_ = schema.n_features
     if schema.feature_names is not None:
         binz.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
-    binz.feature_ = keep.astype(np.int64)
+    binz.feature_ = keep
     binz.kind_ = np.zeros(keep.size, dtype=np.int8)
     binz.threshold_ = np.full(keep.size, 0.5)
     # the Binarizer's names ("<column> >= 0.5"), built without a call per feature
     binz.feature_names_out_ = np.asarray([f"{schema._name(int(j))} >= 0.5" for j in keep], dtype=object)
-    return np.ascontiguousarray(B[:, keep])
+    return _binary_data_from_columns(columns, y, n_classes, sample_weight)
+
+
+def _binary_data_from_columns(columns, y, n_classes, sample_weight) -> BinaryData:
+    """A BinaryData with the fields its constructor would set, from already packed columns."""
+    data = BinaryData.__new__(BinaryData)
+    y = np.asarray(y, dtype=np.int64)
+    data.n_rows = int(y.shape[0])
+    data.n_features = int(columns.shape[0])
+    data.n_classes = int(n_classes)
+    data.n_words = int(_bitset.n_words_for(data.n_rows))
+    data.columns = np.ascontiguousarray(columns, dtype=np.uint64).reshape(data.n_features, data.n_words)
+    data.class_bits = np.zeros((data.n_classes, data.n_words), dtype=np.uint64)
+    for c in range(data.n_classes):
+        data.class_bits[c] = _bitset.pack_mask((y == c).astype(np.uint8))
+    data.y = y
+    data.weights = None if sample_weight is None or np.all(sample_weight == 1.0) else np.asarray(sample_weight,
+                                                                                                dtype=np.float64)
+    return data
 
 
 class TopKTreeClassifier(BaseTreeClassifier):
@@ -186,13 +204,12 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
         t0 = time.perf_counter()
         binz = Binarizer(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
-        B = _binary_fast_path(binz, Xe, schema)
-        if B is None:
-            binz._fit_encoded(Xe, schema)
-            B = binz.transform_encoded(Xe)
-        self.binarizer_ = binz
         w = None if np.all(sample_weight == 1.0) else sample_weight
-        data = BinaryData(B, y, n_classes, w)
+        data = _binary_fast_path(binz, Xe, schema, y, n_classes, w)
+        if data is None:
+            binz._fit_encoded(Xe, schema)
+            data = BinaryData(binz.transform_encoded(Xe), y, n_classes, w)
+        self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
         kk = d if (isinstance(k, str) or k >= d) else int(k)
