@@ -146,23 +146,26 @@ def _prune_with_bound_exact(tree: Tree, m, leaf_err, l, n, delta, lq, lp, loose,
     return cut, [float(b) for b in history]
 
 
-def _log_stirling_table(M: int, C: int) -> np.ndarray:
-    """log S(m, c) for m = 0..M, c = 0..C (-inf where S = 0), float64."""
+def _log_stirling_table(M: int, C: int, m_min: int = 0) -> np.ndarray:
+    """log S(m, c) for m = m_min..M, c = 0..C (-inf where S = 0 and in the rows below m_min), float64.
+
+    Exact integers up to m = 300; beyond, c^m/c! times the (tiny) inclusion-exclusion correction."""
     tab = np.full((M + 1, C + 1), -np.inf)
     exact_upto = min(M, 300)
+    lo = max(m_min, exact_upto + 1)
     for c in range(1, C + 1):
-        for mm in range(c, exact_upto + 1):
+        for mm in range(max(c, m_min), exact_upto + 1):
             tab[mm, c] = math.log(stirling2(mm, c))
-        if M > exact_upto:
-            ms = np.arange(exact_upto + 1, M + 1, dtype=np.float64)
+        if M >= lo:
+            ms = np.arange(lo, M + 1, dtype=np.float64)
             if c == 1:
-                tab[exact_upto + 1:, c] = 0.0
+                tab[lo:, c] = 0.0
                 continue
             # S(m, c) = c^m / c! * (1 + Σ_{j>=1} (-1)^j C(c, j) ((c-j)/c)^m); the tail is tiny here
             corr = np.zeros_like(ms)
             for j in range(1, c):
                 corr += (-1) ** j * math.comb(c, j) * np.exp(ms * math.log((c - j) / c))
-            tab[exact_upto + 1:, c] = ms * math.log(c) - math.lgamma(c + 1) + np.log1p(corr)
+            tab[lo:, c] = ms * math.log(c) - math.lgamma(c + 1) + np.log1p(corr)
     return tab
 
 
@@ -172,7 +175,8 @@ def _prune_with_bound_fast(tree: Tree, m, leaf_err, l, n, delta, r):
     L0 = tree.n_leaves
     C = max(1, min(n, L0))
     M = 2 * m
-    log_s = _log_stirling_table(M, C)
+    # the loose recursion evaluates a node with L leaves at m = L + (M - L_root) > M - L0 only
+    log_s = _log_stirling_table(M, C, m_min=M - L0 + 1)
     log_fall = np.array([-np.inf] + [math.log(_falling(n, a)) for a in range(1, C + 1)])
     log_p = np.array([0.0] + [_log_p_leaves(L) for L in range(1, L0 + 1)])
     cut, history = _bound_prune.prune_loose(
