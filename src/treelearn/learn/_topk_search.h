@@ -185,6 +185,7 @@ class Searcher {
     std::vector<CT> PM;
     std::vector<int32_t> PR;
     std::vector<char> pdone;
+    bool use_pairs = false;  // the pair matrix fits in min(512 MB, the cache cap)
     std::vector<u64> mcf;
     // time limit
     std::chrono::steady_clock::time_point t0;
@@ -224,7 +225,8 @@ class Searcher {
             v.cand.reserve(d);
         }
         ones.assign(nw, ~0ULL);
-        if (all_k) {
+        use_pairs = all_k && (double)sizeof(CT) * d * d * C + 4.0 * d * d <= std::min(512.0 * 1024 * 1024, mem_cap);
+        if (use_pairs) {
             PM.resize((size_t)d * d * C);
             PR.resize((size_t)d * d);
             pdone.assign(d, 0);
@@ -903,7 +905,7 @@ class Searcher {
         }
         rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
         if (h == 2 && use_reps && !v.cand.empty()) prepare_reps(v);
-        if (h == 2 && all_k) std::fill(pdone.begin(), pdone.end(), 0);
+        if (h == 2 && use_pairs) std::fill(pdone.begin(), pdone.end(), 0);
         if (v.cand.empty()) {
             store(v, h, Entry{leaf, -1, 1});
             return Res{leaf, -1, leaf < ub};
@@ -979,7 +981,7 @@ class Searcher {
                         count_pass(v, mf, v.cntf.data(), v.rcf.data(), v.reps.data(), (int)v.reps.size());
                         e1 = depth1_reps(v, v.cntf.data(), v.rcf.data(), T1, W1, m1, f1);
                     } else {
-                        if (all_k)
+                        if (use_pairs)
                             pair_row(v, f, v.cntf.data(), v.rcf.data());
                         else
                             count_pass(v, mf, v.cntf.data(), v.rcf.data());
@@ -1011,7 +1013,7 @@ class Searcher {
                         }
                     } else {
                         if (!counted) {
-                            if (all_k)
+                            if (use_pairs)
                                 pair_row(v, f, v.cntf.data(), v.rcf.data());
                             else
                                 count_pass(v, mf, v.cntf.data(), v.rcf.data());
