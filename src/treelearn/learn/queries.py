@@ -512,7 +512,6 @@ def noisy_influences(f, delta: float, *, restriction=None, n_samples: int | None
 def _smoothed_batch(o: Oracle, X, cand, delta, n_noise, rng, pi):
     """Monte Carlo (f_δ)_π at X and at X with each candidate flipped, coupled noise."""
     q = delta / 2.0
-    fixed = np.nonzero(pi)[0]
     f0 = np.zeros(X.shape[0])
     F = np.zeros((X.shape[0], cand.shape[0]))
     for _ in range(n_noise):
@@ -520,7 +519,6 @@ def _smoothed_batch(o: Oracle, X, cand, delta, n_noise, rng, pi):
         # (f_δ)_π: restriction applied first, noise on every coordinate afterwards
         f0 += o._eval(Y)
         F += o._eval_flips(Y, cand)
-    del fixed
     return f0 / n_noise, F / n_noise
 
 
@@ -649,7 +647,8 @@ def prune(f, tree: Tree, tau: float, *, metric: str = "auto", method: str = "aut
     seed = _rng_seed(random_state)
 
     if method == "exact":
-        nd = _table_to_nd(_exact_table(o), n)
+        tab = _exact_table(o)
+        nd = _table_to_nd(tab, n)
 
         def inf_of(pi, i):
             sub, free = _sub_table(nd, pi)
@@ -658,12 +657,10 @@ def prune(f, tree: Tree, tau: float, *, metric: str = "auto", method: str = "aut
             return 0.5 * float(np.mean(a0 != a1) if metric == "hamming" else np.mean(np.abs(a0 - a1)))
 
         pts = all_points(n)
-        fvals = nd  # noqa
 
         def dist_of(pi, sub_nodes_eval):
-            sub, free = _sub_table(nd, pi)
             X = pts[np.all((pts == pi) | (pi == 0), axis=1)]
-            fv = o._table[pm1_index(X)] if o._table is not None else _exact_table(o)[pm1_index(X)]
+            fv = tab[pm1_index(X)]
             tv = sub_nodes_eval(X)
             return float(np.mean(fv != tv) if metric == "hamming" else np.mean(np.abs(fv - tv)))
     else:
@@ -1199,7 +1196,28 @@ def build_dt(f, size: int, *, depth: int, tau: float, influence: str = "auto", s
     adaptive, see :class:`_SampledProvider`), or ``"auto"`` (exact for table oracles). The tree's
     distance is computed from leaf means: dist(f_π, T) = ½(dist of left + dist of right), a leaf b
     costs Pr[f_π ≠ b] = (1 − |E f_π|)/2 for its best b. ``conf_delta``: failure probability of
-    each sequential test. Returns the Tree (and an info dict with ``return_info``).
+    each sequential test. Returns the Tree (and an info dict with ``return_info``: queries,
+    distinct restrictions, estimated error, seconds, memo size estimate).
+
+    How the search is organised (none of it changes the answer of the exact DP):
+
+    * one memo entry per restriction π (keyed by π as a set, so a restriction reached through its
+      fixes in any order is solved once; ``memo=False`` keys by the path instead, the ablation),
+      holding E[f_π], the influential set S, and for every size budget the best distance, its
+      root split and whether it is exact: the seed of π's sample is derived from π, sample points
+      are never stored;
+    * branch and bound: a child is asked only for budgets that can still beat the best tree found,
+      and a tree with t leaves ignores one of the t most influential variables of f_π, so its
+      error is at least the t-th largest Inf_j(f_π) (lower bounds prune budgets and splits);
+    * iterative bounding rounds: first a tree of estimated error 0 (the realizable case; every
+      variable that changes f_π must then be queried, so a budget below their number + 1 leaves is
+      infeasible), then error < 1/256, < 1/32, and finally unrestricted (exact);
+    * sampled statistics (``influence="sampled"``): see :class:`_SampledProvider`
+      (``adaptive=False`` and ``shared_batch=False`` are the ablations of the benchmark;
+      ``inherit_candidates=False`` re-examines every free variable at each restriction).
+
+    Limits: ``time_limit`` seconds, ``max_memory_mb`` of memo (estimated) and ``max_queries``
+    raise :class:`SearchLimitError` with a message saying which limit was hit.
     """
     o = _as_oracle(f)
     n = o.n_features
