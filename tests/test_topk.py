@@ -297,8 +297,8 @@ def test_memory_cap_evicts_and_keeps_result():
     assert list(tiny["feature"]) == list(full["feature"])
     assert tiny["peak_bytes"] <= full["peak_bytes"]
     # the optimum under a cap too small for its pair-count matrix (plain counting passes instead)
-    opt_full = _search(B, y, 2, 24, 3, memory_limit_mb=512)
-    opt_tiny = _search(B, y, 2, 24, 3, memory_limit_mb=0.01)
+    opt_full = _search(B, y, 2, 24, 4, memory_limit_mb=512)
+    opt_tiny = _search(B, y, 2, 24, 4, memory_limit_mb=0.01)
     assert opt_tiny["error"] == opt_full["error"] and opt_tiny["evictions"] > 0
 
 
