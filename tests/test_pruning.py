@@ -248,3 +248,22 @@ def test_sklearn_estimator_checks(pruning):
         results = check_estimator(PrunedTreeClassifier(pruning=pruning, cv=3), on_fail=None)
     failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
     assert not failed
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fast_matches_exact_when_the_stirling_cap_binds(n_classes):
+    """Few examples, many leaves: the cap min(., S(m, c)) of Thm 9 is active in the recursion."""
+    from treelearn.prune.bounds import _loose_vectors, stirling2
+
+    rng = np.random.default_rng(n_classes)
+    X = rng.normal(size=(60, 5))
+    y = rng.integers(0, n_classes, size=60)
+    tree = _grow(X, y, 30)
+    m, L = 60, tree.n_leaves
+    e = 2 * m - L
+    vecs = _loose_vectors(as_shape(tree), e, 5, 2)
+    assert any(not s.is_leaf and v[2] == stirling2(s.n_leaves + e, 2) for s, v in vecs.items())
+    fast, info_f = prune_with_bound(tree, method="fast", return_info=True)
+    exact, info_e = prune_with_bound(tree, method="exact", return_info=True)
+    assert fast == exact
+    assert np.allclose(info_f.bounds, info_e.bounds, rtol=1e-10)
