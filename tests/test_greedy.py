@@ -99,7 +99,7 @@ def naive_depth_first(X, y, w, C, criterion, max_depth=None, msl=1, cat_cols=(),
     return grow(np.arange(X.shape[0]), 0)
 
 
-def naive_best_first(X, y, w, C, criterion, t, max_depth=None, msl=1):
+def naive_best_first(X, y, w, C, criterion, t, max_depth=None, msl=1, cat_cols=(), two_valued=None):
     """BuildTopDownDT (000 Fig. 1): split the leaf+condition of largest global gain until t leaves.
     Returns the leaves as sorted row lists, and the sequence of (feature, rows) splits."""
     Wtot = w.sum()
@@ -112,7 +112,7 @@ def naive_best_first(X, y, w, C, criterion, t, max_depth=None, msl=1):
             if (max_depth is not None and depth >= max_depth) or np.count_nonzero(counts > 0) <= 1 \
                     or len(rows) < 2 * msl:
                 continue
-            b = naive_best(X, y, w, rows, C, criterion, msl)
+            b = naive_best(X, y, w, rows, C, criterion, msl, cat_cols, two_valued)
             if b is None:
                 continue
             g = counts.sum() / Wtot * b[0]
@@ -152,8 +152,9 @@ def leaf_partition(tree, Xe):
 
 
 def internal_splits(tree, Xe):
-    paths = tree.decision_path(Xe).toarray().astype(bool)
-    return sorted((int(tree.feature[i]), np.nonzero(paths[:, i])[0].tolist())
+    """(feature, rows reaching the node) of every internal node; Xe is the encoded matrix."""
+    leaves = tree._apply_encoded(Xe)
+    return sorted((int(tree.feature[i]), np.nonzero(np.isin(leaves, tree.subtree_nodes(int(i))))[0].tolist())
                   for i in np.nonzero(tree.children_left >= 0)[0])
 
 
@@ -537,10 +538,13 @@ def test_property_mixed_categorical(seed, n, C, depth, criterion, weighted, find
     if present0.size == 2:
         two[0] = present0[1]
     t = grow_greedy(X, y, C, w, schema=schema, criterion=crit, max_depth=depth, max_leaves=t_leaves, finder=finder)
+    G = ref_crit if C == 2 or criterion != "callable" else crit
     if t_leaves is None:
-        ref = naive_depth_first(X, y, w, C, ref_crit if C == 2 or criterion != "callable" else crit,
-                                max_depth=depth, cat_cols=(0, 1), two_valued=two)
-        compare_to_naive(t, X, ref)
+        compare_to_naive(t, X, naive_depth_first(X, y, w, C, G, max_depth=depth, cat_cols=(0, 1), two_valued=two))
+    else:
+        leaves, order = naive_best_first(X, y, w, C, G, t_leaves, max_depth=depth, cat_cols=(0, 1), two_valued=two)
+        assert leaf_partition(t, X) == leaves
+        assert internal_splits(t, X) == sorted((f, r) for f, r in order)
     assert t.depth <= depth
 
 
