@@ -565,3 +565,35 @@ def test_histogram_memory_budget_rebuilds_from_rows():
         for key in ("children_left", "feature", "split_code", "n_node_samples"):
             np.testing.assert_array_equal(a[key], b[key])
         np.testing.assert_allclose(a["value"], b["value"], rtol=1e-12)
+
+
+# ------------------------------------------------------------------ the Top-k authors' code as a reference
+def test_equals_topk_k1_training_accuracy_on_the_anchor_matrices(data_dir):
+    """../shared/anchors: Top-k (003's own code, pydl8.5-topk) with k = 1 is the greedy entropy
+    tree (ties to the lower feature index); its training accuracies on the very binary matrices it
+    was given must be ours."""
+    import csv
+
+    import pandas as pd
+
+    anchors = data_dir.parent / "anchors"
+    table = anchors / "peer_timings.csv"
+    if not table.exists():
+        pytest.skip(f"{table} not found")
+    ref = {}
+    with open(table) as fh:
+        for row in csv.DictReader(fh):
+            if row["tool"] == "topk" and row["k"] == "1" and row["train_acc"]:
+                ref[(row["dataset"], int(row["depth"]))] = float(row["train_acc"])
+    checked = 0
+    for name in sorted({d for d, _ in ref}):
+        path = anchors / "binarized" / f"{name}.csv"
+        if not path.exists():
+            continue
+        df = pd.read_csv(path)
+        X, y = df.iloc[:, :-1].to_numpy(float), df.iloc[:, -1].to_numpy()
+        for depth in sorted(h for d, h in ref if d == name):
+            acc = GreedyTreeClassifier(criterion="entropy", max_depth=depth).fit(X, y).score(X, y)
+            assert acc == pytest.approx(ref[(name, depth)], abs=1e-6), (name, depth)
+            checked += 1
+    assert checked >= 12
