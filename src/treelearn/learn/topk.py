@@ -220,7 +220,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
         crit = get_criterion(self.criterion)
         tree.impurity = crit.impurity(tree.value)
         self.timed_out_ = bool(res["timed_out"])
-        self.training_error_ = float(res["error"])
+        # the returned tree's own (weighted) training misclassifications: the search's error when it
+        # finished, and the truth for an anytime tree
+        leaves = tree.children_left < 0
+        v = tree.value[leaves]
+        self.training_error_ = float(np.sum(v.sum(axis=1) - v.max(axis=1)))
         self.is_optimal_ = bool(kk >= d and not self.timed_out_)
         self.lower_bound_ = float(res["lower_bound"]) if kk >= d else None
         self.n_nodes_searched_ = int(res["nodes"])
