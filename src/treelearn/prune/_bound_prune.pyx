@@ -175,6 +175,22 @@ cdef class _LoosePruner:
         lfac = lfac0 - (LN2 if half else 0.0)
         self.n_node_evals += 1
         out[0] = NEG_INF
+        if self.C == 2:
+            # two parts: inner = 1 + 2B + 2A + 2AB with A = π_left^2, B = π_right^2 (>= 1 or 0)
+            out[1] = 0.0
+            x = va[2]
+            s = vb[2]
+            if x == NEG_INF and s == NEG_INF:
+                total = lfac
+            elif x == NEG_INF:
+                total = lfac + s + log(2.0 + exp(-s))
+            elif s == NEG_INF:
+                total = lfac + x + log(2.0 + exp(-x))
+            else:
+                total = lfac + x + s + log(2.0 + 2.0 * exp(-x) + 2.0 * exp(-s) + exp(-x - s))
+            cap = self.log_s[mu * 3 + 2]
+            out[2] = total if total < cap else cap
+            return
         for c in range(1, self.C + 1):
             if c > Lu:
                 out[c] = NEG_INF
@@ -288,8 +304,13 @@ cdef class _LoosePruner:
             else:
                 off = self.memo_get(x_sid, e2)
                 xv = self.pool.data() + off
-            self.eval_node(nxt, cur, xv, cur_L + self.Lc[x], e2, cur_sid >= 0 and cur_sid == x_sid, lfac0)
-            cur_sid = self.lookup(cur_sid, x_sid, False)
+            if exact:
+                self.eval_node(nxt, cur, xv, cur_L + self.Lc[x], e2, cur_sid >= 0 and cur_sid == x_sid, lfac0)
+                cur_sid = self.lookup(cur_sid, x_sid, False)
+            else:
+                # lower bound: halve whenever the two subtrees *could* be equal (same leaf count);
+                # halving only lowers the value, and it skips the shape look-ups
+                self.eval_node(nxt, cur, xv, cur_L + self.Lc[x], e2, cur_L == self.Lc[x], lfac0)
             cur_L = cur_L + self.Lc[x]
             tmp = cur; cur = nxt; nxt = tmp
             w = u
