@@ -1,5 +1,4 @@
 """Pruners of paper 002 §6: bound pruning (compiled vs exact integers), CART / M-CART, the estimator."""
-import itertools
 import math
 
 import numpy as np

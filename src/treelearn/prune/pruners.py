@@ -26,8 +26,8 @@ from treelearn._validation import TreeLearnValueError, check_float_param, check_
 from treelearn.base import BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.prune.bounds import (
-    DEFAULT_R, LEAF, TightEvaluator, TreeShape, _falling, _postorder, as_shape, log_growth_function_upper_bound,
-    log_p_wedderburn, log_q_geometric, node_shapes, stirling2,
+    DEFAULT_R, LEAF, TightEvaluator, TreeShape, _falling, as_shape, log_growth_function_upper_bound,
+    log_p_wedderburn, log_q_geometric, stirling2,
 )
 from treelearn.tree.tree import Tree
 
