@@ -186,6 +186,12 @@ class Searcher {
     std::vector<int32_t> PR;
     std::vector<char> pdone;
     bool use_pairs = false;  // the pair matrix fits in min(512 MB, the cache cap)
+    // h = 3 nodes of the optimum: the node's pair matrix PS; a child's is computed on the smaller
+    // child (PT) and the other one is PS - PT (exact integer counts, unweighted only)
+    bool use_sub = false, pairs_ready = false;
+    std::vector<CT> PS, PT;
+    std::vector<int32_t> PRS, PRT;
+    std::vector<char> sdone;
     std::vector<u64> mcf;
     // time limit
     std::chrono::steady_clock::time_point t0;
@@ -226,6 +232,16 @@ class Searcher {
         }
         ones.assign(nw, ~0ULL);
         use_pairs = all_k && (double)sizeof(CT) * d * d * C + 4.0 * d * d <= std::min(512.0 * 1024 * 1024, mem_cap);
+        use_sub = use_pairs && !W && max_depth >= 3 &&
+                  3.0 * ((double)sizeof(CT) * d * d * C + 4.0 * d * d) <= std::min(512.0 * 1024 * 1024, mem_cap);
+        if (use_sub) {
+            PS.resize((size_t)d * d * C);
+            PT.resize((size_t)d * d * C);
+            PRS.resize((size_t)d * d);
+            PRT.resize((size_t)d * d);
+            sdone.assign(d, 0);
+            fixed_bytes += 2.0 * ((double)sizeof(CT) * d * d * C + 4.0 * d * d);
+        }
         if (use_pairs) {
             PM.resize((size_t)d * d * C);
             PR.resize((size_t)d * d);
@@ -416,20 +432,27 @@ class Searcher {
     // counts of (f AND j) per class for every j on an h = 2 node, reusing (j AND f) of rows
     // already computed on this node; copied into cntf / rcf
     void pair_row(Level& v, int f, CT* cntf, int32_t* rcf) {
+        pair_fill(v, f, PM.data(), PR.data(), pdone.data());
+        std::copy(&PM[(size_t)f * d * C], &PM[(size_t)f * d * C] + (size_t)d * C, cntf);
+        std::copy(&PR[(size_t)f * d], &PR[(size_t)f * d] + d, rcf);
+    }
+    // fill row f of the pair matrix P (counts of f AND j per class) on node v's rows, reusing
+    // rows already done
+    void pair_fill(Level& v, int f, CT* P, int32_t* Pr, char* done) {
         const int wl = v.wl;
-        CT* row = &PM[(size_t)f * d * C];
-        int32_t* prow = &PR[(size_t)f * d];
-        if (!pdone[f]) {
+        CT* row = &P[(size_t)f * d * C];
+        int32_t* prow = &Pr[(size_t)f * d];
+        if (!done[f]) {
             const u64* cf = &v.M[(size_t)f * wl];
             if (!W)
                 for (int c = 0; c < C; ++c)
                     for (int i = 0; i < wl; ++i) mcf[(size_t)c * wl + i] = cf[i] & v.cls[(size_t)c * wl + i];
             for (int j = 0; j < d; ++j) {
                 CT* o = row + (size_t)j * C;
-                if (pdone[j]) {
-                    const CT* src = &PM[((size_t)j * d + f) * C];
+                if (done[j]) {
+                    const CT* src = &P[((size_t)j * d + f) * C];
                     for (int c = 0; c < C; ++c) o[c] = src[c];
-                    prow[j] = PR[(size_t)j * d + f];
+                    prow[j] = Pr[(size_t)j * d + f];
                 } else if (v.rc[j] == 0) {
                     for (int c = 0; c < C; ++c) o[c] = 0;
                     prow[j] = 0;
@@ -467,10 +490,38 @@ class Searcher {
                     }
                 }
             }
-            pdone[f] = 1;
+            done[f] = 1;
         }
-        std::copy(row, row + (size_t)d * C, cntf);
-        std::copy(prow, prow + d, rcf);
+    }
+    // PM := the child's pair matrix: PT (the smaller child) or PS - PT (the other one)
+    void set_child_pairs(bool is_small) {
+        const size_t nP = (size_t)d * d * C, nR = (size_t)d * d;
+        if (is_small) {
+            std::copy(PT.begin(), PT.end(), PM.begin());
+            std::copy(PRT.begin(), PRT.end(), PR.begin());
+        } else {
+            for (size_t q = 0; q < nP; ++q) PM[q] = PS[q] - PT[q];
+            for (size_t q = 0; q < nR; ++q) PR[q] = PRS[q] - PRT[q];
+        }
+    }
+    // the whole pair matrix of node v (needs v.cnt / v.rc of v itself)
+    void full_pairs(Level& v, CT* P, int32_t* Pr) {
+        std::fill(sdone.begin(), sdone.end(), 0);
+        for (int f = 0; f < d; ++f) {
+            CT* row = &P[(size_t)f * d * C];
+            int32_t* prow = &Pr[(size_t)f * d];
+            if (v.rc[f] == 0) {
+                std::fill(row, row + (size_t)d * C, (CT)0);
+                std::fill(prow, prow + d, 0);
+                sdone[f] = 1;
+            } else if (v.rc[f] == v.m) {
+                std::copy(v.cnt.begin(), v.cnt.begin() + (size_t)d * C, row);
+                std::copy(v.rc.begin(), v.rc.begin() + d, prow);
+                sdone[f] = 1;
+            } else {
+                pair_fill(v, f, P, Pr, sdone.data());
+            }
+        }
     }
 
     // ------------------------------------------------------------------ scoring
@@ -905,7 +956,9 @@ class Searcher {
         }
         rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
         if (h == 2 && use_reps && !v.cand.empty()) prepare_reps(v);
-        if (h == 2 && use_pairs) std::fill(pdone.begin(), pdone.end(), 0);
+        if (h == 2 && use_pairs) std::fill(pdone.begin(), pdone.end(), pairs_ready ? 1 : 0);
+        bool sub_here = h == 3 && use_sub && !recon;
+        if (sub_here && !v.cand.empty()) full_pairs(v, PS.data(), PRS.data());
         if (v.cand.empty()) {
             store(v, h, Entry{leaf, -1, 1});
             return Res{leaf, -1, leaf < ub};
@@ -1045,11 +1098,26 @@ class Searcher {
                     lb0 = child_lb(c, c0c, m0, h - 1);
                     if (lb0 + lb1 >= bound) continue;
                 }
+                int small = 0;
+                if (sub_here) {
+                    // pair matrix of the smaller child, on its own rows
+                    small = (2 * v.rc[f] <= v.m) ? 1 : 0;
+                    split_rows_local(v, f, small, c);
+                    build_local(c);
+                    count_pass(c, ones.data(), c.cnt.data(), c.rc.data());
+                    full_pairs(c, PT.data(), PRT.data());
+                    set_child_pairs(small == 0);
+                }
                 split_rows_local(v, f, 0, c);
+                pairs_ready = sub_here;
                 Res r0 = solve(L + 1, h - 1, bound - lb1);
+                pairs_ready = false;
                 if (!r0.ok) continue;
+                if (sub_here) set_child_pairs(small == 1);
                 split_rows_local(v, f, 1, c);
+                pairs_ready = sub_here;
                 Res r1 = solve(L + 1, h - 1, bound - r0.err);
+                pairs_ready = false;
                 if (!r1.ok) continue;
                 if (r0.err + r1.err < best) {
                     best = r0.err + r1.err;
