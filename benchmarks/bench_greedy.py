@@ -64,6 +64,9 @@ def main(argv=None) -> int:
     ap.add_argument("--criterion", default="entropy", choices=["entropy", "gini"])
     ap.add_argument("--datasets", nargs="*", default=DATASETS)
     ap.add_argument("--depths", nargs="*", type=int, default=DEPTHS)
+    ap.add_argument("--binary", action="store_true",
+                    help="also time both on the binary matrices of ../shared/anchors/binarized (depths 3-5, "
+                         "training accuracy vs the Top-k k=1 reference)")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="wall: perf_counter; cpu: process CPU time (steadier on a loaded machine)")
     args = ap.parse_args(argv)
@@ -106,7 +109,49 @@ def main(argv=None) -> int:
     print(f"median time ratio hist/sklearn:  {statistics.median(r_hist):.3f}  (target <= 0.25)")
     print(f"test accuracy exact - hist (points): median {statistics.median(acc_gap):+.2f}, "
           f"max {max(acc_gap):+.2f}  (target: within 0.5)")
+    if args.binary:
+        bench_binary(data_dir.parent / "anchors", args)
     return 0
+
+
+def bench_binary(anchors: Path, args) -> None:
+    """Full binary matrices the peers were timed on (no split): fit time vs sklearn, and the
+    training accuracy next to Top-k's with k = 1 (the greedy entropy tree of 003's own code)."""
+    import csv
+
+    table = anchors / "peer_timings.csv"
+    if not table.exists():
+        print(f"\n{table} not found: skipping the binary matrices")
+        return
+    ref = {}
+    with open(table) as fh:
+        for row in csv.DictReader(fh):
+            if row["tool"] == "topk" and row["k"] == "1" and row["train_acc"]:
+                ref[(row["dataset"], int(row["depth"]))] = float(row["train_acc"])
+    print(f"\nbinary anchor matrices, criterion={args.criterion}")
+    print(f"{'dataset':16s} {'depth':>5s} {'sklearn ms':>10s} {'ours ms':>8s} {'ratio':>6s} {'acc ours':>9s} "
+          f"{'acc topk1':>9s}")
+    ratios = []
+    for name in sorted({d for d, _ in ref}):
+        path = anchors / "binarized" / f"{name}.csv"
+        if not path.exists():
+            continue
+        df = pd.read_csv(path)
+        X, y = df.iloc[:, :-1].to_numpy(np.float64), df.iloc[:, -1].to_numpy()
+        for depth in (3, 4, 5):
+            ts, to = [], []
+            for _ in range(args.repeats):
+                t, _sk = timed_fit(DecisionTreeClassifier(criterion=args.criterion, max_depth=depth, random_state=0),
+                                   X, y)
+                ts.append(t)
+                t, ours = timed_fit(GreedyTreeClassifier(criterion=args.criterion, max_depth=depth), X, y)
+                to.append(t)
+            r = statistics.median(to) / statistics.median(ts)
+            ratios.append(r)
+            acc = ours.score(X, y)
+            print(f"{name:16s} {depth:5d} {1e3 * statistics.median(ts):10.2f} {1e3 * statistics.median(to):8.2f} "
+                  f"{r:6.2f} {acc:9.4f} {ref.get((name, depth), float('nan')):9.4f}", flush=True)
+    print(f"median time ratio ours/sklearn on binary matrices: {statistics.median(ratios):.3f}")
 
 
 if __name__ == "__main__":

@@ -457,7 +457,8 @@ def test_coding_reproduces_numeric_thresholds(m):
     rng = np.random.default_rng(12)
     cols = [rng.normal(size=500), rng.integers(0, 7, 500).astype(float), np.repeat([0.0, -0.0, 1.5], [3, 3, 4]),
             rng.exponential(size=300).round(2) * rng.choice([-1, 1], 300), np.full(50, 2.0), np.array([1.0]),
-            np.array([1e300, -1e300, 5e-324, 0.0])]
+            np.array([1e300, -1e300, 5e-324, 0.0]), np.array([1.0, 0.0, 0.0, 1.0]), np.array([-0.0, 0.0, 3.0]),
+            np.array([5.0, 5.0, -2.0]), rng.integers(0, 2, 1000).astype(float)]
     for col in cols:
         cf = code_features(col.reshape(-1, 1), None, m)
         ref = numeric_thresholds(col, m)

@@ -47,16 +47,24 @@ def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t ma
     """Code the numeric ``columns`` of the transposed matrix ``XT`` (d, n) into rows of ``codes``
     (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns
     (thresholds, values) lists."""
-    cdef vector[double] u, thr
+    cdef vector[double] u, thr, thr_all, u_all
+    cdef vector[int64_t] thr_off, u_off
     cdef vector[KeyRow] a, tmp
-    cdef Py_ssize_t i, j, n = XT.shape[1]
-    thresholds, values = [], []
-    for i in range(columns.shape[0]):
-        j = columns[i]
-        with nogil:
+    cdef Py_ssize_t i, j, n = XT.shape[1], m = columns.shape[0]
+    thr_off.push_back(0)
+    u_off.push_back(0)
+    with nogil:
+        for i in range(m):
+            j = columns[i]
             code_column(&XT[j, 0], n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
-        thresholds.append(np.asarray(<double[:thr.size()]> thr.data()).copy() if thr.size() else np.zeros(0))
-        values.append(np.asarray(<double[:u.size()]> u.data()).copy())
+            thr_all.insert(thr_all.end(), thr.begin(), thr.end())
+            u_all.insert(u_all.end(), u.begin(), u.end())
+            thr_off.push_back(thr_all.size())
+            u_off.push_back(u_all.size())
+    T = np.asarray(<double[:thr_all.size()]> thr_all.data()).copy() if thr_all.size() else np.zeros(0)
+    U = np.asarray(<double[:u_all.size()]> u_all.data()).copy() if u_all.size() else np.zeros(0)
+    thresholds = [T[thr_off[i]:thr_off[i + 1]] for i in range(m)]
+    values = [U[u_off[i]:u_off[i + 1]] for i in range(m)]
     return thresholds, values
 
 

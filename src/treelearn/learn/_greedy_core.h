@@ -734,11 +734,33 @@ inline void radix_sort(std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
 inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
                         std::vector<double>& u, std::vector<double>& thr,
                         std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
+    u.clear();
+    thr.clear();
+    if (n == 0) return;
+    {   // fast path: at most two distinct values (binary features), no sort needed
+        double lo = X[0], hi = X[0];
+        bool two = true;
+        for (int64_t i = 1; i < n && two; ++i) {
+            const double v = X[i * stride];
+            if (v == lo || v == hi) continue;
+            if (lo == hi) { if (v < lo) lo = v; else hi = v; }
+            else two = false;
+        }
+        if (two) {
+            u.push_back(lo == 0.0 ? 0.0 : lo);
+            if (hi != lo) {
+                u.push_back(hi == 0.0 ? 0.0 : hi);
+                double m = (u[0] + u[1]) / 2.0;
+                if (m <= u[0]) m = u[1];
+                thr.push_back(m);  // one midpoint <= any max_thr >= 1
+            }
+            for (int64_t i = 0; i < n; ++i) codes[i] = (hi != lo && X[i * stride] == hi) ? 1 : 0;
+            return;
+        }
+    }
     a.resize(n);
     for (int64_t i = 0; i < n; ++i) a[i] = KeyRow{sortable_key(X[i * stride]), i};
     radix_sort(a, tmp);
-    u.clear();
-    thr.clear();
     std::vector<int32_t> rank_at(n);
     double prev = 0.0;
     for (int64_t p = 0; p < n; ++p) {

@@ -82,7 +82,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
     max_thresholds)``) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff ``code >= k``.
     Categorical column j: the category code itself.
     """
-    Xe = np.ascontiguousarray(Xe, dtype=np.float64)
+    Xe = np.asarray(Xe, dtype=np.float64)  # C or F order: only its transpose is made contiguous
     n, d = Xe.shape
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
@@ -107,8 +107,10 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
             cat_only[j] = present[1]
     if numeric:
         # compiled: one radix sort per column; the same thresholds as numeric_thresholds (tested)
-        thr, vals = _greedy.code_numeric(np.ascontiguousarray(Xe.T), np.asarray(numeric, dtype=np.int64),
-                                         0 if max_thresholds is None else int(max_thresholds), codes)
+        cols = np.asarray(numeric, dtype=np.int64)
+        m = 0 if max_thresholds is None else int(max_thresholds)
+        # the columns contiguous: F-ordered input as it is, else one transposed copy
+        thr, vals = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes)
         for j, t, u in zip(numeric, thr, vals):
             thresholds[j] = t
             n_codes[j] = t.size + 1
@@ -144,7 +146,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     -------
     Tree over the raw columns of ``schema``, nodes numbered in creation order.
     """
-    Xe = np.ascontiguousarray(Xe, dtype=np.float64)
+    Xe = np.asarray(Xe, dtype=np.float64)
     if Xe.ndim != 2 or Xe.shape[0] == 0:
         raise TreeLearnValueError(f"Xe must be a non-empty 2-D array, got shape {Xe.shape}")
     n, d = Xe.shape
@@ -157,7 +159,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     w = check_sample_weight(sample_weight, n)
     if not np.all(w > 0):  # zero-weight rows carry no mass: drop them (as the estimator does)
         keep = w > 0
-        Xe, y, w = np.ascontiguousarray(Xe[keep]), y[keep], w[keep]
+        Xe, y, w = Xe[keep], y[keep], w[keep]
         coded = None
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
