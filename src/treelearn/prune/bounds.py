@@ -562,21 +562,51 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
             bits_a = max((max(sa[a][LA:hiA + 1], default=0) for a in range(1, CA + 1)), default=0).bit_length()
             bits_b = max((max(sb[b][LB:hiB + 1], default=0) for b in range(1, CB + 1)), default=0).bit_length()
             coef_bits = max(sum(cf for _, _, cf in _pair_coefficients(cc)) for cc in range(1, C + 1)).bit_length()
-            nbytes = (bits_a + bits_b + coef_bits + (Ms + 1).bit_length() + 2 + 7) // 8
-            packed = ([None, None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(2, CA + 1)],
-                      [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)])
-        PA, PB = packed
+            if C >= 3:
+                # "colour space": Σ_c coef(a, b, c) (n)_c = (n)_a (n)_b (colour an a- and a
+                # b-partition with n colours; equal colours merge). So with F_n = Σ_a (n)_a A_a,
+                # F_n * G_n = Σ_c (n)_c conv_c for n = 1..C: C multiplications instead of ~C²/2,
+                # then the triangular system (n)_c is solved exactly on the packed integers
+                # (every slot of G_c − Σ_{c'<c} (c)_{c'} conv_{c'} is c! conv_c >= 0).
+                fall_bits = (C * math.factorial(C)).bit_length()
+                nbytes = (bits_a + bits_b + 2 * fall_bits + (Ms + 1).bit_length() + 2 + 7) // 8
+                PA = [None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(1, CA + 1)]
+                PB = [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)]
+                color = [None]
+                for n in range(1, C + 1):
+                    FA = sum(_falling(n, a) * PA[a] for a in range(1, min(n, CA) + 1))
+                    FB = sum(_falling(n, b) * PB[b] for b in range(1, min(n, CB) + 1))
+                    color.append(FA * FB)
+                conv_packed = [None]
+                for cc in range(1, C + 1):
+                    acc = color[cc]
+                    for c2 in range(1, cc):
+                        acc = acc - _falling(cc, c2) * conv_packed[c2]
+                    conv_packed.append(acc // math.factorial(cc))
+                packed = ("color", conv_packed)
+            else:
+                nbytes = (bits_a + bits_b + coef_bits + (Ms + 1).bit_length() + 2 + 7) // 8
+                packed = ([None, None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(2, CA + 1)],
+                          [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)])
+        color_mode = packed[0] == "color"
+        if color_mode:
+            PA = PB = None
+        else:
+            PA, PB = packed
         by_a: dict[int, list] = {}
         for a, b, coef in coefs:
             by_a.setdefault(a, []).append((b, coef))
         R = 0
-        for a, terms in by_a.items():
-            if a == 1:
-                continue  # π^1 = 1 on [LA, hiA]: prefix sums below, no multiplication
-            H = 0
-            for b, coef in terms:
-                H += coef * PB[b] if coef != 1 else PB[b]
-            R += PA[a] * H
+        if color_mode:
+            R = packed[1][c]  # the whole convolution, the π^1 terms included
+        else:
+            for a, terms in by_a.items():
+                if a == 1:
+                    continue  # π^1 = 1 on [LA, hiA]: prefix sums below, no multiplication
+                H = 0
+                for b, coef in terms:
+                    H += coef * PB[b] if coef != 1 else PB[b]
+                R += PA[a] * H
         R = int(R)
         width = 8 * nbytes
         mask = (1 << width) - 1
@@ -585,7 +615,7 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
         else:
             raw = R.to_bytes(max((R.bit_length() + 7) // 8, nbytes * (Ms + 1)), "little")
             conv = {m: int.from_bytes(raw[m * nbytes:(m + 1) * nbytes], "little") for m in todo}
-        for b, coef in by_a.get(1, ()):
+        for b, coef in (() if color_mode else by_a.get(1, ())):
             pref = prefix.get(b)
             if pref is None:  # pref[j + 1] = Σ_{i=LB}^{j} B_b[i] for j <= hiB
                 pref = [0] * (hiB + 2)
