@@ -333,3 +333,30 @@ def test_tight_evaluator_matches_sequences():
         got = ev.root_values(s)
         ref = tight_partitioning_sequences(s, 300, 4, 3, only_last=True)
         assert got[1:C + 1] == ref[1:C + 1]
+
+
+def test_colour_space_identity_of_the_merge_coefficients():
+    """Σ_c C(a, c-b) C(b, c-a) (a+b-c)! (n)_c = (n)_a (n)_b: the identity behind the C-multiplication
+    form of the tight bound (colour both partitions with n colours; equal colours merge)."""
+    from treelearn.prune.bounds import _falling, _pair_coefficients
+
+    for n in range(1, 9):
+        for a in range(1, 7):
+            for b in range(1, 7):
+                lhs = sum(coef * _falling(n, c) for c in range(1, a + b + 1)
+                          for aa, bb, coef in _pair_coefficients(c) if (aa, bb) == (a, b))
+                assert lhs == _falling(n, a) * _falling(n, b)
+
+
+def test_tight_multiclass_sequences_match_direct_recursion():
+    rng = random.Random(7)
+    for _ in range(2):
+        s = as_shape(_random_shape(rng, 8))
+        M, l = 90, 3
+        seqs = tight_partitioning_sequences(s, M, l, 5)
+        for m in range(0, M + 1, 3):
+            for c in range(1, 6):
+                assert seqs[s][c][m] == partitioning_function_upper_bound(s, c, m, l) if m <= 64 else True
+        from treelearn.prune.bounds import _tight
+
+        assert all(seqs[s][c][M] == _tight(s, c, M, l) for c in range(1, 6))
