@@ -20,6 +20,10 @@
 //   depth-1 subtree is read off those counts;
 // * a candidate whose partition equals (or complements) an earlier candidate's is skipped
 //   (identical subproblems, and ties go to the earlier rank);
+// * optimum only (k = all): similarity lower bounds (opt(S) >= opt(S') - |S' \ S|), a symmetric
+//   pair-count matrix per depth-2 node, and at depth-3 nodes the children's matrices as the
+//   smaller child's plus the node's minus it (MurTree / STreeD's depth-2 solver ideas);
+// * both children are bounded (cache entries, similarity) before either is solved;
 // * anytime: on time_limit the best tree found so far is returned (timed_out flag).
 #pragma once
 #include <algorithm>

@@ -12,10 +12,13 @@ Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot `
 ``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C); the
 returned :class:`treelearn.Tree` predicts on raw X.
 
-The search is compiled (``_topk_search.h``): exact (cover, depth) cache with lower bounds,
-branch-and-bound (Fig. 5), a specialised depth-2 step, duplicate and complementary splits skipped,
-rows re-packed per node. None of these changes the returned training error (tests compare with a
-plain recursion of Fig. 1 and a brute force). Scores that differ by less than 1e-9 of the node
+The search is compiled (``_topk_search.h``): exact (cover, depth) cache with lower bounds and a
+memory cap, branch-and-bound (Fig. 5) with both children bounded before either is solved, a
+specialised depth-2 step (child counts by one AND + popcount pass, siblings by subtraction),
+duplicate and complementary splits skipped, rows re-packed per node, an optional depth-1 cache;
+for k = all also similarity lower bounds and pair-count matrices (MurTree / STreeD style). None
+of these changes the returned training error (tests compare with a plain recursion of Fig. 1, a
+brute force over all trees and pystreed). Scores that differ by less than 1e-9 of the node
 weight are ties (so that ulp noise never decides a rank).
 """
 from __future__ import annotations
