@@ -1,4 +1,5 @@
 # distutils: language = c++
+# distutils: depends = src/treelearn/learn/_topk_search.h
 """Compiled Top-k / optimal tree search (the engine is ``_topk_search.h``; this is its binding).
 
 ``search(columns, y, n_classes, weights, k, max_depth, criterion_code, gain_ratio, time_limit,
