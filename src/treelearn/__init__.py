@@ -7,6 +7,9 @@ from treelearn._validation import TreeLearnValueError
 from treelearn.criteria import gain_ratio, get_criterion, kappa, purity_gain
 from treelearn.data import BinaryData, Binarizer, ColumnSchema
 from treelearn.tree import Tree
+from treelearn.tree.export import (
+    export_graphviz, export_text, from_sklearn, to_sklearn, to_sklearn_arrays, tree_from_json, tree_to_json,
+)
 
 # --- foundation: greedy learners (issue 2) ---
 from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
