@@ -372,6 +372,26 @@ class Searcher {
         }
     }
 
+    template <int WL>
+    void count2_fixed(const u64* M, const u64* mask, const u64* m1, CT* cnt, int32_t* rc) const {
+        u64 mk[WL], c1[WL];
+        for (int i = 0; i < WL; ++i) {
+            mk[i] = mask[i];
+            c1[i] = m1[i];
+        }
+        for (int j = 0; j < d; ++j) {
+            const u64* col = M + (size_t)j * WL;
+            int t = 0, a = 0;
+            for (int i = 0; i < WL; ++i) {
+                t += popc(col[i] & mk[i]);
+                a += popc(col[i] & c1[i]);
+            }
+            rc[j] = t;
+            cnt[2 * j + 1] = (CT)a;
+            cnt[2 * j] = (CT)(t - a);
+        }
+    }
+
     // counts of feature = 1 per class among local rows in mask (local frame)
     void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc, const int* sel = nullptr, int nsel = -1) {
         const int wl = v.wl;
@@ -379,7 +399,16 @@ class Searcher {
         if (!W) {
             for (int c = 0; c < C; ++c)
                 for (int i = 0; i < wl; ++i) v.mc[(size_t)c * wl + i] = v.cls[(size_t)c * wl + i] & mask[i];
-            if (C == 2) {
+            if (C == 2 && !sel && wl <= 4) {
+                // small nodes: fixed-length inner loops (the common case deep in the search)
+                const u64* m1 = &v.mc[wl];
+                switch (wl) {
+                    case 1: count2_fixed<1>(v.M.data(), mask, m1, cnt, rc); break;
+                    case 2: count2_fixed<2>(v.M.data(), mask, m1, cnt, rc); break;
+                    case 3: count2_fixed<3>(v.M.data(), mask, m1, cnt, rc); break;
+                    default: count2_fixed<4>(v.M.data(), mask, m1, cnt, rc); break;
+                }
+            } else if (C == 2) {
                 const u64* m1 = &v.mc[wl];
                 for (int q = 0; q < nj; ++q) {
                     const int j = sel ? sel[q] : q;
@@ -701,6 +730,38 @@ class Searcher {
             js = bigj.data();
         }
         int cntk = 0;
+        if (fast) {
+            // unweighted binary entropy: skip a feature on its raw cost when it is clearly above
+            // the K-th best key (two quanta of margin), else quantise as everywhere else
+            const double* xl = D.xl.data();
+            const int T0 = (int)T[0], T1 = (int)T[1];
+            double thr = INF;
+            for (int j = 0; j < d; ++j) {
+                int n1 = R[j];
+                if (n1 == 0 || n1 == m) continue;
+                int a0 = (int)A[2 * j], a1 = (int)A[2 * j + 1];
+                double cost = xl[n1] + xl[m - n1] - xl[a0] - xl[a1] - xl[T0 - a0] - xl[T1 - a1];
+                if (cost > thr) continue;
+                if (cost < 0) cost = 0;
+                int64_t key = (int64_t)(cost * scale + 0.5);
+                if (cntk == K) {
+                    if (key >= ks[K - 1]) continue;
+                    --cntk;
+                }
+                int p = cntk;
+                while (p > 0 && ks[p - 1] > key) {
+                    ks[p] = ks[p - 1];
+                    js[p] = js[p - 1];
+                    --p;
+                }
+                ks[p] = key;
+                js[p] = j;
+                ++cntk;
+                if (cntk == K) thr = ((double)ks[K - 1] + 2.0) / scale;
+            }
+            for (int i = 0; i < cntk; ++i) out.push_back(js[i]);
+            return;
+        }
         for (int j = 0; j < d; ++j) {
             int n1 = R[j];
             if (n1 == 0 || n1 == m) continue;
