@@ -392,6 +392,31 @@ class Searcher {
         }
     }
 
+    template <int WL>
+    void countC_fixed(Level& v, const u64* mask, CT* cnt, int32_t* rc) const {
+        u64 mk[WL];
+        for (int i = 0; i < WL; ++i) mk[i] = mask[i];
+        const u64* mc = v.mc.data();  // class bitsets AND mask, (C, WL)
+        for (int j = 0; j < d; ++j) {
+            const u64* col = v.M.data() + (size_t)j * WL;
+            u64 cw[WL];
+            int t = 0;
+            for (int i = 0; i < WL; ++i) {
+                cw[i] = col[i];
+                t += popc(cw[i] & mk[i]);
+            }
+            rc[j] = t;
+            int sacc = 0;
+            for (int c = 1; c < C; ++c) {
+                int a = 0;
+                for (int i = 0; i < WL; ++i) a += popc(cw[i] & mc[(size_t)c * WL + i]);
+                cnt[(size_t)j * C + c] = (CT)a;
+                sacc += a;
+            }
+            cnt[(size_t)j * C] = (CT)(t - sacc);
+        }
+    }
+
     // counts of feature = 1 per class among local rows in mask (local frame)
     void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc, const int* sel = nullptr, int nsel = -1) {
         const int wl = v.wl;
@@ -407,6 +432,13 @@ class Searcher {
                     case 2: count2_fixed<2>(v.M.data(), mask, m1, cnt, rc); break;
                     case 3: count2_fixed<3>(v.M.data(), mask, m1, cnt, rc); break;
                     default: count2_fixed<4>(v.M.data(), mask, m1, cnt, rc); break;
+                }
+            } else if (C > 2 && !sel && wl <= 4) {
+                switch (wl) {
+                    case 1: countC_fixed<1>(v, mask, cnt, rc); break;
+                    case 2: countC_fixed<2>(v, mask, cnt, rc); break;
+                    case 3: countC_fixed<3>(v, mask, cnt, rc); break;
+                    default: countC_fixed<4>(v, mask, cnt, rc); break;
                 }
             } else if (C == 2) {
                 const u64* m1 = &v.mc[wl];
@@ -730,17 +762,27 @@ class Searcher {
             js = bigj.data();
         }
         int cntk = 0;
-        if (fast) {
-            // unweighted binary entropy: skip a feature on its raw cost when it is clearly above
-            // the K-th best key (two quanta of margin), else quantise as everywhere else
+        if (fast || fastC) {
+            // unweighted entropy: skip a feature on its raw cost when it is clearly above the
+            // K-th best key (two quanta of margin), else quantise as everywhere else
             const double* xl = D.xl.data();
-            const int T0 = (int)T[0], T1 = (int)T[1];
+            const int T0 = (int)T[0], T1 = C > 1 ? (int)T[1] : 0;
             double thr = INF;
             for (int j = 0; j < d; ++j) {
                 int n1 = R[j];
                 if (n1 == 0 || n1 == m) continue;
-                int a0 = (int)A[2 * j], a1 = (int)A[2 * j + 1];
-                double cost = xl[n1] + xl[m - n1] - xl[a0] - xl[a1] - xl[T0 - a0] - xl[T1 - a1];
+                double cost;
+                if (fast) {
+                    int a0 = (int)A[2 * j], a1 = (int)A[2 * j + 1];
+                    cost = xl[n1] + xl[m - n1] - xl[a0] - xl[a1] - xl[T0 - a0] - xl[T1 - a1];
+                } else {
+                    const CT* Aj = A + (size_t)j * C;
+                    cost = xl[n1] + xl[m - n1];
+                    for (int c = 0; c < C; ++c) {
+                        int a = (int)Aj[c];
+                        cost -= xl[a] + xl[(int)T[c] - a];
+                    }
+                }
                 if (cost > thr) continue;
                 if (cost < 0) cost = 0;
                 int64_t key = (int64_t)(cost * scale + 0.5);
