@@ -276,12 +276,28 @@ class Searcher {
                8.0 * (double)cache.bucket_count();
     }
     u64 hash_words(const u64* cover, int m) const {
-        u64 h = 0x243F6A8885A308D3ULL ^ (u64)m;
-        for (int i = 0; i < nw; ++i) {
-            h ^= cover[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-            h *= 0xff51afd7ed558ccdULL;
-            h ^= h >> 33;
+        // four independent multiply-xor lanes (no serial dependency across all words), mixed
+        u64 a = 0x243F6A8885A308D3ULL ^ (u64)m, b = 0x13198A2E03707344ULL, c = 0xA4093822299F31D0ULL,
+            e = 0x082EFA98EC4E6C89ULL;
+        int i = 0;
+        for (; i + 4 <= nw; i += 4) {
+            a = (a ^ cover[i]) * 0xff51afd7ed558ccdULL;
+            b = (b ^ cover[i + 1]) * 0xc4ceb9fe1a85ec53ULL;
+            c = (c ^ cover[i + 2]) * 0x9E3779B97F4A7C15ULL;
+            e = (e ^ cover[i + 3]) * 0xD6E8FEB86659FD93ULL;
+            a ^= a >> 29;
+            b ^= b >> 31;
+            c ^= c >> 27;
+            e ^= e >> 33;
         }
+        for (; i < nw; ++i) {
+            a = (a ^ cover[i]) * 0xff51afd7ed558ccdULL;
+            a ^= a >> 29;
+        }
+        u64 h = a ^ (b * 0x9E3779B97F4A7C15ULL) ^ (c * 0xc4ceb9fe1a85ec53ULL) ^ (e * 0xff51afd7ed558ccdULL);
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
         return h;
     }
     void make_cover(Level& v) {
