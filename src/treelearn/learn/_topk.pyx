@@ -86,20 +86,24 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
 def binary_columns(const double[:, ::1] Xe):
     """For a matrix whose every value is 0 or 1: ``(columns, keep)`` with ``keep`` the indices of
     the non-constant columns and ``columns`` their packed bitsets (``(len(keep), n_words)``, the
-    BinaryData layout); ``None`` when some value is not 0 or 1. One pass to check and count, one
-    to pack."""
+    BinaryData layout); ``None`` when some value is not 0 or 1. One pass checks, counts and packs."""
     cdef Py_ssize_t n = Xe.shape[0], d = Xe.shape[1], i, j
     cdef Py_ssize_t nw = (n + 63) // 64
     counts = np.zeros(d, dtype=np.int64)
     cdef int64_t[::1] cnt = counts
+    full = np.zeros((d, nw), dtype=np.uint64)
+    cdef uint64_t[:, ::1] o = full
     cdef double x
     cdef int bad = 0
+    cdef uint64_t bit
     with nogil:
         for i in range(n):
+            bit = (<uint64_t>1) << (i & 63)
             for j in range(d):
                 x = Xe[i, j]
                 if x == 1.0:
                     cnt[j] += 1
+                    o[j, i >> 6] |= bit
                 elif x != 0.0:
                     bad = 1
             if bad:
@@ -107,18 +111,6 @@ def binary_columns(const double[:, ::1] Xe):
     if bad:
         return None
     keep = np.nonzero((counts > 0) & (counts < n))[0].astype(np.int64)
-    pos = np.full(d, -1, dtype=np.int64)
-    pos[keep] = np.arange(keep.size)
-    cdef int64_t[::1] p = pos
-    out = np.zeros((keep.size, nw), dtype=np.uint64)
-    cdef uint64_t[:, ::1] o = out
-    cdef int64_t q
-    if keep.size:
-        with nogil:
-            for i in range(n):
-                for j in range(d):
-                    if Xe[i, j] == 1.0:
-                        q = p[j]
-                        if q >= 0:
-                            o[q, i >> 6] |= (<uint64_t>1) << (i & 63)
-    return out, keep
+    if keep.size == d:
+        return full, keep
+    return np.ascontiguousarray(full[keep]), keep
