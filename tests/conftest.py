@@ -3,6 +3,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with a fixed seed, so that main's verdict is repeatable; a local
+# run explores new examples (set TREELEARN_HYPOTHESIS_PROFILE=ci to get CI's behaviour).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI") or os.environ.get("TREELEARN_HYPOTHESIS_PROFILE") == "ci":
+    settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 
