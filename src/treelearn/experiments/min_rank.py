@@ -20,12 +20,13 @@ and ``min_rank.png`` (errors against eps; time against |S|(n+1)^(2r)).
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import time
 from pathlib import Path
 
 import numpy as np
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 EXACT_MAX_N = 20
 FRESH_SAMPLES = 100_000
@@ -93,10 +94,7 @@ def write_csv(path, rows):
 
 
 def plot(rows, summary, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.8))
     ok = [x for x in rows if x["status"] == "ok"]
@@ -133,17 +131,13 @@ def plot(rows, summary, path):
     ax3.set_ylabel("FINDMIN CPU time (s)")
     ax3.set_title("run time against the time bound")
     ax3.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment min-rank", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None, help="unused (synthetic data)")
-    ap.add_argument("--out-dir", default="results/min-rank")
-    ap.add_argument("--quick", action="store_true", help="n in {6, 10, 24}, r in {1, 2}, eps 0.2, 5 seeds")
+    ap = experiment_parser("min-rank", __doc__,
+                           quick_help="n in {6, 10, 24}, r in {1, 2}, eps 0.2, 5 seeds",
+                           data_dir_help="unused (synthetic data)")
     ap.add_argument("--n", type=int, nargs="+", default=[8, 12, 16, 20, 30])
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--eps", type=float, nargs="+", default=[0.2, 0.1])

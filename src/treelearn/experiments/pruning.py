@@ -19,12 +19,13 @@ Run: ``treelearn experiment pruning [--data-dir DIR] [--out-dir DIR] [--quick] [
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import time
 from pathlib import Path
 
 import numpy as np
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 #: the 19 datasets of Table 1 (our names in the data directory) with the paper's labels
 PAPER_DATASETS = [
@@ -109,10 +110,9 @@ def _bold_best(means: dict) -> set:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment pruning", description=__doc__.split("\n")[0])
-    ap.add_argument("--data-dir", default=None, help="directory of the real datasets (uci/ ...)")
-    ap.add_argument("--out-dir", default="results/pruning")
-    ap.add_argument("--quick", action="store_true", help="3 splits on the bundled scikit-learn datasets only")
+    ap = experiment_parser("pruning", __doc__.split("\n")[0],
+                           quick_help="3 splits on the bundled scikit-learn datasets only",
+                           data_dir_help="directory of the real datasets (uci/ ...)")
     ap.add_argument("--splits", type=int, default=None, help="random splits per dataset (default 25; quick 3)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-leaves", type=int, default=40)
@@ -233,10 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(headline))
 
     if summary:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        plt = pyplot()
 
         fig, axes = plt.subplots(1, 2, figsize=(14, max(4, 0.35 * len(summary) + 1)))
         ypos = np.arange(len(summary))
@@ -255,9 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="lower center", ncol=len(models), fontsize=9)
         fig.suptitle("Pruning a greedy Gini tree (<= %d leaves): bound vs CART vs M-CART" % args.max_leaves)
-        fig.tight_layout(rect=(0, 0.05, 1, 1))
-        fig.savefig(out / "table1.png", dpi=110)
-        plt.close(fig)
+        save_figure(fig, out / "table1.png", dpi=110, rect=(0, 0.05, 1, 1))
     print(f"wrote {out / 'results.csv'}, {out / 'summary.csv'}, {out / 'table1.md'}, {out / 'table1.png'}")
     return 0
 

@@ -18,13 +18,14 @@ error), ``opt.csv`` (target, s, opt_s, BuildDT agnostic error, seconds) and ``qu
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import time
 from pathlib import Path
 
 import numpy as np
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 CRITERIA = ("entropy", "gini", "kearns_mansour")
 
@@ -92,10 +93,7 @@ def opt_for(name, o, opt_sizes, eps, time_limit):
 
 
 def plot(curves, opts, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(dict.fromkeys(r["target"] for r in curves))
     fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4), squeeze=False)
@@ -113,17 +111,13 @@ def plot(curves, opts, path):
         ax.set_ylabel("error (uniform distribution, exact)")
         ax.set_title(name)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment queries-agnostic", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None, help="unused (synthetic targets)")
-    ap.add_argument("--out-dir", default="results/queries-agnostic")
-    ap.add_argument("--quick", action="store_true", help="n <= 8 targets, sizes up to 16, opt_s for s <= 4")
+    ap = experiment_parser("queries-agnostic", __doc__,
+                           quick_help="n <= 8 targets, sizes up to 16, opt_s for s <= 4",
+                           data_dir_help="unused (synthetic targets)")
     ap.add_argument("--sizes", type=int, nargs="+", default=None,
                     help="default 1 2 3 4 6 8 12 16 24 32 48 64 (quick: up to 16)")
     ap.add_argument("--opt-sizes", type=int, nargs="+", default=None, help="default 1 2 3 4 6 8 (quick: up to 4)")

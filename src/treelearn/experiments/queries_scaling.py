@@ -22,12 +22,13 @@ Outputs (``--out-dir``, default ``results/queries-scaling``): ``runs.csv``, ``su
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import statistics
 import time
 from pathlib import Path
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 FRESH = 100_000
 
@@ -83,10 +84,7 @@ def bound_shape(n, s, eps):
 
 
 def plot(rows, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     modes = sorted({r["mode"] for r in rows})
     fig, axes = plt.subplots(1, 2 * len(modes), figsize=(6 * len(modes) * 2, 4.2), squeeze=False)
@@ -112,17 +110,13 @@ def plot(rows, path):
             ax.set_ylabel(yl)
             ax.set_title(f"BuildDT, {mode}")
             ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment queries-scaling", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None, help="unused (synthetic targets)")
-    ap.add_argument("--out-dir", default="results/queries-scaling")
-    ap.add_argument("--quick", action="store_true", help="n in {50, 100}, s in {4, 8}, 2 seeds")
+    ap = experiment_parser("queries-scaling", __doc__,
+                           quick_help="n in {50, 100}, s in {4, 8}, 2 seeds",
+                           data_dir_help="unused (synthetic targets)")
     ap.add_argument("--n", type=int, nargs="+", default=[50, 100, 200, 500])
     ap.add_argument("--sizes", type=int, nargs="+", default=[4, 8, 16])
     ap.add_argument("--agnostic-sizes", type=int, nargs="+", default=[4, 8])

@@ -21,13 +21,14 @@ Outputs (``--out-dir``, default ``results/queries-separation``): ``curves.csv``,
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import time
 from pathlib import Path
 
 import numpy as np
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 CRITERIA = ("entropy", "gini", "kearns_mansour")
 
@@ -68,10 +69,7 @@ def run_l(l, k, construction, sizes, n_train, n_test, inf_samples, seed):
 
 
 def plot(curves, funcs, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     ls = [fi["l"] for fi in funcs]
     fig, axes = plt.subplots(1, len(ls), figsize=(4.5 * len(ls), 4), squeeze=False)
@@ -89,17 +87,13 @@ def plot(curves, funcs, path):
         ax.set_ylabel("test error")
         ax.set_title(f"f_(l={l}, k={fi['k']}), Pr[REST] = {fi['p_rest']:.4f}")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment queries-separation", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data-dir", default=None, help="unused (synthetic targets)")
-    ap.add_argument("--out-dir", default="results/queries-separation")
-    ap.add_argument("--quick", action="store_true", help="l in {8, 12}, sizes up to 64, small samples")
+    ap = experiment_parser("queries-separation", __doc__,
+                           quick_help="l in {8, 12}, sizes up to 64, small samples",
+                           data_dir_help="unused (synthetic targets)")
     ap.add_argument("--ls", type=int, nargs="+", default=[8, 12, 16, 20, 24, 28, 32, 40])
     ap.add_argument("--c1", type=float, default=1.0)
     ap.add_argument("--construction", choices=["refined", "terms"], default="refined")

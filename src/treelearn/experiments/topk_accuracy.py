@@ -16,13 +16,14 @@ that did not finish. Outputs ``fig2.csv``/``fig2.png``, ``fig4.csv``/``fig4.png`
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import time
 from pathlib import Path
 
 import numpy as np
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 FIG2_K = ["1", "2", "3", "4", "8", "12", "16", "all"]
 FIG2_DEPTHS = [2, 3, 4, 5, 6]
@@ -161,10 +162,7 @@ def headline(rows, depths=(4, 5)):
 
 
 def plot_fig2(rows, path: Path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = sorted({r["dataset"] for r in rows})
     if not names:
@@ -189,16 +187,11 @@ def plot_fig2(rows, path: Path):
     for ax in axes.ravel()[len(names):]:
         ax.axis("off")
     axes.ravel()[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_fig4(rows, path: Path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = sorted({r["dataset"] for r in rows})
     if not names:
@@ -217,16 +210,12 @@ def plot_fig4(rows, path: Path):
         ax.set_xlabel("k")
         ax.set_ylabel("accuracy")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment topk-accuracy", description=__doc__.split("\n")[0])
-    ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--out-dir", default="results/topk-accuracy")
-    ap.add_argument("--quick", action="store_true", help="3 small datasets, depths 2-4, 2 splits")
+    ap = experiment_parser("topk-accuracy", __doc__.split("\n")[0],
+                           quick_help="3 small datasets, depths 2-4, 2 splits")
     ap.add_argument("--figure", choices=["2", "4", "both"], default="both")
     ap.add_argument("--datasets", default=None, help="comma-separated names (default: all of <data-dir>/topk)")
     ap.add_argument("--splits", type=int, default=10)

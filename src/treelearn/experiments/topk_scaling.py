@@ -17,12 +17,13 @@ hits the limit, larger sizes of that sweep are skipped for it (recorded as not r
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import time
 from pathlib import Path
 
 import numpy as np
+
+from treelearn.experiments._common import experiment_parser, pyplot, save_figure
 
 FEATURES = [10, 25, 50, 100, 200, 300, 500, 800, 1100, 1384]
 SAMPLES = [50, 100, 150, 200, 300, 500, 750, 1000]
@@ -97,10 +98,7 @@ def run(B, y, sweep, sizes, depths, solvers, time_limit, log):
 
 
 def plot(rows, path: Path, depths):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(2, len(depths), figsize=(4.2 * len(depths), 6.4), squeeze=False)
     for i, sweep in enumerate(("features", "samples")):
@@ -116,16 +114,12 @@ def plot(rows, path: Path, depths):
             ax.set_ylabel("training time (s)")
             ax.set_title(f"FICO, depth {h}")
     axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="treelearn experiment topk-scaling", description=__doc__.split("\n")[0])
-    ap.add_argument("--data-dir", default=None)
-    ap.add_argument("--out-dir", default="results/topk-scaling")
-    ap.add_argument("--quick", action="store_true", help="depth 4 only, small sizes, 5 s limit")
+    ap = experiment_parser("topk-scaling", __doc__.split("\n")[0],
+                           quick_help="depth 4 only, small sizes, 5 s limit")
     ap.add_argument("--depths", default="4,5,6")
     ap.add_argument("--ks", default="4,16")
     ap.add_argument("--time-limit", type=float, default=600.0)
