@@ -786,6 +786,24 @@ class Searcher {
             js = bigj.data();
         }
         int cntk = 0;
+        // insert (key, j) into the sorted K best (j ascending, so an equal key never displaces
+        // an earlier feature); false when it is not among them
+        auto push_topk = [&](int64_t key, int j) -> bool {
+            if (cntk == K) {
+                if (key >= ks[K - 1]) return false;
+                --cntk;
+            }
+            int p = cntk;
+            while (p > 0 && ks[p - 1] > key) {
+                ks[p] = ks[p - 1];
+                js[p] = js[p - 1];
+                --p;
+            }
+            ks[p] = key;
+            js[p] = j;
+            ++cntk;
+            return true;
+        };
         if (fast || fastC) {
             // unweighted entropy: skip a feature on its raw cost when it is clearly above the
             // K-th best key (two quanta of margin), else quantise as everywhere else
@@ -809,21 +827,8 @@ class Searcher {
                 }
                 if (cost > thr) continue;
                 if (cost < 0) cost = 0;
-                int64_t key = (int64_t)(cost * scale + 0.5);
-                if (cntk == K) {
-                    if (key >= ks[K - 1]) continue;
-                    --cntk;
-                }
-                int p = cntk;
-                while (p > 0 && ks[p - 1] > key) {
-                    ks[p] = ks[p - 1];
-                    js[p] = js[p - 1];
-                    --p;
-                }
-                ks[p] = key;
-                js[p] = j;
-                ++cntk;
-                if (cntk == K) thr = ((double)ks[K - 1] + 2.0) / scale;
+                if (push_topk((int64_t)(cost * scale + 0.5), j) && cntk == K)
+                    thr = ((double)ks[K - 1] + 2.0) / scale;
             }
             for (int i = 0; i < cntk; ++i) out.push_back(js[i]);
             return;
@@ -834,19 +839,7 @@ class Searcher {
             int64_t key = fast ? key_fast_ent2(A + (size_t)j * C, n1, T, m, scale)
                                : fastC ? key_fast_entC(A + (size_t)j * C, n1, T, m, scale)
                                        : key_of(A + (size_t)j * C, n1, T, Wn, m, pc);
-            if (cntk == K) {
-                if (key >= ks[K - 1]) continue;
-                --cntk;
-            }
-            int p = cntk;
-            while (p > 0 && ks[p - 1] > key) {
-                ks[p] = ks[p - 1];
-                js[p] = js[p - 1];
-                --p;
-            }
-            ks[p] = key;
-            js[p] = j;
-            ++cntk;
+            push_topk(key, j);
         }
         for (int i = 0; i < cntk; ++i) out.push_back(js[i]);
     }
