@@ -131,3 +131,26 @@ def test_errors():
         BinaryData(np.zeros((2, 2)), [0, 1], sample_weight=[1, -1])
     with pytest.raises(TreeLearnValueError, match="binary features required"):
         BinaryData(np.array([[0.5]]), [0])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, bool, np.int8, np.int16, np.uint32, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (63, 17), (64, 64), (65, 130), (300, 9)])
+def test_pack_binary_equals_pack_columns(dtype, shape):
+    """The one-pass packer (rows -> bitsets -> 64x64 transposes; Fortran columns directly)
+    equals the plain per-bit packing, counts the ones, and rejects any value not 0 or 1."""
+    rng = np.random.default_rng(shape[0] * 1000 + shape[1])
+    B = rng.integers(0, 2, size=shape)
+    ref = _bitset.pack_columns(B.astype(np.uint8))
+    for X in (B.astype(dtype), np.asfortranarray(B.astype(dtype)), np.repeat(B, 2, axis=1).astype(dtype)[:, ::2]):
+        cols, ones = _bitset.pack_binary(X)
+        assert np.array_equal(cols, ref)
+        assert np.array_equal(ones, B.sum(axis=0))
+    if dtype is not bool:
+        bad = B.astype(dtype)
+        bad[rng.integers(shape[0]), rng.integers(shape[1])] = 2
+        assert _bitset.pack_binary(bad) is None
+        assert _bitset.pack_binary(np.asfortranarray(bad)) is None
+    if np.dtype(dtype).kind in "if":
+        neg = B.astype(dtype)
+        neg[0, 0] = -1
+        assert _bitset.pack_binary(neg) is None

@@ -353,10 +353,15 @@ def test_sklearn_estimator_checks():
         assert not failed, [(r["check_name"], str(r["exception"])[:200]) for r in failed]
 
 
-def test_binary_fast_path_matches_binarizer():
+@pytest.mark.parametrize("dtype", [np.uint8, bool, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_binary_fast_path_matches_binarizer(dtype, order):
+    """0/1 input is packed straight into bit columns (any numeric dtype, C or Fortran order):
+    the same binary features, names and BinaryData as the Binarizer's threshold search."""
     from treelearn import Binarizer
+    from treelearn.data import _bitset
     from treelearn.data.schema import ColumnSchema
-    from treelearn.learn.topk import _binary_fast_path
+    from treelearn.learn.topk import _binary_from_packed
 
     rng = np.random.default_rng(9)
     B = rng.integers(0, 2, size=(150, 9)).astype(float)
@@ -369,7 +374,9 @@ def test_binary_fast_path_matches_binarizer():
     ref._fit_encoded(Xe, schema)
     ref_data = BinaryData(ref.transform_encoded(Xe), y, 3)
     fast = Binarizer()
-    data = _binary_fast_path(fast, Xe, schema, y, 3, None)
+    raw = np.asarray(B.astype(dtype), order=order)
+    columns, ones = _bitset.pack_binary(raw)
+    data = _binary_from_packed(fast, schema, columns, ones, y, 3, None)
     assert np.array_equal(fast.feature_, ref.feature_)
     assert np.array_equal(fast.kind_, ref.kind_)
     assert np.array_equal(fast.threshold_, ref.threshold_)
@@ -378,5 +385,33 @@ def test_binary_fast_path_matches_binarizer():
         assert np.array_equal(getattr(data, name), getattr(ref_data, name)), name
     assert data.weights is None and data.n_words == ref_data.n_words
     assert np.array_equal(data.count(data.full_cover()), ref_data.count(ref_data.full_cover()))
-    # not 0/1: no fast path
-    assert _binary_fast_path(Binarizer(), Xe + 0.5, schema, y, 3, None) is None
+    # the estimator takes the packed path and returns the same tree as from a DataFrame
+    import pandas as pd
+
+    m1 = TopKTreeClassifier(k=2, max_depth=3).fit(raw, y)
+    m2 = TopKTreeClassifier(k=2, max_depth=3).fit(pd.DataFrame(B), y)
+    assert np.array_equal(m1.tree_.feature, m2.tree_.feature)
+    assert np.array_equal(m1.predict(raw), m2.predict(pd.DataFrame(B)))
+    # not 0/1 (or NaN): no fast path
+    assert _bitset.pack_binary(Xe + 0.5) is None
+    bad = B.copy()
+    bad[7, 2] = np.nan
+    assert _bitset.pack_binary(bad) is None
+
+
+def test_packed_path_keeps_errors_and_zero_weights():
+    """The packed path changes no behaviour: NaN still gets the named error, and zero-weight
+    rows are still dropped (same tree as without them)."""
+    rng = np.random.default_rng(3)
+    B = rng.integers(0, 2, size=(200, 6)).astype(np.uint8)
+    y = (B[:, 0] ^ B[:, 1]).astype(int)
+    bad = B.astype(float)
+    bad[5, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        TopKTreeClassifier(k=2, max_depth=2).fit(bad, y)
+    w = np.ones(200)
+    w[:50] = 0.0
+    a = TopKTreeClassifier(k=2, max_depth=2).fit(B, y, sample_weight=w)
+    b = TopKTreeClassifier(k=2, max_depth=2).fit(B[50:], y[50:])
+    assert np.array_equal(a.tree_.feature, b.tree_.feature)
+    assert a.training_error_ == b.training_error_

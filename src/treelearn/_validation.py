@@ -168,6 +168,15 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             raise TreeLearnValueError(f"y has a label of unhashable type {type(bad).__name__}; labels must be hashable")
     elif y.dtype.kind not in "biuUS":
         raise TreeLearnValueError(f"y has unsupported dtype {y.dtype}; expected class labels")
+    if y.dtype.kind in "biu" and y.size:
+        # integer labels over a small range: classes by a count, codes by a lookup (no sort)
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= 4 * y.size + 1024:
+            off = y.astype(np.int64) - lo
+            present = np.flatnonzero(np.bincount(off, minlength=hi - lo + 1))
+            lookup = np.zeros(hi - lo + 1, dtype=np.int64)
+            lookup[present] = np.arange(present.size)
+            return (present + lo).astype(y.dtype), lookup[off]
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError:

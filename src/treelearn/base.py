@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_sample_weight, check_target
+from treelearn.data import _bitset
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
 
@@ -23,6 +24,9 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     #: accept pandas category/object columns (one-hot conditions x_j == v)
     _supports_categorical = True
+    #: the learner works on binary features and implements ``_fit_packed``: a numeric X whose
+    #: values are all 0 or 1 is packed straight into bit columns, without the float64 copy
+    _packed_input = False
 
     def _check_params(self) -> None:  # pragma: no cover - subclasses override
         pass
@@ -32,35 +36,52 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _validate_fit_input(self, X, y, sample_weight=None):
+        """``(raw, Xe, packed, classes, codes, w, schema)``: ``packed`` is the 0/1 matrix's packed
+        columns and ones per column (:func:`treelearn.data._bitset.pack_binary`) when the learner
+        takes them (``_packed_input``) and X is numeric with every value 0 or 1, and then ``Xe``
+        is None (no float copy); otherwise ``Xe`` is the encoded matrix."""
         raw = _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         categorical = getattr(self, "categorical", None)
         schema = ColumnSchema.infer(X, categorical)
-        if any(schema.is_categorical(j) for j in range(schema.n_features)) and not self._supports_categorical:
+        if not self._supports_categorical and not schema.all_numeric:
             raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
-        Xe = schema.encode(raw)
-        classes, codes = check_target(y, Xe.shape[0])
-        w = check_sample_weight(sample_weight, Xe.shape[0])
-        return Xe, classes, codes, w, schema
+        packed = None
+        if self._packed_input and schema.all_numeric and raw.dtype.kind in "biuf":
+            packed = _bitset.pack_binary(raw)
+        Xe = schema.encode(raw) if packed is None else None
+        classes, codes = check_target(y, raw.shape[0])
+        w = check_sample_weight(sample_weight, raw.shape[0])
+        return raw, Xe, packed, classes, codes, w, schema
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
         self._check_params()
-        Xe, classes, codes, w, schema = self._validate_fit_input(X, y, sample_weight)
+        raw, Xe, packed, classes, codes, w, schema = self._validate_fit_input(X, y, sample_weight)
         self.classes_ = classes
         self.n_classes_ = len(classes)
         keep = w > 0
         if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
+            if Xe is None:
+                Xe, packed = schema.encode(raw), None
             Xe, codes, w = Xe[keep], codes[keep], w[keep]
-        if len(np.unique(codes)) == 1 or self.n_classes_ == 1:
+        if self.n_classes_ == 1 or codes.min() == codes.max():
             counts = np.bincount(codes, weights=w, minlength=self.n_classes_)
             self.tree_ = Tree.leaf(counts, classes, schema=schema)
             self.tree_.n_node_samples[0] = codes.size
         else:
-            self.tree_ = self._fit_encoded(np.ascontiguousarray(Xe), codes, self.n_classes_, w, schema)
+            if packed is not None:
+                self.tree_ = self._fit_packed(packed[0], packed[1], codes, self.n_classes_, w, schema)
+            else:
+                self.tree_ = self._fit_encoded(np.ascontiguousarray(Xe), codes, self.n_classes_, w, schema)
             self.tree_.classes = classes
         self._after_fit()
         return self
+
+    def _fit_packed(self, columns, ones, y, n_classes, sample_weight, schema) -> Tree:  # pragma: no cover
+        """For learners with ``_packed_input``: fit on a 0/1 matrix given as packed columns
+        ``(n_features, n_words)`` and the number of ones per column."""
+        raise NotImplementedError
 
     def _after_fit(self) -> None:
         """Hook for subclasses (e.g. to record search statistics)."""

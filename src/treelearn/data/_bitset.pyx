@@ -1,4 +1,5 @@
 # distutils: language = c++
+# distutils: depends = src/treelearn/_include/tl_bitpack.h
 """Bitset kernels: packed binary features and per-class row bitsets.
 
 Layout: a bitset over rows is a uint64 array of ``n_words = ceil(n_rows / 64)`` words; bit
@@ -12,7 +13,7 @@ same learners can later sum partial counts computed elsewhere.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport uint64_t, int64_t, uint8_t
+from libc.stdint cimport uint64_t, int64_t, uint8_t, int8_t, int16_t, int32_t, uint16_t, uint32_t
 
 cnp.import_array()
 
@@ -23,6 +24,80 @@ cdef extern from *:
     """
     int tl_popcount64(unsigned long long x) nogil
     int tl_ctz64(unsigned long long x) nogil
+
+
+cdef extern from "tl_bitpack.h" namespace "tlbits":
+    bint tl_pack_binary "tlbits::pack_binary"[T](const T* X, long long n, int d, long long stride,
+                                                 uint64_t* out, long long* counts) nogil
+    bint tl_pack_binary_colmajor "tlbits::pack_binary_colmajor"[T](const T* X, long long n, int d,
+                                                                   long long stride, uint64_t* out,
+                                                                   long long* counts) nogil
+
+
+ctypedef fused _elem:
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+    uint64_t
+    float
+    double
+
+
+cdef bint _pack_typed(const _elem[:, ::1] X, uint64_t[:, ::1] o, long long[::1] cnt, bint colmajor) noexcept:
+    # colmajor: X is the transpose (d, n) of the matrix, i.e. the matrix in Fortran order
+    cdef long long n = X.shape[1] if colmajor else X.shape[0]
+    cdef int d = <int>(X.shape[0] if colmajor else X.shape[1])
+    cdef bint ok
+    with nogil:
+        if colmajor:
+            ok = tl_pack_binary_colmajor(&X[0, 0], n, d, n, &o[0, 0], &cnt[0])
+        else:
+            ok = tl_pack_binary(&X[0, 0], n, d, d, &o[0, 0], &cnt[0])
+    return ok
+
+
+def pack_binary(X):
+    """A 2-D numeric array whose every value is 0 or 1 -> ``(columns, counts)``: the packed
+    columns ``(n_features, n_words)`` (the :func:`pack_columns` layout) and the number of ones
+    per column; ``None`` when some value is not 0 or 1 (NaN included). One compiled pass in the
+    array's own dtype (no float copy): rows become bitsets, 64x64 blocks are transposed."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0 or X.dtype.kind not in "biuf":
+        return None
+    if X.dtype == np.bool_ or X.dtype == np.int8:
+        X = X.view(np.uint8)  # int8: a negative value reads as >= 128, i.e. not 0/1
+    elif X.dtype == np.float16 or X.dtype.itemsize > 8:
+        X = X.astype(np.float64)
+    n, d = X.shape
+    colmajor = not X.flags.c_contiguous and X.flags.f_contiguous
+    X = X.T if colmajor else np.ascontiguousarray(X)  # Fortran order: pack its columns directly
+    out = np.empty((d, (n + 63) // 64), dtype=np.uint64)
+    counts = np.empty(d, dtype=np.int64)
+    cdef long long[::1] cnt = counts
+    cdef uint64_t[:, ::1] o = out
+    dt = X.dtype
+    if dt == np.uint8:
+        ok = _pack_typed[uint8_t](X, o, cnt, colmajor)
+    elif dt == np.int16:
+        ok = _pack_typed[int16_t](X, o, cnt, colmajor)
+    elif dt == np.uint16:
+        ok = _pack_typed[uint16_t](X, o, cnt, colmajor)
+    elif dt == np.int32:
+        ok = _pack_typed[int32_t](X, o, cnt, colmajor)
+    elif dt == np.uint32:
+        ok = _pack_typed[uint32_t](X, o, cnt, colmajor)
+    elif dt == np.int64:
+        ok = _pack_typed[int64_t](X, o, cnt, colmajor)
+    elif dt == np.uint64:
+        ok = _pack_typed[uint64_t](X, o, cnt, colmajor)
+    elif dt == np.float32:
+        ok = _pack_typed[float](X, o, cnt, colmajor)
+    else:
+        ok = _pack_typed[double](X, o, cnt, colmajor)
+    return (out, counts) if ok else None
 
 
 def n_words_for(Py_ssize_t n_rows):
@@ -40,6 +115,22 @@ def pack_columns(const uint8_t[:, :] B):
             for j in range(d):
                 if B[i, j]:
                     o[j, i >> 6] |= (<uint64_t>1) << (i & 63)
+    return out
+
+
+def class_bitsets(const int64_t[::1] y, Py_ssize_t n_classes):
+    """Class codes 0..n_classes-1 -> ``(n_classes, n_words)`` row bitsets, one pass."""
+    cdef Py_ssize_t n = y.shape[0], i
+    out = np.zeros((n_classes, (n + 63) // 64), dtype=np.uint64)
+    cdef uint64_t[:, ::1] o = out
+    cdef int64_t c
+    for i in range(n):
+        c = y[i]
+        if c < 0 or c >= n_classes:
+            raise ValueError(f"class code {c} at row {i} is outside 0..{n_classes - 1}")
+    with nogil:
+        for i in range(n):
+            o[y[i], i >> 6] |= (<uint64_t>1) << (i & 63)
     return out
 
 

@@ -134,8 +134,34 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.feature_ = np.asarray(feature, dtype=np.int64)
         self.kind_ = np.asarray(kind, dtype=np.int8)
         self.threshold_ = np.asarray(threshold, dtype=np.float64)
-        self.feature_names_out_ = np.asarray(self._unique_names(), dtype=object)
+        self._feature_names_out = None  # built on first use (thousands of names cost a fit's time)
         return self
+
+    def _fit_binary_columns(self, schema: ColumnSchema, keep: np.ndarray):
+        """The fit of a matrix whose every value is 0 or 1, given the indices ``keep`` of its
+        non-constant columns: one ``x >= 0.5`` feature per kept column, as :meth:`fit` gives for
+        such data, without the per-column threshold search."""
+        self.schema_ = schema
+        self.n_features_in_ = schema.n_features
+        if schema.feature_names is not None:
+            self.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
+        self.feature_ = np.asarray(keep, dtype=np.int64)
+        self.kind_ = np.zeros(self.feature_.size, dtype=np.int8)
+        self.threshold_ = np.full(self.feature_.size, 0.5)
+        self._feature_names_out = None
+        return self
+
+    @property
+    def feature_names_out_(self) -> np.ndarray:
+        names = self.__dict__.get("_feature_names_out")
+        if names is None:
+            names = np.asarray(self._unique_names(), dtype=object)
+            self._feature_names_out = names
+        return names
+
+    @feature_names_out_.setter
+    def feature_names_out_(self, names) -> None:
+        self._feature_names_out = np.asarray(names, dtype=object)
 
     @property
     def n_binary_features_(self) -> int:

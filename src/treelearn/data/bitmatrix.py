@@ -38,9 +38,9 @@ class BinaryData:
         self.n_classes = int(n_classes if n_classes is not None else (y.max() + 1 if y.size else 1))
         self.n_words = int(_bitset.n_words_for(self.n_rows))
         self.columns = _bitset.pack_columns(np.ascontiguousarray(B, dtype=np.uint8))
-        self.class_bits = np.zeros((self.n_classes, self.n_words), dtype=np.uint64)
-        for c in range(self.n_classes):
-            self.class_bits[c] = _bitset.pack_mask((y == c).astype(np.uint8))
+        if y.size and (y.min() < 0 or y.max() >= self.n_classes):
+            raise TreeLearnValueError(f"class codes must lie in 0..{self.n_classes - 1}")
+        self.class_bits = _bitset.class_bitsets(y, self.n_classes)
         self.y = y
         if sample_weight is None:
             self.weights = None

@@ -39,6 +39,11 @@ class ColumnSchema:
     def is_categorical(self, j: int) -> bool:
         return self.categories[j] is not None
 
+    @property
+    def all_numeric(self) -> bool:
+        """No categorical column."""
+        return all(c is None for c in self.categories)
+
     @classmethod
     def infer(cls, X, categorical=None) -> "ColumnSchema":
         """Decide the column kinds from training data.
@@ -132,7 +137,7 @@ class ColumnSchema:
             raise TreeLearnValueError(
                 f"{what} has {raw.shape[1]} features, but the tree is expecting {self.n_features} features as input"
             )
-        if all(c is None for c in self.categories):
+        if self.all_numeric:
             try:
                 out = np.ascontiguousarray(raw, dtype=np.float64)
             except (TypeError, ValueError) as exc:

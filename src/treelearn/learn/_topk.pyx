@@ -1,5 +1,5 @@
 # distutils: language = c++
-# distutils: depends = src/treelearn/learn/_topk_search.h
+# distutils: depends = src/treelearn/learn/_topk_search.h src/treelearn/_include/tl_bitpack.h
 """Compiled Top-k / optimal tree search (the engine is ``_topk_search.h``; this is its binding).
 
 ``search(columns, y, n_classes, weights, k, max_depth, criterion_code, gain_ratio, time_limit,
@@ -82,35 +82,3 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
         "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
     }
 
-
-def binary_columns(const double[:, ::1] Xe):
-    """For a matrix whose every value is 0 or 1: ``(columns, keep)`` with ``keep`` the indices of
-    the non-constant columns and ``columns`` their packed bitsets (``(len(keep), n_words)``, the
-    BinaryData layout); ``None`` when some value is not 0 or 1. One pass checks, counts and packs."""
-    cdef Py_ssize_t n = Xe.shape[0], d = Xe.shape[1], i, j
-    cdef Py_ssize_t nw = (n + 63) // 64
-    counts = np.zeros(d, dtype=np.int64)
-    cdef int64_t[::1] cnt = counts
-    full = np.zeros((d, nw), dtype=np.uint64)
-    cdef uint64_t[:, ::1] o = full
-    cdef double x
-    cdef int bad = 0
-    cdef uint64_t bit
-    with nogil:
-        for i in range(n):
-            bit = (<uint64_t>1) << (i & 63)
-            for j in range(d):
-                x = Xe[i, j]
-                if x == 1.0:
-                    cnt[j] += 1
-                    o[j, i >> 6] |= bit
-                elif x != 0.0:
-                    bad = 1
-            if bad:
-                break
-    if bad:
-        return None
-    keep = np.nonzero((counts > 0) & (counts < n))[0].astype(np.int64)
-    if keep.size == d:
-        return full, keep
-    return np.ascontiguousarray(full[keep]), keep

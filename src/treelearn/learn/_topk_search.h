@@ -38,6 +38,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tl_bitpack.h"
+
 namespace tltopk {
 
 using u64 = uint64_t;
@@ -46,25 +48,7 @@ static const double INF = std::numeric_limits<double>::infinity();
 static inline int popc(u64 x) { return __builtin_popcountll(x); }
 static inline int ctz(u64 x) { return __builtin_ctzll(x); }
 
-// In: bit j of A[i] is element (i, j). Out: bit i of A[j] is element (i, j).
-// (six swap stages with constant bounds, so that the compiler unrolls and vectorises them)
-template <int J>
-static inline void transpose_stage(u64* A, u64 m) {
-    for (int k = 0; k < 64; k += 2 * J)
-        for (int l = 0; l < J; ++l) {
-            u64 t = ((A[k + l] >> J) ^ A[k + l + J]) & m;
-            A[k + l] ^= (t << J);
-            A[k + l + J] ^= t;
-        }
-}
-static inline void transpose64(u64* A) {
-    transpose_stage<32>(A, 0x00000000FFFFFFFFULL);
-    transpose_stage<16>(A, 0x0000FFFF0000FFFFULL);
-    transpose_stage<8>(A, 0x00FF00FF00FF00FFULL);
-    transpose_stage<4>(A, 0x0F0F0F0F0F0F0F0FULL);
-    transpose_stage<2>(A, 0x3333333333333333ULL);
-    transpose_stage<1>(A, 0x5555555555555555ULL);
-}
+using tlbits::transpose64;  // 64x64 bit transpose (tl_bitpack.h)
 
 struct Params {
     int n = 0, d = 0, C = 2, nw = 0;

@@ -95,7 +95,7 @@ def _binary_passthrough(Xe, schema):
     """``(binarizer, B)`` without searching thresholds when every column is numeric with values
     in {0, 1} (conditions x >= 0.5) or every column in {-1, +1} (x >= 0): the same features, in
     the same order, as the exact Binarizer (constant columns give none). None otherwise."""
-    if any(schema.is_categorical(j) for j in range(schema.n_features)):
+    if not schema.all_numeric:
         return None
     pos = Xe > 0
     if np.array_equal(Xe, pos):
@@ -104,15 +104,8 @@ def _binary_passthrough(Xe, schema):
         t = 0.0
     else:
         return None
-    bz = Binarizer()
-    bz.schema_ = schema
-    bz.n_features_in_ = schema.n_features
-    if schema.feature_names is not None:
-        bz.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
-    bz.feature_ = np.nonzero(pos.any(axis=0) & ~pos.all(axis=0))[0].astype(np.int64)
-    bz.kind_ = np.zeros(bz.feature_.size, dtype=np.int8)
-    bz.threshold_ = np.full(bz.feature_.size, t)
-    bz.feature_names_out_ = np.asarray([bz.condition_name(i) for i in range(bz.feature_.size)], dtype=object)
+    bz = Binarizer()._fit_binary_columns(schema, np.nonzero(pos.any(axis=0) & ~pos.all(axis=0))[0])
+    bz.threshold_[:] = t
     B = (pos if bz.feature_.size == pos.shape[1] else np.ascontiguousarray(pos[:, bz.feature_])).view(np.uint8)
     return bz, B
 

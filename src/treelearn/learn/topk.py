@@ -79,25 +79,15 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     )
 
 
-def _binary_fast_path(binz: Binarizer, Xe, schema, y, n_classes, sample_weight):
-    """0/1 numeric input: the Binarizer's result (one ``x >= 0.5`` feature per non-constant
-    column, as :class:`~treelearn.Binarizer` gives) and the packed :class:`BinaryData`, built in
-    one compiled pass without the per-column sort; None when the input is not 0/1."""
-    if any(schema.is_categorical(j) for j in range(schema.n_features)):
-        return None
-    res = _topk.binary_columns(np.ascontiguousarray(Xe, dtype=np.float64))
-    if res is None:
-        return None
-    columns, keep = res
-    binz.schema_ = schema
-    binz.n_features_in_ = schema.n_features
-    if schema.feature_names is not None:
-        binz.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
-    binz.feature_ = keep
-    binz.kind_ = np.zeros(keep.size, dtype=np.int8)
-    binz.threshold_ = np.full(keep.size, 0.5)
-    # the Binarizer's names ("<column> >= 0.5"), built without a call per feature
-    binz.feature_names_out_ = np.asarray([f"{schema._name(int(j))} >= 0.5" for j in keep], dtype=object)
+def _binary_from_packed(binz: Binarizer, schema, columns, ones, y, n_classes, sample_weight) -> BinaryData:
+    """A 0/1 numeric matrix given as packed columns and ones per column: the Binarizer's result
+    (one ``x >= 0.5`` feature per non-constant column, as :class:`~treelearn.Binarizer` gives)
+    and the packed :class:`BinaryData`, without the per-column threshold search."""
+    n = int(np.asarray(y).shape[0])
+    keep = np.flatnonzero((ones > 0) & (ones < n))
+    binz._fit_binary_columns(schema, keep)
+    if keep.size != columns.shape[0]:
+        columns = columns[keep]
     return _binary_data_from_columns(columns, y, n_classes, sample_weight)
 
 
@@ -110,9 +100,7 @@ def _binary_data_from_columns(columns, y, n_classes, sample_weight) -> BinaryDat
     data.n_classes = int(n_classes)
     data.n_words = int(_bitset.n_words_for(data.n_rows))
     data.columns = np.ascontiguousarray(columns, dtype=np.uint64).reshape(data.n_features, data.n_words)
-    data.class_bits = np.zeros((data.n_classes, data.n_words), dtype=np.uint64)
-    for c in range(data.n_classes):
-        data.class_bits[c] = _bitset.pack_mask((y == c).astype(np.uint8))
+    data.class_bits = _bitset.class_bitsets(y, data.n_classes)
     data.y = y
     data.weights = None if sample_weight is None or np.all(sample_weight == 1.0) else np.asarray(sample_weight,
                                                                                                 dtype=np.float64)
@@ -168,6 +156,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.random_state = random_state
         self.categorical = categorical
 
+    _packed_input = True
+
     # ------------------------------------------------------------------ params
     def _k_value(self):
         return self.k
@@ -208,10 +198,22 @@ class TopKTreeClassifier(BaseTreeClassifier):
         t0 = time.perf_counter()
         binz = Binarizer(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
         w = None if np.all(sample_weight == 1.0) else sample_weight
-        data = _binary_fast_path(binz, Xe, schema, y, n_classes, w)
-        if data is None:
+        packed = _bitset.pack_binary(Xe) if schema.all_numeric else None
+        if packed is not None:
+            data = _binary_from_packed(binz, schema, packed[0], packed[1], y, n_classes, w)
+        else:
             binz._fit_encoded(Xe, schema)
             data = BinaryData(binz.transform_encoded(Xe), y, n_classes, w)
+        return self._fit_data(data, binz, n_classes, schema, t0)
+
+    def _fit_packed(self, columns, ones, y, n_classes, sample_weight, schema) -> Tree:
+        t0 = time.perf_counter()
+        binz = Binarizer(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
+        w = None if np.all(sample_weight == 1.0) else sample_weight
+        data = _binary_from_packed(binz, schema, columns, ones, y, n_classes, w)
+        return self._fit_data(data, binz, n_classes, schema, t0)
+
+    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0) -> Tree:
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
