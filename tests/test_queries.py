@@ -458,7 +458,7 @@ def test_experiments_run_small(tmp_path):
     assert queries_scaling.main(["--n", "20", "--sizes", "4", "--agnostic-sizes", "2", "--seeds", "1",
                                  "--out-dir", str(tmp_path / "a")]) == 0
     assert (tmp_path / "a" / "summary.csv").exists() and (tmp_path / "a" / "queries_scaling.png").exists()
-    assert queries_separation.main(["--ls", "6", "--sizes", "1", "4", "16", "--train", "5000", "--test", "5000",
+    assert queries_separation.main(["--sampled", "--ls", "6", "--sizes", "1", "4", "16", "--train", "5000", "--test", "5000",
                                     "--influence-samples", "200", "--out-dir", str(tmp_path / "b")]) == 0
     assert (tmp_path / "b" / "curves.csv").exists()
     assert queries_agnostic.main(["--quick", "--sizes", "1", "2", "4", "--opt-sizes", "1", "2",
