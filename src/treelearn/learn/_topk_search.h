@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
@@ -76,16 +77,31 @@ struct Output {
     double peak_bytes = 0.0;
 };
 
+// x ln x for x = 0..n: a process-wide table grown on demand (a log per row costs a small search
+// a fifth of its time), copied out under a lock so that concurrent searches never share it
+inline void xlogx_table(int n, std::vector<double>& out) {
+    static std::mutex mu;
+    static std::vector<double> table(1, 0.0);
+    std::lock_guard<std::mutex> lock(mu);
+    if ((int)table.size() <= n) {
+        int i = (int)table.size();
+        table.resize((size_t)n + 1);
+        for (; i <= n; ++i) table[i] = (double)i * std::log((double)i);
+    }
+    out.assign(table.begin(), table.begin() + n + 1);
+}
+
 struct Data {
     int n, d, C, nw, dw, k, crit;
     bool weighted, gr;
-    std::vector<u64> rowbits;  // n * dw, row-major
+    std::vector<u64> rowbits;  // n * dw, row-major: bits 0..d-1 the features, d + c the class c
     std::vector<u64> colbits;  // d * nw, column-major (BinaryData.columns)
+    std::vector<u64> clsbits;  // C * nw, the rows of each class
     std::vector<int32_t> y;
     std::vector<double> w;
     std::vector<double> xl;    // x ln x for integers 0..n
     explicit Data(const Params& P) {
-        n = P.n; d = P.d; C = P.C; nw = P.nw; dw = (d + 63) / 64; k = P.k; crit = P.crit;
+        n = P.n; d = P.d; C = P.C; nw = P.nw; dw = (d + C + 63) / 64; k = P.k; crit = P.crit;
         gr = P.gain_ratio != 0;
         weighted = P.w != nullptr;
         y.resize(n);
@@ -93,19 +109,21 @@ struct Data {
         if (weighted) w.assign(P.w, P.w + n);
         rowbits.assign((size_t)n * dw, 0);
         colbits.assign(P.columns, P.columns + (size_t)d * nw);
+        clsbits.assign((size_t)C * nw, 0);
+        for (int i = 0; i < n; ++i) clsbits[(size_t)y[i] * nw + (i >> 6)] |= 1ULL << (i & 63);
         u64 blk[64];
         for (int b = 0; b < nw; ++b) {
             int rn = std::min(64, n - b * 64);
             for (int fb = 0; fb < dw; ++fb) {
-                int jn = std::min(64, d - fb * 64);
-                for (int t = 0; t < 64; ++t) blk[t] = t < jn ? P.columns[(size_t)(fb * 64 + t) * nw + b] : 0;
+                for (int t = 0; t < 64; ++t) {
+                    const int j = fb * 64 + t;
+                    blk[t] = j < d ? P.columns[(size_t)j * nw + b] : j < d + C ? clsbits[(size_t)(j - d) * nw + b] : 0;
+                }
                 transpose64(blk);  // now blk[i] bit t = feature fb*64+t of row b*64+i
                 for (int i = 0; i < rn; ++i) rowbits[(size_t)(b * 64 + i) * dw + fb] = blk[i];
             }
         }
-        xl.resize(n + 1);
-        xl[0] = 0.0;
-        for (int i = 1; i <= n; ++i) xl[i] = (double)i * std::log((double)i);
+        xlogx_table(n, xl);
     }
     inline bool bit(int row, int f) const { return (rowbits[(size_t)row * dw + (f >> 6)] >> (f & 63)) & 1; }
 };
@@ -156,6 +174,7 @@ class Searcher {
         std::vector<std::pair<u64, int>> hk;
         std::vector<int> cls_of, reps, mult, off, members, leaders;
         u64 hash = 0;
+        bool cover_ready = false;  // cover set by the parent (its cover AND the split column)
         std::vector<u64> sim_cover;
         double sim_val[2] = {0, 0};
         int sim_h[2] = {-1, -1};
@@ -206,7 +225,6 @@ class Searcher {
         size_t Mw = (size_t)d * nw;
         for (auto& v : lv) {
             v.rows.resize(D.n);
-            v.M.resize(Mw);
             v.cls.resize((size_t)C * nw);
             v.mc.resize((size_t)C * nw);
             v.cover.resize(nw);
@@ -336,7 +354,15 @@ class Searcher {
     // ------------------------------------------------------------------ node data
     void totals(Level& v, CT* tot, double& Wsum) {
         for (int c = 0; c < C; ++c) tot[c] = 0;
-        if (W) {
+        if (!W && v.cover_ready && (long long)C * nw < (long long)v.m) {
+            // popcounts of the cover AND each class's rows (fewer words than rows to visit)
+            for (int c = 0; c < C; ++c) {
+                const u64* cb = &D.clsbits[(size_t)c * nw];
+                int t = 0;
+                for (int i = 0; i < nw; ++i) t += popc(v.cover[i] & cb[i]);
+                tot[c] = (CT)t;
+            }
+        } else if (W) {
             for (int i = 0; i < v.m; ++i) tot[D.y[v.rows[i]]] += (CT)D.w[v.rows[i]];
         } else {
             for (int i = 0; i < v.m; ++i) tot[D.y[v.rows[i]]] += 1;
@@ -358,25 +384,46 @@ class Searcher {
     void build_local(Level& v) {
         int m = v.m, wl = (m + 63) / 64;
         v.wl = wl;
+        // grown on demand: a level deep in the tree never touches the memory of a root-sized matrix
+        if (v.M.size() < (size_t)d * wl) v.M.resize((size_t)d * wl);
+        if (m == D.n) {
+            // every row, in order (rows are always ascending): the local matrix is the sample's own
+            std::copy(D.colbits.begin(), D.colbits.end(), v.M.begin());
+            std::copy(D.clsbits.begin(), D.clsbits.end(), v.cls.begin());
+            if (W)
+                for (int i = 0; i < m; ++i) {
+                    v.ly[i] = D.y[i];
+                    v.lw[i] = D.w[i];
+                }
+            return;
+        }
         u64 blk[64];
         const int dw = D.dw;
+        const u64* rb = D.rowbits.data();
+        const int32_t* rows = v.rows.data();
         for (int b = 0; b < wl; ++b) {
             int r0 = b * 64, rn = std::min(64, m - r0);
+            // the next block's rows are scattered over the sample: fetch them while this one is packed
+            const int pn = std::min(64, m - r0 - 64);
+            for (int i = 0; i < pn; ++i) __builtin_prefetch(rb + (size_t)rows[r0 + 64 + i] * dw);
             for (int fb = 0; fb < dw; ++fb) {
-                for (int i = 0; i < rn; ++i) blk[i] = D.rowbits[(size_t)v.rows[r0 + i] * dw + fb];
+                for (int i = 0; i < rn; ++i) blk[i] = rb[(size_t)rows[r0 + i] * dw + fb];
                 for (int i = rn; i < 64; ++i) blk[i] = 0;
                 transpose64(blk);
-                int jn = std::min(64, d - fb * 64);
-                for (int t = 0; t < jn; ++t) v.M[(size_t)(fb * 64 + t) * wl + b] = blk[t];
+                // columns fb*64 .. : features, then (bits d .. d+C-1 of a row) the class bitsets
+                const int j0 = fb * 64;
+                const int jf = std::max(0, std::min(64, d - j0));
+                const int jc = std::min(64, d + C - j0);
+                for (int t = 0; t < jf; ++t) v.M[(size_t)(j0 + t) * wl + b] = blk[t];
+                for (int t = jf; t < jc; ++t) v.cls[(size_t)(j0 + t - d) * wl + b] = blk[t];
             }
         }
-        std::fill(v.cls.begin(), v.cls.begin() + (size_t)C * wl, 0ULL);
-        for (int i = 0; i < m; ++i) {
-            int r = v.rows[i];
-            int c = D.y[r];
-            v.ly[i] = c;
-            v.cls[(size_t)c * wl + (i >> 6)] |= 1ULL << (i & 63);
-            if (W) v.lw[i] = D.w[r];
+        if (W) {
+            for (int i = 0; i < m; ++i) {
+                int r = v.rows[i];
+                v.ly[i] = D.y[r];
+                v.lw[i] = D.w[r];
+            }
         }
     }
 
@@ -1058,11 +1105,16 @@ class Searcher {
         ++nodes;
         double Wn;
         totals(v, v.tot.data(), Wn);
+        const bool preset = v.cover_ready;
+        v.cover_ready = false;
         double leaf = leaf_error(v.tot.data(), C, Wn);
         if (h == 0 || n_present(v.tot.data()) <= 1) return Res{leaf, -1, leaf < ub};
         double node_lb = 0.0;
         if (h >= 2) {
-            make_cover(v);
+            if (preset)
+                v.hash = hash_words(v.cover.data(), v.m);
+            else
+                make_cover(v);
             Entry e;
             if (lookup(v, h, e)) {
                 if (e.status != 0) return Res{e.err, e.f, e.err < ub};
@@ -1267,14 +1319,15 @@ class Searcher {
                 Level& c = lv[L + 1];
                 // lower bounds of both children (cache entries; similarity for the optimum)
                 double lb0 = 0.0, lb1 = 0.0;
+                // the children's covers: this node's cover AND the column (or its complement)
+                const u64* gcol = &D.colbits[(size_t)f * nw];
+                u64* c1c = v.child1.data();
+                u64* c0c = v.child0.data();
+                for (int i = 0; i < nw; ++i) {
+                    c1c[i] = v.cover[i] & gcol[i];
+                    c0c[i] = v.cover[i] & ~gcol[i];
+                }
                 if (use_child_lb) {
-                    const u64* gcol = &D.colbits[(size_t)f * nw];
-                    u64* c1c = v.child1.data();
-                    u64* c0c = v.child0.data();
-                    for (int i = 0; i < nw; ++i) {
-                        c1c[i] = v.cover[i] & gcol[i];
-                        c0c[i] = v.cover[i] & ~gcol[i];
-                    }
                     int m1 = v.rc[f], m0 = v.m - m1;
                     lb1 = child_lb(c, c1c, m1, h - 1);
                     lb0 = child_lb(c, c0c, m0, h - 1);
@@ -1291,12 +1344,16 @@ class Searcher {
                     set_child_pairs(small == 0);
                 }
                 split_rows_local(v, f, 0, c);
+                std::copy(c0c, c0c + nw, c.cover.begin());
+                c.cover_ready = true;
                 pairs_ready = sub_here;
                 Res r0 = solve(L + 1, h - 1, bound - lb1);
                 pairs_ready = false;
                 if (!r0.ok) continue;
                 if (sub_here) set_child_pairs(small == 1);
                 split_rows_local(v, f, 1, c);
+                std::copy(c1c, c1c + nw, c.cover.begin());
+                c.cover_ready = true;
                 pairs_ready = sub_here;
                 Res r1 = solve(L + 1, h - 1, bound - r0.err);
                 pairs_ready = false;
