@@ -73,3 +73,24 @@ def test_theorem3_tribes_majority():
     assert topK.score(Xt, yt) >= 1 - eps - 0.03
     topk = TopKTreeClassifier(k=K - h, max_depth=h).fit(X, y)
     assert topK.training_error_ <= topk.training_error_
+
+
+@pytest.mark.parametrize("K", [5, 6])
+def test_theorem3_topK_beats_topk_when_majority_lures(K):
+    """Theorem 3's separation where its mechanism applies at a size a test can run: with h = 4
+    and ε = 0.3 the Majority coordinates x(2) are more correlated with the label than the Tribes
+    coordinates (Fact B.1 ranks by correlation), so Top-k with k = K − h splits on a Majority
+    coordinate at the root (Lemma 4.4's lure) and ends several points below Top-K, which keeps
+    the Tribes tree in its search space (Lemma 4.3: >= 1 − ε). The theorem's bound 1/2 + ε for
+    Top-k needs Tribes correlations below 1/(100 √k), i.e. h in the thousands."""
+    h, eps = 4, 0.3
+    X, y = make_tribes_majority(h, K, eps, 20000, random_state=0)
+    Xt, yt = make_tribes_majority(h, K, eps, 20000, random_state=1)
+    topK = TopKTreeClassifier(k=K, max_depth=h).fit(X, y)
+    topk = TopKTreeClassifier(k=K - h, max_depth=h).fit(X, y)
+    corr = [np.corrcoef(X[:, j], y)[0, 1] for j in range(X.shape[1])]
+    assert max(corr[h:]) > max(corr[:h])  # the lure: a Majority coordinate is the most correlated
+    assert topk.tree_.feature[0] >= h  # ... and Top-k's root takes it
+    assert topK.score(Xt, yt) >= 1 - eps
+    assert topK.score(Xt, yt) >= topk.score(Xt, yt) + 0.03
+    assert topK.training_error_ < topk.training_error_
