@@ -184,6 +184,24 @@ def test_search_equals_plain_recursion(criterion, scoring):
                     assert list(res["feature"]) == preorder(t_ref), (trial, k, h)
 
 
+def test_search_equals_plain_recursion_deep():
+    """Depths 5 and 6 on multi-word samples: nodes with h >= 3 count in an ancestor's frame
+    (their rows as a mask) through chains of several levels; the tree is still Fig. 1's."""
+    rng = np.random.default_rng(11)
+    for C, n in ((2, 300), (3, 260)):
+        d = 10
+        B = (rng.random((n, d)) < rng.uniform(0.3, 0.7, size=d)).astype(np.uint8)
+        y = ((B[:, 0] & B[:, 1]) | (B[:, 2] ^ B[:, 3]) | (B[:, 4] & B[:, 5] & B[:, 6])).astype(np.int64)
+        flip = rng.random(n) < 0.2
+        y[flip] = rng.integers(0, C, size=flip.sum())
+        w = np.ones(n)
+        for k, h in ((2, 5), (3, 5), (2, 6)):
+            e_ref, t_ref = ref_topk(B, y, w, np.arange(n), h, k, C)
+            res = _search(B, y, C, k, h)
+            assert res["error"] == e_ref, (C, k, h)
+            assert list(res["feature"]) == preorder(t_ref), (C, k, h)
+
+
 def test_search_equals_plain_recursion_weighted():
     rng = np.random.default_rng(5)
     n, d, C = 50, 8, 2

@@ -175,6 +175,15 @@ class Searcher {
         std::vector<int> cls_of, reps, mult, off, members, leaders;
         u64 hash = 0;
         bool cover_ready = false;  // cover set by the parent (its cover AND the split column)
+        // the frame the node counts in: its own local matrix (build_local), or, for an h >= 3
+        // node of an unweighted Top-k search, an ancestor's with the node's rows as a mask
+        // (a node that counts once does not repay a re-pack of its rows)
+        const u64* FM = nullptr;      // frame columns (d, FW)
+        const u64* FC = nullptr;      // frame class bitsets (C, FW)
+        const int32_t* FR = nullptr;  // frame position -> row
+        int FW = 0;
+        std::vector<u64> fvalid;      // the node's rows in the frame (FW words)
+        bool frame_ready = false;     // frame and fvalid set by the parent
         std::vector<u64> sim_cover;
         double sim_val[2] = {0, 0};
         int sim_h[2] = {-1, -1};
@@ -228,6 +237,7 @@ class Searcher {
             v.cls.resize((size_t)C * nw);
             v.mc.resize((size_t)C * nw);
             v.cover.resize(nw);
+            v.fvalid.resize(nw);
             v.child0.resize(nw);
             v.child1.resize(nw);
             v.sim_cover.resize(2 * (size_t)nw);
@@ -386,6 +396,12 @@ class Searcher {
         v.wl = wl;
         // grown on demand: a level deep in the tree never touches the memory of a root-sized matrix
         if (v.M.size() < (size_t)d * wl) v.M.resize((size_t)d * wl);
+        v.FM = v.M.data();
+        v.FC = v.cls.data();
+        v.FR = v.rows.data();
+        v.FW = wl;
+        std::fill(v.fvalid.begin(), v.fvalid.begin() + wl, ~0ULL);
+        if (m & 63) v.fvalid[wl - 1] = (1ULL << (m & 63)) - 1;
         if (m == D.n) {
             // every row, in order (rows are always ascending): the local matrix is the sample's own
             std::copy(D.colbits.begin(), D.colbits.end(), v.M.begin());
@@ -453,7 +469,7 @@ class Searcher {
         for (int i = 0; i < WL; ++i) mk[i] = mask[i];
         const u64* mc = v.mc.data();  // class bitsets AND mask, (C, WL)
         for (int j = 0; j < d; ++j) {
-            const u64* col = v.M.data() + (size_t)j * WL;
+            const u64* col = v.FM + (size_t)j * WL;
             u64 cw[WL];
             int t = 0;
             for (int i = 0; i < WL; ++i) {
@@ -472,21 +488,22 @@ class Searcher {
         }
     }
 
-    // counts of feature = 1 per class among local rows in mask (local frame)
+    // counts of feature = 1 per class among the frame's rows in mask (the node's frame)
     void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc, const int* sel = nullptr, int nsel = -1) {
-        const int wl = v.wl;
+        const int wl = v.FW;
+        const u64* FM = v.FM;
         const int nj = sel ? nsel : d;
         if (!W) {
             for (int c = 0; c < C; ++c)
-                for (int i = 0; i < wl; ++i) v.mc[(size_t)c * wl + i] = v.cls[(size_t)c * wl + i] & mask[i];
+                for (int i = 0; i < wl; ++i) v.mc[(size_t)c * wl + i] = v.FC[(size_t)c * wl + i] & mask[i];
             if (C == 2 && !sel && wl <= 4) {
                 // small nodes: fixed-length inner loops (the common case deep in the search)
                 const u64* m1 = &v.mc[wl];
                 switch (wl) {
-                    case 1: count2_fixed<1>(v.M.data(), mask, m1, cnt, rc); break;
-                    case 2: count2_fixed<2>(v.M.data(), mask, m1, cnt, rc); break;
-                    case 3: count2_fixed<3>(v.M.data(), mask, m1, cnt, rc); break;
-                    default: count2_fixed<4>(v.M.data(), mask, m1, cnt, rc); break;
+                    case 1: count2_fixed<1>(FM, mask, m1, cnt, rc); break;
+                    case 2: count2_fixed<2>(FM, mask, m1, cnt, rc); break;
+                    case 3: count2_fixed<3>(FM, mask, m1, cnt, rc); break;
+                    default: count2_fixed<4>(FM, mask, m1, cnt, rc); break;
                 }
             } else if (C > 2 && !sel && wl <= 4) {
                 switch (wl) {
@@ -499,7 +516,7 @@ class Searcher {
                 const u64* m1 = &v.mc[wl];
                 for (int q = 0; q < nj; ++q) {
                     const int j = sel ? sel[q] : q;
-                    const u64* col = &v.M[(size_t)j * wl];
+                    const u64* col = FM + (size_t)j * wl;
                     int t = 0, a = 0;
                     for (int i = 0; i < wl; ++i) {
                         u64 x = col[i] & mask[i];
@@ -513,7 +530,7 @@ class Searcher {
             } else {
                 for (int q = 0; q < nj; ++q) {
                     const int j = sel ? sel[q] : q;
-                    const u64* col = &v.M[(size_t)j * wl];
+                    const u64* col = FM + (size_t)j * wl;
                     int t = 0;
                     for (int i = 0; i < wl; ++i) t += popc(col[i] & mask[i]);
                     rc[j] = t;
@@ -531,7 +548,7 @@ class Searcher {
         } else {
             for (int q = 0; q < nj; ++q) {
                 const int j = sel ? sel[q] : q;
-                const u64* col = &v.M[(size_t)j * wl];
+                const u64* col = FM + (size_t)j * wl;
                 CT* o = &cnt[(size_t)j * C];
                 for (int c = 0; c < C; ++c) o[c] = 0;
                 int t = 0;
@@ -922,14 +939,14 @@ class Searcher {
 
     // split using the node's local column (valid after build_local): sequential bit scan
     void split_rows_local(const Level& v, int f, int side, Level& c) {
-        const int wl = v.wl;
-        const u64* col = &v.M[(size_t)f * wl];
+        const int wl = v.FW;
+        const u64* col = v.FM + (size_t)f * wl;
+        const u64* valid = v.fvalid.data();
         int mm = 0;
         for (int i = 0; i < wl; ++i) {
-            u64 x = side ? col[i] : ~col[i];
-            if (i == wl - 1 && (v.m & 63)) x &= (1ULL << (v.m & 63)) - 1;
+            u64 x = (side ? col[i] : ~col[i]) & valid[i];
             while (x) {
-                c.rows[mm++] = v.rows[(i << 6) + ctz(x)];
+                c.rows[mm++] = v.FR[(i << 6) + ctz(x)];
                 x &= x - 1;
             }
         }
@@ -1077,22 +1094,20 @@ class Searcher {
 
     // same partition as an earlier candidate (equal or complementary column on the node)?
     bool duplicate(const Level& v, int f, int upto) {
-        const int wl = v.wl;
-        const u64* cf = &v.M[(size_t)f * wl];
+        const int wl = v.FW;
+        const u64* cf = v.FM + (size_t)f * wl;
+        const u64* valid = v.fvalid.data();
         for (int t = 0; t < upto; ++t) {
             int g = v.cand[t];
-            const u64* cg = &v.M[(size_t)g * wl];
+            const u64* cg = v.FM + (size_t)g * wl;
             if (v.rc[g] == v.rc[f]) {
                 bool eq = true;
-                for (int i = 0; i < wl && eq; ++i) eq = cf[i] == cg[i];
+                for (int i = 0; i < wl && eq; ++i) eq = (cf[i] & valid[i]) == (cg[i] & valid[i]);
                 if (eq) return true;
             }
             if (v.rc[g] == v.m - v.rc[f]) {
                 bool eq = true;
-                for (int i = 0; i < wl && eq; ++i) {
-                    u64 valid = (i == wl - 1 && (v.m & 63)) ? ((1ULL << (v.m & 63)) - 1) : ~0ULL;
-                    eq = (cf[i] & valid) == (~cg[i] & valid);
-                }
+                for (int i = 0; i < wl && eq; ++i) eq = (cf[i] & valid[i]) == (~cg[i] & valid[i]);
                 if (eq) return true;
             }
         }
@@ -1107,6 +1122,8 @@ class Searcher {
         totals(v, v.tot.data(), Wn);
         const bool preset = v.cover_ready;
         v.cover_ready = false;
+        const bool borrowed = v.frame_ready;  // (cleared on entry: early returns leave nothing stale)
+        v.frame_ready = false;
         double leaf = leaf_error(v.tot.data(), C, Wn);
         if (h == 0 || n_present(v.tot.data()) <= 1) return Res{leaf, -1, leaf < ub};
         double node_lb = 0.0;
@@ -1155,8 +1172,8 @@ class Searcher {
             if (h >= 2) store(v, h, Entry{leaf, -1, 2});
             return Res{leaf, -1, leaf < ub};
         }
-        build_local(v);
-        count_pass(v, ones.data(), v.cnt.data(), v.rc.data());
+        if (!borrowed) build_local(v);
+        count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
         if (h == 1) {
             int f;
             double e = depth1(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, f, v.cand, v.keyed);
@@ -1346,6 +1363,7 @@ class Searcher {
                 split_rows_local(v, f, 0, c);
                 std::copy(c0c, c0c + nw, c.cover.begin());
                 c.cover_ready = true;
+                lend_frame(v, f, 0, c, h - 1);
                 pairs_ready = sub_here;
                 Res r0 = solve(L + 1, h - 1, bound - lb1);
                 pairs_ready = false;
@@ -1354,6 +1372,7 @@ class Searcher {
                 split_rows_local(v, f, 1, c);
                 std::copy(c1c, c1c + nw, c.cover.begin());
                 c.cover_ready = true;
+                lend_frame(v, f, 1, c, h - 1);
                 pairs_ready = sub_here;
                 Res r1 = solve(L + 1, h - 1, bound - r0.err);
                 pairs_ready = false;
@@ -1383,6 +1402,21 @@ class Searcher {
         store(v, h, Entry{lb, -1, 0});
         remember(v, h, lb);
         return Res{lb, -1, false};
+    }
+
+    // let child c (side `side` of feature f, depth budget hc) count in v's frame instead of
+    // re-packing its rows: for unweighted Top-k nodes with hc >= 3 (they count once; an h = 2
+    // node counts 1 + k times and re-packs) while the frame is at most 8x the child's rows
+    void lend_frame(const Level& v, int f, int side, Level& c, int hc) {
+        if (W || all_k || hc < 3 || (long long)v.FW * 64 > 8LL * c.m) return;
+        const int wl = v.FW;
+        const u64* col = v.FM + (size_t)f * wl;
+        for (int i = 0; i < wl; ++i) c.fvalid[i] = (side ? col[i] : ~col[i]) & v.fvalid[i];
+        c.FM = v.FM;
+        c.FC = v.FC;
+        c.FR = v.FR;
+        c.FW = wl;
+        c.frame_ready = true;
     }
 
     // a lower bound on the error of the subproblem (cover, h) at level c: its cache entry (exact
