@@ -16,17 +16,28 @@ compile_args = ["-O3", "-std=c++17", "-Wno-unused-function", "-Wno-unreachable-c
 if platform.machine().lower() in ("x86_64", "amd64"):
     compile_args.append("-march=x86-64-v2")
 
+# A module named *_avx512 is a second build of a kernel for x86-64-v4 with AVX-512 VPOPCNTDQ
+# (vectorised popcounts); the package imports it only on a CPU that has them (runtime dispatch),
+# and it is optional: a compiler without these flags just leaves it out.
+avx512_args = ["-march=x86-64-v4", "-mavx512vpopcntdq"]
+is_x86 = platform.machine().lower() in ("x86_64", "amd64")
+
 extensions = []
 for path in sorted(glob.glob(os.path.join("src", "treelearn", "**", "*.pyx"), recursive=True)):
     module = os.path.splitext(os.path.relpath(path, "src"))[0].replace(os.sep, ".")
+    simd = module.endswith("_avx512")
+    if simd and not is_x86:
+        continue
+    args = [a for a in compile_args if not a.startswith("-march=")] + avx512_args if simd else compile_args
     extensions.append(
         Extension(
             module,
             [path],
             language="c++",
             include_dirs=[np.get_include(), os.path.join("src", "treelearn", "_include")],
-            extra_compile_args=compile_args,
+            extra_compile_args=args,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+            optional=simd,
         )
     )
 

@@ -433,3 +433,32 @@ def test_packed_path_keeps_errors_and_zero_weights():
     b = TopKTreeClassifier(k=2, max_depth=2).fit(B[50:], y[50:])
     assert np.array_equal(a.tree_.feature, b.tree_.feature)
     assert a.training_error_ == b.training_error_
+
+
+def test_simd_build_equals_portable_build():
+    """The AVX-512 build of the search (chosen at import on a CPU that has it) returns exactly
+    the portable build's tree, error and statistics: Top-k and optimal, weighted and not."""
+    from treelearn.learn import _topk as portable
+    from treelearn.learn import topk as topk_mod
+
+    try:
+        from treelearn.learn import _topk_avx512 as simd
+    except ImportError:
+        pytest.skip("the AVX-512 build was not compiled on this machine")
+    if not topk_mod._cpu_has_avx512_popcnt():
+        pytest.skip("this CPU has no AVX-512 VPOPCNTDQ")
+    rng = np.random.default_rng(17)
+    for trial in range(6):
+        n, d, C = int(rng.integers(100, 700)), int(rng.integers(8, 90)), int(rng.integers(2, 5))
+        B = (rng.random((n, d)) < rng.uniform(0.2, 0.8, size=d)).astype(np.uint8)
+        y = ((B[:, 0] & B[:, 1]) | (B[:, 2] ^ B[:, 3])).astype(np.int64) % C
+        y[rng.random(n) < 0.2] = rng.integers(0, C)
+        w = rng.uniform(0.5, 2.0, size=n) if trial % 3 == 2 else None
+        data = BinaryData(B, y, C, w)
+        cols = np.ascontiguousarray(data.columns)
+        for k, h in ((2, 4), (5, 3), (d, 3)):
+            args = (cols, data.y, C, data.weights, k, h, 0, False, 0.0, 2.0**30, 1)
+            a, b = portable.search(*args), simd.search(*args)
+            for key in ("feature", "left", "right", "value", "n_node_samples"):
+                assert np.array_equal(a[key], b[key]), (trial, k, h, key)
+            assert a["error"] == b["error"] and a["nodes"] == b["nodes"]

@@ -1265,7 +1265,7 @@ class Searcher {
                     W1 = (double)m1;
                 }
                 int f1, f0;
-                double e1, e0;
+                double e1 = 0.0, e0 = 0.0;
                 const u64* gcol = &D.colbits[(size_t)f * nw];
                 u64* c1c = v.child1.data();
                 u64* c0c = v.child0.data();
@@ -1274,7 +1274,7 @@ class Searcher {
                     c0c[i] = v.cover[i] & ~gcol[i];
                 }
                 u64 h1 = hash_words(c1c, m1), h0 = hash_words(c0c, m0);
-                Entry ce1, ce0;
+                Entry ce1{}, ce0{};
                 bool hit1 = c1cache && lookup_c(c1c, h1, 1, ce1);
                 bool hit0 = c1cache && lookup_c(c0c, h0, 1, ce0);
                 bool counted = false;

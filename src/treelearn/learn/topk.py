@@ -33,7 +33,41 @@ from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data import _bitset
 from treelearn.data.bitmatrix import BinaryData
-from treelearn.learn import _topk
+from treelearn.learn import _topk as _topk_baseline
+
+
+def _cpu_has_avx512_popcnt() -> bool:
+    """x86-64-v4 plus AVX-512 VPOPCNTDQ, as NumPy's CPU dispatcher sees the machine."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as feats
+    except ImportError:  # pragma: no cover - NumPy 1.x
+        try:
+            from numpy.core._multiarray_umath import __cpu_features__ as feats
+        except ImportError:
+            return False
+    need = ("AVX2", "BMI2", "FMA3", "F16C", "AVX512F", "AVX512BW", "AVX512CD", "AVX512DQ", "AVX512VL",
+            "AVX512VPOPCNTDQ")
+    return all(feats.get(f, False) for f in need)
+
+
+def _pick_search_module():
+    """The compiled search for this CPU: the AVX-512 build (popcounts of eight column words per
+    instruction) when the CPU has it and it was built, else the portable build. The environment
+    variable ``TREELEARN_SIMD=baseline`` forces the portable one. Both give identical results."""
+    import os
+
+    if os.environ.get("TREELEARN_SIMD", "").strip().lower() in ("baseline", "off", "none", "0"):
+        return _topk_baseline, "baseline"
+    if not _cpu_has_avx512_popcnt():
+        return _topk_baseline, "baseline"
+    try:
+        from treelearn.learn import _topk_avx512
+    except ImportError:  # not built (compiler without the flags, or not x86-64)
+        return _topk_baseline, "baseline"
+    return _topk_avx512, "avx512"
+
+
+_topk, SEARCH_KERNEL = _pick_search_module()
 from treelearn.tree.tree import Tree
 
 __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]

@@ -1,0 +1,7 @@
+# distutils: language = c++
+# distutils: depends = src/treelearn/learn/_topk_search.h src/treelearn/_include/tl_bitpack.h src/treelearn/learn/_topk_impl.pxi
+"""The Top-k search of ``_topk.pyx`` compiled for x86-64-v4 with AVX-512 VPOPCNTDQ (setup.py
+gives this module those flags): the compiler vectorises the popcounts over a column's words,
+eight per instruction. :mod:`treelearn.learn.topk` imports it only on a CPU that has these
+instructions (else the portable ``_topk``); both return identical results."""
+include "_topk_impl.pxi"

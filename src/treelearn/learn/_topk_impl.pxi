@@ -1,0 +1,77 @@
+# The body of the compiled Top-k search binding, included by _topk.pyx (portable x86-64-v2
+# build) and _topk_avx512.pyx (AVX-512 build with VPOPCNTDQ, chosen at import when the CPU has it).
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport uint64_t, int64_t
+from libcpp.vector cimport vector
+from libcpp cimport bool as cbool
+
+cnp.import_array()
+
+cdef extern from "_topk_search.h" namespace "tltopk":
+    cdef cppclass Params:
+        int n, d, C, nw
+        const uint64_t* columns
+        const int64_t* y
+        const double* w
+        int k, max_depth, crit, gain_ratio
+        double time_limit, mem_limit_bytes
+        int n_jobs
+        int cache_depth1
+
+    cdef cppclass Output:
+        vector[int] feature, left, right
+        vector[double] value
+        vector[int64_t] nsamp
+        double error, root_lb
+        cbool timed_out
+        long long nodes, cache_hits, evictions, cache_entries
+        double peak_bytes
+
+    void run_search(const Params& P, Output& out) except + nogil
+
+
+def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
+           int max_depth, int criterion_code, bint gain_ratio, double time_limit,
+           double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True):
+    cdef Params P
+    cdef Output out
+    cdef const double[::1] wv
+    cdef Py_ssize_t n = y.shape[0]
+    cdef uint64_t dummy = 0
+    P.n = <int>n
+    P.d = <int>columns.shape[0]
+    P.C = n_classes
+    P.nw = <int>((n + 63) // 64)
+    if columns.shape[0] > 0 and columns.shape[1] != P.nw:
+        raise ValueError("columns do not match the number of rows")
+    P.columns = &columns[0, 0] if columns.shape[0] > 0 else &dummy
+    P.y = &y[0]
+    if weights is None:
+        P.w = NULL
+    else:
+        wv = np.ascontiguousarray(weights, dtype=np.float64)
+        P.w = &wv[0]
+    P.k = k
+    P.max_depth = max_depth
+    P.crit = criterion_code
+    P.gain_ratio = 1 if gain_ratio else 0
+    P.time_limit = time_limit
+    P.mem_limit_bytes = memory_limit_bytes
+    P.n_jobs = n_jobs
+    P.cache_depth1 = (1 if cache_depth1 else 0) | (0 if feature_classes else 2)
+    with nogil:
+        run_search(P, out)
+    nn = out.feature.size()
+    feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy() if nn else np.zeros(0, np.int64)
+    left = np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy()
+    right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
+    value = np.asarray(<double[:nn * n_classes]> out.value.data()).copy().reshape(nn, n_classes)
+    nsamp = np.asarray(<int64_t[:nn]> out.nsamp.data()).copy()
+    return {
+        "feature": feature, "left": left, "right": right, "value": value, "n_node_samples": nsamp,
+        "error": out.error, "lower_bound": out.root_lb, "timed_out": bool(out.timed_out),
+        "nodes": out.nodes, "cache_hits": out.cache_hits, "evictions": out.evictions,
+        "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
+    }
+
