@@ -631,51 +631,40 @@ class Searcher {
         }
     }
     // minimum depth-1 error (k = all, unweighted) of a child whose per-feature one-side counts
-    // are P (or P - Q when Q is given) and row counts RP (- RQ); T: the child's class totals
-    double d1_all(const CT* P, const CT* Q, const int32_t* RP, const int32_t* RQ, const CT* T, int m) const {
-        int present = 0;
-        CT mx = 0;
-        for (int c = 0; c < C; ++c) {
-            present += T[c] > 0;
-            if (T[c] > mx) mx = T[c];
-        }
-        if (present <= 1) return (double)(m - (int)mx);
-        double best = (double)(m - (int)mx);  // no splitting feature: the leaf
-        int bi = m;                            // best error as an integer
-        bool any = false;
+    // are P (or P - Q when Q is given); T: the child's class totals, m its rows. A feature that
+    // does not split the child scores exactly the leaf's error, and a split never scores more,
+    // so the minimum over every feature (no test, no early exit: the loop vectorises) is the
+    // optimal depth <= 1 error.
+    double d1_all(const CT* P, const CT* Q, const CT* T, int m) const {
         if (C == 2) {
             const int T0 = (int)T[0], T1 = (int)T[1];
-            for (int j = 0; j < d; ++j) {
-                int n1 = Q ? RP[j] - RQ[j] : RP[j];
-                if (n1 == 0 || n1 == m) continue;
-                int a0 = Q ? (int)(P[2 * j] - Q[2 * j]) : (int)P[2 * j];
-                int a1 = Q ? (int)(P[2 * j + 1] - Q[2 * j + 1]) : (int)P[2 * j + 1];
-                int e = m - std::max(a0, a1) - std::max(T0 - a0, T1 - a1);
-                any = true;
-                if (e < bi) {
-                    bi = e;
-                    if (bi == 0) break;
+            int bi = m - std::max(T0, T1);
+            if (Q) {
+                for (int j = 0; j < d; ++j) {
+                    const int a0 = (int)(P[2 * j] - Q[2 * j]), a1 = (int)(P[2 * j + 1] - Q[2 * j + 1]);
+                    bi = std::min(bi, m - std::max(a0, a1) - std::max(T0 - a0, T1 - a1));
+                }
+            } else {
+                for (int j = 0; j < d; ++j) {
+                    const int a0 = (int)P[2 * j], a1 = (int)P[2 * j + 1];
+                    bi = std::min(bi, m - std::max(a0, a1) - std::max(T0 - a0, T1 - a1));
                 }
             }
-        } else {
-            for (int j = 0; j < d; ++j) {
-                int n1 = Q ? RP[j] - RQ[j] : RP[j];
-                if (n1 == 0 || n1 == m) continue;
-                int m1 = 0, m0 = 0;
-                for (int c = 0; c < C; ++c) {
-                    int a = Q ? (int)(P[(size_t)j * C + c] - Q[(size_t)j * C + c]) : (int)P[(size_t)j * C + c];
-                    m1 = std::max(m1, a);
-                    m0 = std::max(m0, (int)T[c] - a);
-                }
-                int e = m - m1 - m0;
-                any = true;
-                if (e < bi) {
-                    bi = e;
-                    if (bi == 0) break;
-                }
-            }
+            return (double)bi;
         }
-        return any ? (double)bi : best;
+        int mx = 0;
+        for (int c = 0; c < C; ++c) mx = std::max(mx, (int)T[c]);
+        int bi = m - mx;
+        for (int j = 0; j < d && bi > 0; ++j) {
+            int m1 = 0, m0 = 0;
+            for (int c = 0; c < C; ++c) {
+                const int a = Q ? (int)(P[(size_t)j * C + c] - Q[(size_t)j * C + c]) : (int)P[(size_t)j * C + c];
+                m1 = std::max(m1, a);
+                m0 = std::max(m0, (int)T[c] - a);
+            }
+            bi = std::min(bi, m - m1 - m0);
+        }
+        return (double)bi;
     }
 
     // PM := the child's pair matrix: PT (the smaller child) or PS - PT (the other one)
@@ -1209,7 +1198,6 @@ class Searcher {
                 // (f = 1 side) and off the node's counts minus it (f = 0 side)
                 pair_fill(v, f, PM.data(), PR.data(), pdone.data());
                 const CT* A1 = &PM[(size_t)f * d * C];
-                const int32_t* R1 = &PR[(size_t)f * d];
                 CT T1[256], T0[256];
                 std::vector<CT> bt;
                 CT* t1 = T1;
@@ -1224,9 +1212,9 @@ class Searcher {
                     t0[c] = v.tot[c] - t1[c];
                 }
                 int m1 = v.rc[f], m0 = v.m - m1;
-                double e1 = d1_all(A1, nullptr, R1, nullptr, t1, m1);
+                double e1 = d1_all(A1, nullptr, t1, m1);
                 if (e1 >= bound) continue;
-                double e0 = d1_all(v.cnt.data(), A1, v.rc.data(), R1, t0, m0);
+                double e0 = d1_all(v.cnt.data(), A1, t0, m0);
                 if (e0 + e1 >= bound) continue;
                 best = e0 + e1;
                 bestf = f;
