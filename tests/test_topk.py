@@ -462,3 +462,56 @@ def test_simd_build_equals_portable_build():
             for key in ("feature", "left", "right", "value", "n_node_samples"):
                 assert np.array_equal(a[key], b[key]), (trial, k, h, key)
             assert a["error"] == b["error"] and a["nodes"] == b["nodes"]
+
+
+def _gini_G(p):
+    return 4.0 * p * (1.0 - p)
+
+
+def _skewed_G(p):
+    # a normalised, symmetric, concave G that is none of the built-ins
+    return np.sin(np.pi * p) ** 0.7
+
+
+@pytest.mark.parametrize("scoring", ["gain", "gain_ratio"])
+def test_user_criterion_equals_plain_recursion(scoring):
+    """A callable G ranks through the batched callback exactly as Fig. 1 with that G, and G =
+    4p(1 - p) gives the built-in Gini's trees."""
+    rng = np.random.default_rng(23)
+    for trial in range(3):
+        n, d, C = int(rng.integers(60, 140)), int(rng.integers(6, 11)), int(rng.integers(2, 4))
+        B = (rng.random((n, d)) < rng.uniform(0.2, 0.8, size=d)).astype(np.uint8)
+        y = ((B[:, 0] & B[:, 1]) | (B[:, 2] ^ B[:, 3])).astype(np.int64)
+        y[rng.random(n) < 0.25] = rng.integers(0, C)
+        w = np.ones(n)
+        for k, h in ((1, 3), (2, 3), (3, 2), (d, 2)):
+            e_ref, t_ref = ref_topk(B, y, w, np.arange(n), h, k, C, _skewed_G, scoring)
+            res = _search(B, y, C, k, h, criterion=_skewed_G, scoring=scoring)
+            assert res["error"] == e_ref, (trial, k, h)
+            assert list(res["feature"]) == preorder(t_ref), (trial, k, h)
+            a = _search(B, y, C, k, h, criterion=_gini_G, scoring=scoring)
+            b = _search(B, y, C, k, h, criterion="gini", scoring=scoring)
+            assert a["error"] == b["error"]
+            if scoring == "gain":
+                assert list(a["feature"]) == list(b["feature"])
+
+
+def test_user_criterion_estimator_and_errors():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(200, 7))
+    y = X[:, 0] ^ X[:, 1]
+    m = TopKTreeClassifier(k=2, max_depth=3, criterion=_skewed_G).fit(X, y)
+    assert m.training_error_ <= TopKTreeClassifier(k=1, max_depth=3, criterion=_skewed_G).fit(X, y).training_error_
+    assert m.score(X, y) == 1.0
+    # a G that is not an impurity function is refused before any search
+    with pytest.raises(ValueError, match="normalised"):
+        TopKTreeClassifier(criterion=lambda p: p).fit(X, y)
+
+    # a G that fails during the search: its own error, not a crash or a silent tree
+    def flaky(p):
+        if np.ndim(p) == 2:  # the search's batched class proportions (validation uses a 1-D grid)
+            raise ArithmeticError("G failed")
+        return _skewed_G(p)
+
+    with pytest.raises(ArithmeticError, match="G failed"):
+        TopKTreeClassifier(k=2, max_depth=3, criterion=flaky).fit(X, y)

@@ -8,6 +8,8 @@ from libcpp cimport bool as cbool
 
 cnp.import_array()
 
+ctypedef int (*cost_fn_t)(void*, const double*, int, int, double*) noexcept nogil
+
 cdef extern from "_topk_search.h" namespace "tltopk":
     cdef cppclass Params:
         int n, d, C, nw
@@ -18,23 +20,58 @@ cdef extern from "_topk_search.h" namespace "tltopk":
         double time_limit, mem_limit_bytes
         int n_jobs
         int cache_depth1
+        cost_fn_t cost_cb
+        void* cost_ctx
 
     cdef cppclass Output:
         vector[int] feature, left, right
         vector[double] value
         vector[int64_t] nsamp
         double error, root_lb
-        cbool timed_out
+        cbool timed_out, cost_failed
         long long nodes, cache_hits, evictions, cache_entries
         double peak_bytes
 
     void run_search(const Params& P, Output& out) except + nogil
 
 
+cdef class _CostState:
+    """A user criterion for the search: ``cost(counts)`` maps an (rows, C) array of class counts
+    to rows' weight x impurity; the first exception it raises is kept for the caller."""
+    cdef public object cost
+    cdef public object error
+
+    def __init__(self, cost):
+        self.cost = cost
+        self.error = None
+
+
+cdef int _py_cost(void* ctx, const double* counts, int rows, int C, double* out) noexcept with gil:
+    cdef _CostState st = <_CostState>ctx
+    cdef Py_ssize_t r
+    cdef const double[::1] res
+    try:
+        arr = np.asarray(<double[:rows * C]> <double*> counts).reshape(rows, C).copy()
+        res = np.ascontiguousarray(st.cost(arr), dtype=np.float64).ravel()
+        if res.shape[0] != rows:
+            raise ValueError(f"criterion cost returned {res.shape[0]} values for {rows} rows")
+        for r in range(rows):
+            out[r] = res[r]
+        return 0
+    except BaseException as exc:  # noqa: B902 - handed back to the caller of search()
+        if st.error is None:
+            st.error = exc
+        return 1
+
+
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
-           double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True):
+           double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
+           cost=None):
+    """``cost``: for ``criterion_code`` 3 (a user impurity), a callable (rows, C) class counts ->
+    rows' weight x impurity, called once per ranked node with every candidate's two sides."""
     cdef Params P
+    cdef _CostState state = None
     cdef Output out
     cdef const double[::1] wv
     cdef Py_ssize_t n = y.shape[0]
@@ -60,8 +97,21 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     P.mem_limit_bytes = memory_limit_bytes
     P.n_jobs = n_jobs
     P.cache_depth1 = (1 if cache_depth1 else 0) | (0 if feature_classes else 2)
+    P.cost_cb = NULL
+    P.cost_ctx = NULL
+    if criterion_code == 3:
+        if cost is None:
+            raise ValueError("criterion code 3 needs a cost callable")
+        state = _CostState(cost)
+        P.cost_cb = _py_cost
+        P.cost_ctx = <void*>state
     with nogil:
         run_search(P, out)
+    if out.cost_failed:
+        err = state.error if state is not None else None
+        if err is None:
+            err = RuntimeError("the criterion failed during the search")
+        raise err
     nn = out.feature.size()
     feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy() if nn else np.zeros(0, np.int64)
     left = np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy()

@@ -58,8 +58,12 @@ struct Params {
     const double* w = nullptr;     // sample weights or nullptr
     int k = 1;                     // candidates per node (>= d: all -> optimal)
     int max_depth = 3;
-    int crit = 0;                  // 0 entropy, 1 gini, 2 kearns-mansour
+    int crit = 0;                  // 0 entropy, 1 gini, 2 kearns-mansour, 3 user G (cost_cb)
     int gain_ratio = 0;
+    // crit = 3: cost_cb(ctx, counts, rows, C, out) sets out[r] = (weight of row r) * impurity of
+    // the class counts counts[r * C .. r * C + C - 1], for a batch of rows; nonzero = failure
+    int (*cost_cb)(void*, const double*, int, int, double*) = nullptr;
+    void* cost_ctx = nullptr;
     double time_limit = 0.0;       // seconds, <= 0: none
     double mem_limit_bytes = 1e9;  // cache cap
     int n_jobs = 1;
@@ -73,6 +77,7 @@ struct Output {
     double error = 0.0;
     double root_lb = 0.0;
     bool timed_out = false;
+    bool cost_failed = false;  // the user criterion raised (the search stopped)
     long long nodes = 0, cache_hits = 0, evictions = 0, cache_entries = 0;
     double peak_bytes = 0.0;
 };
@@ -94,6 +99,9 @@ inline void xlogx_table(int n, std::vector<double>& out) {
 struct Data {
     int n, d, C, nw, dw, k, crit;
     bool weighted, gr;
+    int (*cost_cb)(void*, const double*, int, int, double*) = nullptr;
+    void* cost_ctx = nullptr;
+    mutable std::atomic<bool> cost_failed{false};
     std::vector<u64> rowbits;  // n * dw, row-major: bits 0..d-1 the features, d + c the class c
     std::vector<u64> colbits;  // d * nw, column-major (BinaryData.columns)
     std::vector<u64> clsbits;  // C * nw, the rows of each class
@@ -102,6 +110,8 @@ struct Data {
     std::vector<double> xl;    // x ln x for integers 0..n
     explicit Data(const Params& P) {
         n = P.n; d = P.d; C = P.C; nw = P.nw; dw = (d + C + 63) / 64; k = P.k; crit = P.crit;
+        cost_cb = P.cost_cb;
+        cost_ctx = P.cost_ctx;
         gr = P.gain_ratio != 0;
         weighted = P.w != nullptr;
         y.resize(n);
@@ -788,10 +798,66 @@ class Searcher {
     }
 
     // candidates of a node (rank order) from its counts
+    // user criterion: one batched call for the two sides of every splitting feature (and the
+    // parent for the gain ratio); keys as key_of makes them
+    std::vector<double> cb_in, cb_out;
+    std::vector<int> cb_j;
+    void rank_custom(const CT* A, const int32_t* R, const CT* T, double Wn, int m, std::vector<int>& out,
+                     std::vector<std::pair<int64_t, int>>& keyed) {
+        cb_j.clear();
+        for (int j = 0; j < d; ++j)
+            if (R[j] != 0 && R[j] != m) cb_j.push_back(j);
+        const int nf = (int)cb_j.size();
+        const int rows = 2 * nf + 1;
+        cb_in.assign((size_t)rows * C, 0.0);
+        cb_out.assign(rows, 0.0);
+        for (int q = 0; q < nf; ++q) {
+            const CT* Aj = A + (size_t)cb_j[q] * C;
+            for (int c = 0; c < C; ++c) {
+                cb_in[(size_t)(2 * q) * C + c] = (double)Aj[c];
+                cb_in[(size_t)(2 * q + 1) * C + c] = std::max(0.0, (double)(T[c] - Aj[c]));
+            }
+        }
+        for (int c = 0; c < C; ++c) cb_in[(size_t)(2 * nf) * C + c] = (double)T[c];
+        if (D.cost_failed.load() || D.cost_cb(D.cost_ctx, cb_in.data(), rows, C, cb_out.data()) != 0) {
+            D.cost_failed.store(true);
+            stop->store(true);
+            return;  // no candidates: the node becomes a leaf; the caller raises the error
+        }
+        const double pcost = cb_out[2 * nf];
+        for (int q = 0; q < nf; ++q) {
+            const int j = cb_j[q];
+            double cost = cb_out[2 * q] + cb_out[2 * q + 1];
+            int64_t key;
+            if (!D.gr) {
+                if (cost < 0) cost = 0;
+                key = (int64_t)(cost * (1e9 / Wn) + 0.5);
+            } else {
+                double w1 = 0;
+                for (int c = 0; c < C; ++c) w1 += cb_in[(size_t)(2 * q) * C + c];
+                double w0 = std::max(0.0, Wn - w1);
+                double gain = (pcost - cost) / Wn, p = w1 / Wn, qq = w0 / Wn, si = 0;
+                if (p > 0) si -= p * std::log(p);
+                if (qq > 0) si -= qq * std::log(qq);
+                double ratio = si > 0 ? gain / si : 0.0;
+                if (ratio < 0) ratio = 0;
+                key = -(int64_t)(ratio * 1e9 + 0.5);
+            }
+            keyed.emplace_back(key, j);
+        }
+        std::sort(keyed.begin(), keyed.end());
+        const int KK = all_k ? (int)keyed.size() : std::min<int>(K, (int)keyed.size());
+        for (int i = 0; i < KK; ++i) out.push_back(keyed[i].second);
+    }
+
     void rank(const CT* A, const int32_t* R, const CT* T, double Wn, int m, std::vector<int>& out,
               std::vector<std::pair<int64_t, int>>& keyed) {
         out.clear();
         keyed.clear();
+        if (D.crit == 3) {
+            rank_custom(A, R, T, Wn, m, out, keyed);
+            return;
+        }
         double pc = D.gr ? parent_cost(T, Wn, m) : 0.0;
         const bool fast = !W && C == 2 && D.crit == 0 && !D.gr;
         const bool fastC = !W && D.crit == 0 && !D.gr;
@@ -1489,7 +1555,7 @@ void run_typed(const Params& P, Output& out) {
     int n_jobs = std::max(1, P.n_jobs);
     Searcher<CT> main(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
     main.c1cache = (P.cache_depth1 & 1) != 0;
-    main.use_reps = (P.cache_depth1 & 2) == 0;
+    main.use_reps = (P.cache_depth1 & 2) == 0 && P.crit != 3;
     auto& v0 = main.lv[0];
     v0.m = P.n;
     for (int i = 0; i < P.n; ++i) v0.rows[i] = i;
@@ -1515,7 +1581,7 @@ void run_typed(const Params& P, Output& out) {
             th.emplace_back([&, t]() {
                 Searcher<CT>* s = (t == 0) ? &main : new Searcher<CT>(D, h, P.mem_limit_bytes / n_jobs, P.time_limit, &stop, t0);
                 s->c1cache = (P.cache_depth1 & 1) != 0;
-                s->use_reps = (P.cache_depth1 & 2) == 0;
+                s->use_reps = (P.cache_depth1 & 2) == 0 && P.crit != 3;
                 ss[t] = s;
                 auto& r0 = s->lv[0];
                 r0.m = P.n;
@@ -1593,7 +1659,8 @@ void run_typed(const Params& P, Output& out) {
         out.root_lb = stop.load() ? 0.0 : root_err;
     }
     out.error = root_err;
-    out.timed_out = stop.load();
+    out.cost_failed = D.cost_failed.load();
+    out.timed_out = stop.load() && !out.cost_failed;
 }
 
 inline void run_search(const Params& P, Output& out) {
