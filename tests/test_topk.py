@@ -350,7 +350,7 @@ def test_estimator_conventions_and_categorical():
     with pytest.raises(ValueError, match="scoring"):
         TopKTreeClassifier(scoring="bogus").fit(df, y)
     with pytest.raises(ValueError, match="criterion"):
-        TopKTreeClassifier(criterion=lambda p: 4 * p * (1 - p)).fit(df, y)
+        TopKTreeClassifier(criterion="gina").fit(df, y)
 
 
 def test_sample_weight_as_repetition():
