@@ -133,6 +133,14 @@ def test_aliases_categorical_override_and_dropna(data_dir):
     assert all(isinstance(dt, pd.CategoricalDtype) for dt in X.dtypes)
     X, y = load_dataset("topk/vote", data_dir, dropna=True)
     assert not X.isna().any().any() and len(X) == len(y) < 435
+    # a missing categorical value as its own category "?": every row kept, the rest unchanged
+    raw, _ = load_dataset("topk/vote", data_dir)
+    Xm, ym = load_dataset("topk/vote", data_dir, dropna=True, missing_category=True)
+    assert len(Xm) == len(ym) == 435 and not Xm.isna().any().any()
+    for c in Xm.columns:
+        was = raw[c].isna().to_numpy()
+        assert np.array_equal(Xm[c].astype(object).to_numpy()[was], np.full(was.sum(), "?", dtype=object))
+        assert np.array_equal(Xm[c].astype(object).to_numpy()[~was], raw[c].astype(object).to_numpy()[~was])
 
 
 def test_loaded_data_fits_through_the_data_layer(data_dir):

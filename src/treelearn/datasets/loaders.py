@@ -375,7 +375,8 @@ def _load_sklearn(key: str):
     return X, y
 
 
-def load_dataset(name: str, data_dir=None, *, categorical: bool | None = None, dropna: bool = False):
+def load_dataset(name: str, data_dir=None, *, categorical: bool | None = None, dropna: bool = False,
+                 missing_category: bool = False):
     """Load a dataset of the data directory as ``(X, y)`` (see the module docstring).
 
     Parameters
@@ -389,6 +390,10 @@ def load_dataset(name: str, data_dir=None, *, categorical: bool | None = None, d
         become float64 (even in the Top-k categorical set); None: the dataset's default.
     dropna : bool
         Drop the rows with a missing value (default False: they are kept as NaN).
+    missing_category : bool
+        A missing value of a *categorical* column becomes the category ``"?"`` (what a one-hot
+        encoding of the raw values does); applied before ``dropna``, which then drops only rows
+        missing a numeric value or the label.
 
     Raises
     ------
@@ -428,6 +433,10 @@ def load_dataset(name: str, data_dir=None, *, categorical: bool | None = None, d
         cols[fname] = _feature_column(_strip_column(df[j]), all_cat)
     X = pd.DataFrame(cols)
     y = _label_series(_strip_column(df[label]), label_name)
+    if missing_category:
+        for c in X.columns:
+            if isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].isna().any():
+                X[c] = X[c].cat.add_categories(["?"]).fillna("?")
     if dropna:
         keep = ~(X.isna().any(axis=1).to_numpy() | y.isna().to_numpy())
         X = X.loc[keep].reset_index(drop=True)
