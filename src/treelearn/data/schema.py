@@ -7,7 +7,9 @@ column's category list (a value not seen in training becomes -1, which equals no
 """
 from __future__ import annotations
 
+import itertools
 import numbers
+import operator
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
@@ -42,7 +44,7 @@ class ColumnSchema:
     @property
     def all_numeric(self) -> bool:
         """No categorical column."""
-        return all(c is None for c in self.categories)
+        return all(map(operator.is_, self.categories, itertools.repeat(None)))
 
     @classmethod
     def infer(cls, X, categorical=None) -> "ColumnSchema":
@@ -106,6 +108,8 @@ class ColumnSchema:
                         raise TreeLearnValueError(
                             f"categorical column index {c!r} out of range for {n_features} columns"
                         )
+        if not mask.any():  # all numeric (the common case): no per-column work
+            return cls(categories=[None] * n_features, feature_names=names)
         categories = []
         for j in range(n_features):
             if not mask[j]:
