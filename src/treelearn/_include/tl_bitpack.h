@@ -8,6 +8,7 @@
 //   multiply), then every 64x64 block is transposed. Returns false (output unspecified) as soon
 //   as a value is not 0 or 1 (NaN included).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -40,31 +41,42 @@ static inline void transpose64(u64* A) {
 // eight bytes, each 0 or 1, little-endian in v -> bit b = byte b
 static inline unsigned bytes_to_bits(u64 v) { return (unsigned)((v * 0x0102040810204080ULL) >> 56); }
 
-// one row of 0/1 bytes (length d) -> row bitset rb (ceil(d / 64) words); false if a byte > 1
-static inline bool pack_row_bytes(const uint8_t* x, int d, u64* rb) {
-    const int dw = (d + 63) / 64;
-    u64 bad = 0;
-    for (int fb = 0; fb < dw; ++fb) {
-        const int j0 = fb * 64, jn = (d - j0 < 64) ? d - j0 : 64;
-        u64 word = 0;
-        int t = 0;
-        for (; t + 8 <= jn; t += 8) {
-            u64 v;
-            std::memcpy(&v, x + j0 + t, 8);
-            bad |= v;
-            word |= (u64)bytes_to_bits(v) << t;
-        }
-        for (; t < jn; ++t) {
-            bad |= x[j0 + t];
-            word |= (u64)(x[j0 + t] & 1) << t;
-        }
-        rb[fb] = word;
+// up to 64 bytes x[0..len), each 0 or 1 -> one word (bit t = byte t); every byte is ORed into
+// `bad`, so that (bad & 0xFE..FE) != 0 afterwards flags a byte that was not 0 or 1
+static inline u64 pack_word(const uint8_t* x, int len, u64& bad) {
+    u64 word = 0;
+    int t = 0;
+    for (; t + 8 <= len; t += 8) {
+        u64 v;
+        std::memcpy(&v, x + t, 8);
+        bad |= v;
+        word |= (u64)bytes_to_bits(v) << t;
     }
-    return (bad & 0xFEFEFEFEFEFEFEFEULL) == 0;
+    for (; t < len; ++t) {
+        bad |= x[t];
+        word |= (u64)(x[t] & 1) << t;
+    }
+    return word;
+}
+static inline bool bytes_ok(u64 bad) { return (bad & 0xFEFEFEFEFEFEFEFEULL) == 0; }
+
+// len values of type T -> 0/1 bytes: the values themselves for uint8 (checked by pack_word),
+// else a converted copy in tmp; nullptr when a value is not 0 or 1 (NaN included)
+template <typename T>
+static inline const uint8_t* as_bytes(const T* x, long long len, std::vector<uint8_t>& tmp) {
+    if (std::is_same<T, uint8_t>::value) return reinterpret_cast<const uint8_t*>(x);
+    bool ok = true;
+    for (long long i = 0; i < len; ++i) {
+        const T v = x[i];
+        ok &= (v == (T)0) | (v == (T)1);
+        tmp[i] = (uint8_t)(v == (T)1);
+    }
+    return ok ? tmp.data() : nullptr;
 }
 
 // row-major values of type T (n, d) with row stride `stride` elements -> packed columns
 // out[(j * nw) + w]; counts[j] = number of ones of column j. false: a value is not 0 or 1.
+// Each row becomes a row bitset, then every 64x64 block is transposed.
 template <typename T>
 static bool pack_binary(const T* X, long long n, int d, long long stride, u64* out, long long* counts) {
     const long long nw = (n + 63) / 64;
@@ -72,6 +84,7 @@ static bool pack_binary(const T* X, long long n, int d, long long stride, u64* o
     std::vector<u64> rows((size_t)64 * dw);
     std::vector<uint8_t> tmp(std::is_same<T, uint8_t>::value ? 0 : (size_t)d);
     u64 blk[64];
+    u64 bad = 0;
     for (int j = 0; j < d; ++j) counts[j] = 0;
     for (long long b = 0; b < nw; ++b) {
         const long long r0 = b * 64;
@@ -82,26 +95,15 @@ static bool pack_binary(const T* X, long long n, int d, long long stride, u64* o
                 for (int fb = 0; fb < dw; ++fb) rb[fb] = 0;
                 continue;
             }
-            const T* x = X + (r0 + i) * stride;
-            const uint8_t* bytes;
-            if (std::is_same<T, uint8_t>::value) {
-                bytes = reinterpret_cast<const uint8_t*>(x);
-            } else {
-                bool ok = true;
-                for (int j = 0; j < d; ++j) {
-                    const T v = x[j];
-                    ok &= (v == (T)0) | (v == (T)1);
-                    tmp[j] = (uint8_t)(v == (T)1);
-                }
-                if (!ok) return false;
-                bytes = tmp.data();
-            }
-            if (!pack_row_bytes(bytes, d, rb)) return false;
+            const uint8_t* bytes = as_bytes(X + (r0 + i) * stride, d, tmp);
+            if (!bytes) return false;
+            for (int fb = 0; fb < dw; ++fb) rb[fb] = pack_word(bytes + fb * 64, std::min(64, d - fb * 64), bad);
         }
+        if (!bytes_ok(bad)) return false;
         for (int fb = 0; fb < dw; ++fb) {
             for (int i = 0; i < 64; ++i) blk[i] = rows[(size_t)i * dw + fb];
             transpose64(blk);  // blk[t] bit i = feature fb*64+t of row r0+i
-            const int jn = (d - fb * 64 < 64) ? d - fb * 64 : 64;
+            const int jn = std::min(64, d - fb * 64);
             for (int t = 0; t < jn; ++t) {
                 out[(size_t)(fb * 64 + t) * nw + b] = blk[t];
                 counts[fb * 64 + t] += __builtin_popcountll(blk[t]);
@@ -112,47 +114,22 @@ static bool pack_binary(const T* X, long long n, int d, long long stride, u64* o
 }
 
 // column-major values (column j at X + j * stride, n rows each) -> packed columns, as
-// pack_binary: eight 0/1 values -> eight bits of the column's word by one multiply
+// pack_binary, without transposes: 64 values of a column make one word
 template <typename T>
 static bool pack_binary_colmajor(const T* X, long long n, int d, long long stride, u64* out, long long* counts) {
     const long long nw = (n + 63) / 64;
     std::vector<uint8_t> tmp(std::is_same<T, uint8_t>::value ? 0 : (size_t)n);
     for (int j = 0; j < d; ++j) {
-        const T* col = X + (long long)j * stride;
-        const uint8_t* bytes;
-        if (std::is_same<T, uint8_t>::value) {
-            bytes = reinterpret_cast<const uint8_t*>(col);
-        } else {
-            bool ok = true;
-            for (long long i = 0; i < n; ++i) {
-                const T v = col[i];
-                ok &= (v == (T)0) | (v == (T)1);
-                tmp[i] = (uint8_t)(v == (T)1);
-            }
-            if (!ok) return false;
-            bytes = tmp.data();
-        }
+        const uint8_t* bytes = as_bytes(X + (long long)j * stride, n, tmp);
+        if (!bytes) return false;
         u64 bad = 0;
         long long ones = 0;
         u64* o = out + (size_t)j * nw;
         for (long long w = 0; w < nw; ++w) {
-            const long long r0 = w * 64, rn = (n - r0 < 64) ? n - r0 : 64;
-            u64 word = 0;
-            long long t = 0;
-            for (; t + 8 <= rn; t += 8) {
-                u64 v;
-                std::memcpy(&v, bytes + r0 + t, 8);
-                bad |= v;
-                word |= (u64)bytes_to_bits(v) << t;
-            }
-            for (; t < rn; ++t) {
-                bad |= bytes[r0 + t];
-                word |= (u64)(bytes[r0 + t] & 1) << t;
-            }
-            o[w] = word;
-            ones += __builtin_popcountll(word);
+            o[w] = pack_word(bytes + w * 64, (int)std::min<long long>(64, n - w * 64), bad);
+            ones += __builtin_popcountll(o[w]);
         }
-        if (bad & 0xFEFEFEFEFEFEFEFEULL) return false;
+        if (!bytes_ok(bad)) return false;
         counts[j] = ones;
     }
     return true;

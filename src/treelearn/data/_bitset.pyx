@@ -46,7 +46,8 @@ ctypedef fused _elem:
     double
 
 
-cdef bint _pack_typed(const _elem[:, ::1] X, uint64_t[:, ::1] o, long long[::1] cnt, bint colmajor) noexcept:
+def _pack_typed(const _elem[:, ::1] X, uint64_t[:, ::1] o, long long[::1] cnt, bint colmajor):
+    # one specialisation per dtype of _elem, chosen by Cython from X's dtype;
     # colmajor: X is the transpose (d, n) of the matrix, i.e. the matrix in Fortran order
     cdef long long n = X.shape[1] if colmajor else X.shape[0]
     cdef int d = <int>(X.shape[0] if colmajor else X.shape[1])
@@ -78,25 +79,7 @@ def pack_binary(X):
     counts = np.empty(d, dtype=np.int64)
     cdef long long[::1] cnt = counts
     cdef uint64_t[:, ::1] o = out
-    dt = X.dtype
-    if dt == np.uint8:
-        ok = _pack_typed[uint8_t](X, o, cnt, colmajor)
-    elif dt == np.int16:
-        ok = _pack_typed[int16_t](X, o, cnt, colmajor)
-    elif dt == np.uint16:
-        ok = _pack_typed[uint16_t](X, o, cnt, colmajor)
-    elif dt == np.int32:
-        ok = _pack_typed[int32_t](X, o, cnt, colmajor)
-    elif dt == np.uint32:
-        ok = _pack_typed[uint32_t](X, o, cnt, colmajor)
-    elif dt == np.int64:
-        ok = _pack_typed[int64_t](X, o, cnt, colmajor)
-    elif dt == np.uint64:
-        ok = _pack_typed[uint64_t](X, o, cnt, colmajor)
-    elif dt == np.float32:
-        ok = _pack_typed[float](X, o, cnt, colmajor)
-    else:
-        ok = _pack_typed[double](X, o, cnt, colmajor)
+    ok = _pack_typed(X, o, cnt, colmajor)
     return (out, counts) if ok else None
 
 

@@ -498,6 +498,48 @@ class Searcher {
         }
     }
 
+    // total weight of the rows set in word x (word index i) for weights indexed by position
+    static inline double weighted_count(u64 x, int i, const double* w) {
+        double s = 0;
+        while (x) {
+            s += w[(i << 6) + ctz(x)];
+            x &= x - 1;
+        }
+        return s;
+    }
+    // per-class weights of the rows in (a AND b) over wl words, local positions -> o (C values);
+    // returns the number of rows
+    int weighted_class_counts(const Level& v, const u64* a, const u64* b, int wl, CT* o) const {
+        for (int c = 0; c < C; ++c) o[c] = 0;
+        int t = 0;
+        for (int i = 0; i < wl; ++i) {
+            u64 x = a[i] & b[i];
+            t += popc(x);
+            while (x) {
+                int r = (i << 6) + ctz(x);
+                o[v.ly[r]] += (CT)v.lw[r];
+                x &= x - 1;
+            }
+        }
+        return t;
+    }
+    // per-class counts of the rows in (col AND mask) from the class bitsets already ANDed with
+    // the mask (mc, (C, wl)); class 0 by subtraction; returns the number of rows
+    int class_counts(const u64* col, const u64* mask, const u64* mc, int wl, CT* o) const {
+        int t = 0;
+        for (int i = 0; i < wl; ++i) t += popc(col[i] & mask[i]);
+        int s = 0;
+        for (int c = 1; c < C; ++c) {
+            const u64* mcc = mc + (size_t)c * wl;
+            int a = 0;
+            for (int i = 0; i < wl; ++i) a += popc(col[i] & mcc[i]);
+            o[c] = (CT)a;
+            s += a;
+        }
+        o[0] = (CT)(t - s);
+        return t;
+    }
+
     // counts of feature = 1 per class among the frame's rows in mask (the node's frame)
     void count_pass(Level& v, const u64* mask, CT* cnt, int32_t* rc, const int* sel = nullptr, int nsel = -1) {
         const int wl = v.FW;
@@ -540,38 +582,13 @@ class Searcher {
             } else {
                 for (int q = 0; q < nj; ++q) {
                     const int j = sel ? sel[q] : q;
-                    const u64* col = FM + (size_t)j * wl;
-                    int t = 0;
-                    for (int i = 0; i < wl; ++i) t += popc(col[i] & mask[i]);
-                    rc[j] = t;
-                    int s = 0;
-                    for (int c = 1; c < C; ++c) {
-                        const u64* mcc = &v.mc[(size_t)c * wl];
-                        int a = 0;
-                        for (int i = 0; i < wl; ++i) a += popc(col[i] & mcc[i]);
-                        cnt[(size_t)j * C + c] = (CT)a;
-                        s += a;
-                    }
-                    cnt[(size_t)j * C] = (CT)(t - s);
+                    rc[j] = class_counts(FM + (size_t)j * wl, mask, v.mc.data(), wl, &cnt[(size_t)j * C]);
                 }
             }
         } else {
             for (int q = 0; q < nj; ++q) {
                 const int j = sel ? sel[q] : q;
-                const u64* col = FM + (size_t)j * wl;
-                CT* o = &cnt[(size_t)j * C];
-                for (int c = 0; c < C; ++c) o[c] = 0;
-                int t = 0;
-                for (int i = 0; i < wl; ++i) {
-                    u64 x = col[i] & mask[i];
-                    t += popc(x);
-                    while (x) {
-                        int b = (i << 6) + ctz(x);
-                        o[v.ly[b]] += (CT)v.lw[b];
-                        x &= x - 1;
-                    }
-                }
-                rc[j] = t;
+                rc[j] = weighted_class_counts(v, FM + (size_t)j * wl, mask, wl, &cnt[(size_t)j * C]);
             }
         }
     }
@@ -608,33 +625,7 @@ class Searcher {
                     prow[j] = v.rc[f];
                 } else {
                     const u64* cj = &v.M[(size_t)j * wl];
-                    if (!W) {
-                        int t = 0;
-                        for (int i = 0; i < wl; ++i) t += popc(cf[i] & cj[i]);
-                        int sacc = 0;
-                        for (int c = 1; c < C; ++c) {
-                            const u64* mc = &mcf[(size_t)c * wl];
-                            int a = 0;
-                            for (int i = 0; i < wl; ++i) a += popc(mc[i] & cj[i]);
-                            o[c] = (CT)a;
-                            sacc += a;
-                        }
-                        o[0] = (CT)(t - sacc);
-                        prow[j] = t;
-                    } else {
-                        for (int c = 0; c < C; ++c) o[c] = 0;
-                        int t = 0;
-                        for (int i = 0; i < wl; ++i) {
-                            u64 x = cf[i] & cj[i];
-                            t += popc(x);
-                            while (x) {
-                                int b = (i << 6) + ctz(x);
-                                o[v.ly[b]] += (CT)v.lw[b];
-                                x &= x - 1;
-                            }
-                        }
-                        prow[j] = t;
-                    }
+                    prow[j] = W ? weighted_class_counts(v, cj, cf, wl, o) : class_counts(cj, cf, mcf.data(), wl, o);
                 }
             }
             done[f] = 1;
@@ -1196,26 +1187,7 @@ class Searcher {
             if (all_k && use_sim) {
                 // similarity lower bound (optimal search only): opt_h(S) >= opt_h(S') - w(S' \ S)
                 // for the last subproblem S' of the same depth solved at this level
-                for (int sl = 0; sl < 2; ++sl) {
-                    if (!v.sim_valid[sl] || v.sim_h[sl] != h) continue;
-                    const u64* sc = &v.sim_cover[(size_t)sl * nw];
-                    double diff = 0;
-                    if (W) {
-                        for (int i = 0; i < nw; ++i) {
-                            u64 x = sc[i] & ~v.cover[i];
-                            while (x) {
-                                diff += D.w[(i << 6) + ctz(x)];
-                                x &= x - 1;
-                            }
-                        }
-                    } else {
-                        int dd = 0;
-                        for (int i = 0; i < nw; ++i) dd += popc(sc[i] & ~v.cover[i]);
-                        diff = dd;
-                    }
-                    double lbs = v.sim_val[sl] - diff;
-                    if (lbs > node_lb) node_lb = lbs;
-                }
+                node_lb = std::max(node_lb, similarity_lb(v, v.cover.data(), h));
                 if (node_lb >= ub) {
                     store(v, h, Entry{node_lb, -1, 0});
                     remember(v, h, node_lb);
@@ -1485,26 +1457,26 @@ class Searcher {
                 if (e.status == 1) return lb;
             }
         }
-        if (all_k && use_sim && h >= 2) {
-            for (int sl = 0; sl < 2; ++sl) {
-                if (!c.sim_valid[sl] || c.sim_h[sl] != h) continue;
-                const u64* sc = &c.sim_cover[(size_t)sl * nw];
-                double diff = 0;
-                if (W) {
-                    for (int i = 0; i < nw; ++i) {
-                        u64 x = sc[i] & ~cover[i];
-                        while (x) {
-                            diff += D.w[(i << 6) + ctz(x)];
-                            x &= x - 1;
-                        }
-                    }
-                } else {
-                    int dd = 0;
-                    for (int i = 0; i < nw; ++i) dd += popc(sc[i] & ~cover[i]);
-                    diff = dd;
-                }
-                lb = std::max(lb, c.sim_val[sl] - diff);
+        if (all_k && use_sim && h >= 2) lb = std::max(lb, similarity_lb(c, cover, h));
+        return lb;
+    }
+
+    // opt_h(S) >= opt_h(S') - w(S' \ S) for the (at most two) subproblems S' of depth h last
+    // solved at level c (optimal search only); 0 when there is none
+    double similarity_lb(const Level& c, const u64* cover, int h) const {
+        double lb = 0.0;
+        for (int sl = 0; sl < 2; ++sl) {
+            if (!c.sim_valid[sl] || c.sim_h[sl] != h) continue;
+            const u64* sc = &c.sim_cover[(size_t)sl * nw];
+            double diff = 0;
+            if (W) {
+                for (int i = 0; i < nw; ++i) diff += weighted_count(sc[i] & ~cover[i], i, D.w.data());
+            } else {
+                int dd = 0;
+                for (int i = 0; i < nw; ++i) dd += popc(sc[i] & ~cover[i]);
+                diff = dd;
             }
+            lb = std::max(lb, c.sim_val[sl] - diff);
         }
         return lb;
     }
