@@ -1160,6 +1160,15 @@ class Searcher {
         return false;
     }
 
+    // the children's covers (v.child1 / v.child0): v's cover AND column f, or its complement
+    void child_covers(Level& v, int f) {
+        const u64* gcol = &D.colbits[(size_t)f * nw];
+        for (int i = 0; i < nw; ++i) {
+            v.child1[i] = v.cover[i] & gcol[i];
+            v.child0[i] = v.cover[i] & ~gcol[i];
+        }
+    }
+
     // ------------------------------------------------------------------ search
     Res solve(int L, int h, double ub) {
         Level& v = lv[L];
@@ -1292,13 +1301,9 @@ class Searcher {
                 }
                 int f1, f0;
                 double e1 = 0.0, e0 = 0.0;
-                const u64* gcol = &D.colbits[(size_t)f * nw];
-                u64* c1c = v.child1.data();
-                u64* c0c = v.child0.data();
-                for (int i = 0; i < nw; ++i) {
-                    c1c[i] = v.cover[i] & gcol[i];
-                    c0c[i] = v.cover[i] & ~gcol[i];
-                }
+                child_covers(v, f);
+                const u64* c1c = v.child1.data();
+                const u64* c0c = v.child0.data();
                 u64 h1 = hash_words(c1c, m1), h0 = hash_words(c0c, m0);
                 Entry ce1{}, ce0{};
                 bool hit1 = c1cache && lookup_c(c1c, h1, 1, ce1);
@@ -1362,14 +1367,9 @@ class Searcher {
                 Level& c = lv[L + 1];
                 // lower bounds of both children (cache entries; similarity for the optimum)
                 double lb0 = 0.0, lb1 = 0.0;
-                // the children's covers: this node's cover AND the column (or its complement)
-                const u64* gcol = &D.colbits[(size_t)f * nw];
-                u64* c1c = v.child1.data();
-                u64* c0c = v.child0.data();
-                for (int i = 0; i < nw; ++i) {
-                    c1c[i] = v.cover[i] & gcol[i];
-                    c0c[i] = v.cover[i] & ~gcol[i];
-                }
+                child_covers(v, f);
+                const u64* c1c = v.child1.data();
+                const u64* c0c = v.child0.data();
                 if (use_child_lb) {
                     int m1 = v.rc[f], m0 = v.m - m1;
                     lb1 = child_lb(c, c1c, m1, h - 1);
