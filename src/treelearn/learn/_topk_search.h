@@ -1161,11 +1161,15 @@ class Searcher {
     }
 
     // the children's covers (v.child1 / v.child0): v's cover AND column f, or its complement
-    void child_covers(Level& v, int f) {
-        const u64* gcol = &D.colbits[(size_t)f * nw];
+    // (forced inline: as a call from the large solve() it cost fico-binary h4 k4 6% of its time)
+    __attribute__((always_inline)) inline void child_covers(Level& v, int f) {
+        const u64* __restrict gcol = &D.colbits[(size_t)f * nw];
+        const u64* __restrict cov = v.cover.data();
+        u64* __restrict c1 = v.child1.data();
+        u64* __restrict c0 = v.child0.data();
         for (int i = 0; i < nw; ++i) {
-            v.child1[i] = v.cover[i] & gcol[i];
-            v.child0[i] = v.cover[i] & ~gcol[i];
+            c1[i] = cov[i] & gcol[i];
+            c0[i] = cov[i] & ~gcol[i];
         }
     }
 
