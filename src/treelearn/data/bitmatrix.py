@@ -1,8 +1,9 @@
 """BinaryData: binary features packed as uint64 bit columns, plus per-class row bitsets.
 
-Every learner on binary features (Top-k / optimal, min-rank, ...) counts through
-:meth:`BinaryData.count`, the one counting kernel: for a cover (a row bitset) it returns the
-per-feature per-class counts.
+:meth:`BinaryData.count` returns, for a cover (a row bitset), the per-feature per-class counts.
+It is the Python face of the one counting layer of the binary learners, the header
+``_include/tl_count.h``: the compiled Top-k / optimal and min-rank searches count through the
+same functions on their own covers.
 """
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ class BinaryData:
         """counts[j, c]: (weighted) number of rows in ``cover`` with feature j = 1 and class c."""
         if self.weights is None:
             return _bitset.count_features(self.columns, self.class_bits, cover)
-        return _bitset.count_features_weighted(self.columns, self.class_bits, cover, self.weights)
+        return _bitset.count_features_weighted(self.columns, self.y, self.n_classes, cover, self.weights)
 
     def class_counts(self, cover):
         """Per-class (weighted) number of rows in ``cover``."""
