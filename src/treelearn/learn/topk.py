@@ -12,7 +12,7 @@ Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot `
 ``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C); the
 returned :class:`treelearn.Tree` predicts on raw X.
 
-The search is compiled (``_include/topk/``, one header per part): exact (cover, depth) cache with lower bounds and a
+The search is compiled (``_include/topk/``): exact (cover, depth) cache with lower bounds and a
 memory cap, branch-and-bound (Fig. 5) with both children bounded before either is solved, a
 specialised depth-2 step (child counts by one AND + popcount pass, siblings by subtraction),
 duplicate and complementary splits skipped, rows re-packed per node, an optional depth-1 cache;
