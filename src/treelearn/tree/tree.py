@@ -23,12 +23,26 @@ import numpy as np
 
 from treelearn._validation import TreeLearnValueError
 from treelearn.data.schema import ColumnSchema
+from treelearn.tree import formats
 from treelearn.tree._tree import apply_rows
+from treelearn.tree._nodes import CATEGORICAL, LEAF, NUMERIC, UNDEFINED  # noqa: F401 - re-exported
 
-LEAF = -1
-UNDEFINED = -2
-NUMERIC = 0
-CATEGORICAL = 1
+#: The one dictionary shape from a kernel to a Tree: every compiled learner's result is read
+#: through :func:`kernel_nodes`, which gives its node arrays these names (the Tree's own).
+KERNEL_NODE_KEYS = ("children_left", "children_right", "feature", "value", "n_node_samples")
+# names some kernels use for the same arrays (renamed here, at the one seam)
+_KERNEL_ALIASES = {"left": "children_left", "right": "children_right", "nsamp": "n_node_samples"}
+
+
+def kernel_nodes(out: dict) -> dict:
+    """A kernel's result dict with its node arrays under :data:`KERNEL_NODE_KEYS` (preorder or
+    creation order, ``children_left < 0`` at a leaf; ``feature`` as the kernel numbers features);
+    any other entries (statistics, learner-specific arrays) are kept as they are."""
+    res = {_KERNEL_ALIASES.get(k, k): v for k, v in out.items()}
+    missing = [k for k in KERNEL_NODE_KEYS if k not in res]
+    if missing:
+        raise KeyError(f"kernel result lacks the node arrays {missing}")
+    return res
 
 
 class Tree:
@@ -370,27 +384,26 @@ class Tree:
 
     __hash__ = None
 
-    # ------------------------------------------------------------------ export (see export.py)
+    # ------------------------------------------------------------------ formats (see formats.py)
     def export_text(self, **kw) -> str:
-        from treelearn.tree.export import export_text
-
-        return export_text(self, **kw)
+        return formats.export_text(self, **kw)
 
     def export_graphviz(self, **kw) -> str:
-        from treelearn.tree.export import export_graphviz
-
-        return export_graphviz(self, **kw)
+        return formats.export_graphviz(self, **kw)
 
     def to_json(self, **kw) -> str:
-        from treelearn.tree.export import tree_to_json
-
-        return tree_to_json(self, **kw)
+        return formats.tree_to_json(self, **kw)
 
     @classmethod
-    def from_json(cls, text) -> "Tree":
-        from treelearn.tree.export import tree_from_json
-
-        return tree_from_json(text)
+    def from_json(cls, text, *, return_metadata: bool = False, max_size: int = formats.MAX_JSON_SIZE):
+        """The tree of a JSON document of :meth:`to_json` (``(tree, metadata)`` with
+        ``return_metadata``); see :func:`treelearn.tree.formats.read_json` for the checks."""
+        fields, metadata = formats.read_json(text, max_size=max_size)
+        try:
+            tree = cls(**fields)
+        except TreeLearnValueError as exc:
+            raise TreeLearnValueError(f"JSON model: {exc}") from None
+        return (tree, metadata) if return_metadata else tree
 
 
 def _categories_equal(a: ColumnSchema, b: ColumnSchema) -> bool:

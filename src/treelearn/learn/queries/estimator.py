@@ -6,14 +6,9 @@ import warnings
 
 import numpy as np
 
-from treelearn._validation import TreeLearnValueError
 from treelearn.base import BaseTreeClassifier
-from treelearn.learn.queries.builddt import (
-    build_monotone,
-    check_size_epsilon,
-    default_parameters,
-    learn_from_queries,
-)
+from treelearn._validation import CLASS_WEIGHT, INT32_MAX, RANDOM_STATE, Interval, Options, TreeLearnValueError
+from treelearn.learn.queries.builddt import build_monotone, default_parameters, learn_from_queries
 from treelearn.learn.queries.oracle import PM1_CLASSES, as_oracle
 
 # ----------------------------------------------------------------------------- estimator
@@ -23,14 +18,30 @@ class QueryTreeClassifier(BaseTreeClassifier):
     ``fit(X, y)``: the monotone random-example mode (§6) on a sample of {0,1}^n or {±1}^n (two
     classes; the larger label plays +1). ``fit_oracle(oracle)``: membership queries in ``mode``
     (``"realizable"``, ``"agnostic"`` or ``"monotone"``). Parameters: ``size`` s, ``epsilon`` ε,
-    optional ``depth``/``tau``/``delta`` (defaults from 004 Thm 1), ``time_limit`` (s) and
-    ``max_memory_mb`` for the DP, ``random_state``.
+    optional ``depth``/``tau``/``delta`` (defaults from 004 Thm 1), ``influence`` (exact or sampled
+    statistics in ``fit_oracle``), ``time_limit`` (s) and ``max_memory_mb`` for the DP,
+    ``random_state``; ``class_weight`` is accepted for the common API (like ``sample_weight``, it
+    has no effect on uniform random examples: a warning says so).
     """
 
     _supports_categorical = False
 
+    _parameter_constraints = {
+        "size": [Interval(numbers.Integral, 1, INT32_MAX)],
+        "epsilon": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "mode": [Options("realizable", "agnostic", "monotone")],
+        "depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "tau": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "delta": [Interval(numbers.Real, 0, 1, closed="right"), None],
+        "influence": [Options("auto", "exact", "sampled")],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "max_memory_mb": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
+    }
+
     def __init__(self, size=8, epsilon=0.1, mode="monotone", *, depth=None, tau=None, delta=None,
-                 influence="auto", time_limit=600.0, max_memory_mb=2048.0, random_state=None):
+                 influence="auto", time_limit=600.0, max_memory_mb=2048.0, random_state=None, class_weight=None):
         self.size = size
         self.epsilon = epsilon
         self.mode = mode
@@ -41,19 +52,7 @@ class QueryTreeClassifier(BaseTreeClassifier):
         self.time_limit = time_limit
         self.max_memory_mb = max_memory_mb
         self.random_state = random_state
-
-    def _check_params(self):
-        check_size_epsilon(self.size, self.epsilon)
-        if self.mode not in ("realizable", "agnostic", "monotone"):
-            raise TreeLearnValueError(f"mode must be 'realizable', 'agnostic' or 'monotone', got {self.mode!r}")
-        if self.depth is not None and (not isinstance(self.depth, numbers.Integral) or self.depth < 0):
-            raise TreeLearnValueError(f"depth must be None or a non-negative int, got {self.depth!r}")
-        if self.tau is not None and not (isinstance(self.tau, numbers.Real) and self.tau > 0):
-            raise TreeLearnValueError(f"tau must be None or > 0, got {self.tau!r}")
-        if self.delta is not None and not (isinstance(self.delta, numbers.Real) and 0 < self.delta <= 1):
-            raise TreeLearnValueError(f"delta must be None or in (0, 1], got {self.delta!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise TreeLearnValueError("time_limit must be None or > 0")
+        self.class_weight = class_weight
 
     def _params(self):
         p = default_parameters(self.size, self.epsilon)
@@ -72,7 +71,8 @@ class QueryTreeClassifier(BaseTreeClassifier):
         else:
             raise TreeLearnValueError("QueryTreeClassifier.fit needs X in {0, 1} or {-1, +1}")
         if not np.all(sample_weight == 1):
-            warnings.warn("QueryTreeClassifier ignores sample_weight (uniform random examples)", stacklevel=3)
+            warnings.warn("QueryTreeClassifier ignores sample_weight and class_weight (uniform random examples)",
+                          stacklevel=3)
         depth, tau = self._params()
         yy = np.where(y == 1, 1.0, -1.0)
         tree, info = build_monotone(np.ascontiguousarray(Xpm), yy, self.size, depth, tau, time_limit=self.time_limit,
@@ -83,7 +83,7 @@ class QueryTreeClassifier(BaseTreeClassifier):
 
     def fit_oracle(self, oracle):
         """Learn from membership queries to ``oracle`` (an Oracle, a ±1 Tree or a truth table)."""
-        self._check_params()
+        self._validate_params()
         o = as_oracle(oracle)
         q0 = o.n_queries
         tree, info = learn_from_queries(o, self.size, self.epsilon, self.mode, self.random_state, depth=self.depth,
