@@ -210,3 +210,12 @@ def test_zero_weight_rows_never_reach_the_learner():
     w = np.array([1, 0, 2, 0, 1, 1, 1, 1, 1, 1], dtype=float)
     Probe().fit(X, y, sample_weight=w)
     assert seen == [(8, [0, 2, 4, 5, 6, 7, 8, 9], 10, True)]
+
+
+def test_binarizer_declares_its_parameters():
+    X, _ = _data()
+    assert set(Binarizer._parameter_constraints) == set(Binarizer().get_params())
+    with pytest.raises(TreeLearnValueError, match="max_thresholds must be >= 1"):
+        Binarizer(max_thresholds=0).fit(X)
+    with pytest.raises(TreeLearnValueError, match="full_one_hot must be one of True, False"):
+        Binarizer(full_one_hot="yes").fit(X)

@@ -19,11 +19,20 @@
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_int_param
+from treelearn._validation import (
+    BOOLEAN,
+    COLUMNS,
+    INT32_MAX,
+    Interval,
+    _as_2d_raw,
+    validate_parameters,
+)
 from treelearn.data import _bitset
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
@@ -95,9 +104,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.categorical = categorical
         self.full_one_hot = full_one_hot
 
+    _parameter_constraints = {
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "full_one_hot": [BOOLEAN],
+    }
+
     def fit(self, X, y=None):
-        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
-        check_int_param("max_binary_features", self.max_binary_features, low=1, allow_none=True)
+        validate_parameters(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
         _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)

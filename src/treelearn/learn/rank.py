@@ -50,6 +50,7 @@ from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn._rank import RankSearch
+from treelearn.tree._tree import tree_eval
 from treelearn.tree.tree import LEAF, UNDEFINED, Tree
 
 __all__ = [
@@ -305,18 +306,14 @@ class MinRankSearch:
 
 def _route_rows(B: np.ndarray, var: list, left: list, right: list) -> np.ndarray:
     """Leaf (preorder node index) of every row of the 0/1 matrix ``B`` in a tree whose node i
-    tests variable ``var[i]`` (-1 at a leaf; a row with the variable 1 goes right)."""
-    leaves = np.zeros(B.shape[0], dtype=np.int64)
-    stack = [(0, np.arange(B.shape[0]))]
-    while stack:
-        node, rows = stack.pop()
-        if var[node] < 0:
-            leaves[rows] = node
-            continue
-        go = B[rows, var[node]].astype(bool)
-        stack.append((right[node], rows[go]))
-        stack.append((left[node], rows[~go]))
-    return leaves
+    tests variable ``var[i]`` (-1 at a leaf; a row with the variable 1 goes right): the compiled
+    evaluator of trees over binary points, with each leaf's value its own index."""
+    n_nodes = len(var)
+    feature = np.maximum(np.asarray(var, dtype=np.int64), 0)
+    leaves = tree_eval(np.ascontiguousarray(B).view(np.int8), np.asarray(left, dtype=np.int64),
+                       np.asarray(right, dtype=np.int64), feature, np.full(n_nodes, 0.5),
+                       np.arange(n_nodes, dtype=np.float64))
+    return leaves.astype(np.int64)
 
 
 def find(X, y, r, *, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None) -> Tree | None:
