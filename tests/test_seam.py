@@ -219,3 +219,17 @@ def test_binarizer_declares_its_parameters():
         Binarizer(max_thresholds=0).fit(X)
     with pytest.raises(TreeLearnValueError, match="full_one_hot must be one of True, False"):
         Binarizer(full_one_hot="yes").fit(X)
+
+
+def test_parameters_are_resolved_once_without_shared_state():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from treelearn.criteria import get_criterion
+
+    def resolved(name):
+        return GreedyTreeClassifier(criterion=name)._validate_params()["criterion"]
+
+    names = ["gini", "entropy", "kearns_mansour"] * 200
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(resolved, names))
+    assert all(g is get_criterion(n) for g, n in zip(got, names))

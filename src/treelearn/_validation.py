@@ -345,14 +345,14 @@ class Check:
     """A value accepted by a check function that raises a named TreeLearnValueError itself (for
     values with a structure of their own: a criterion, a list of columns, a class-weight dict).
     What the check returns, when not None, is the value resolved for the fit (e.g. the criterion
-    object for a name), so that it is resolved once."""
+    object for a name), so that it is resolved once. A Check comes last in its list (it raises
+    instead of letting the next form be tried)."""
 
     def __init__(self, check, description: str):
         self.check, self.description = check, description
-        self.resolved = None
 
     def is_satisfied_by(self, value) -> bool:
-        self.resolved = self.check(value)  # raises with its own message
+        self.check(value)  # raises with its own message
         return True
 
     def __str__(self) -> str:
@@ -434,11 +434,18 @@ def validate_parameters(owner: str, constraints: dict, params: dict) -> dict:
         if value is None and None in allowed:
             continue
         forms = [c for c in allowed if c is not None]
-        ok = next((c for c in forms if c.is_satisfied_by(value)), None)
-        if ok is not None:
-            if isinstance(ok, Check) and ok.resolved is not None:
-                out[name] = ok.resolved
-                ok.resolved = None
+        satisfied = False
+        for c in forms:
+            if isinstance(c, Check):  # no state kept on the (shared) constraint: thread-safe
+                resolved = c.check(value)  # raises with its own message
+                if resolved is not None:
+                    out[name] = resolved
+                satisfied = True
+                break
+            if c.is_satisfied_by(value):
+                satisfied = True
+                break
+        if satisfied:
             continue
         typed = [c for c in forms if isinstance(c, Interval) and c.matches_type(value)]
         if len(typed) == 1:
