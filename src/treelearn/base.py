@@ -185,7 +185,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def apply(self, X):
         """Index of the leaf each sample reaches."""
         Xe = self._encode(X)  # checks that the estimator is fitted first
-        return self.tree_._apply_encoded(Xe)
+        return self.tree_.apply_encoded(Xe)
 
     def predict(self, X):
         leaves = self.apply(X)

@@ -187,7 +187,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def condition_name(self, i: int, precision: int = 6) -> str:
         j = int(self.feature_[i])
-        name = self.schema_._name(j)
+        name = self.schema_.column_name(j)
         if self.kind_[i] == CATEGORICAL:
             return f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
         return f"{name} >= {self.threshold_[i]:.{precision}g}"

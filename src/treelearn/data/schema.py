@@ -174,5 +174,8 @@ class ColumnSchema:
         check_finite(out, what=what)
         return out
 
-    def _name(self, j: int) -> str:
+    def column_name(self, j: int) -> str:
+        """The name of raw column j (its DataFrame name, else ``x{j}``)."""
         return self.feature_names[j] if self.feature_names else f"x{j}"
+
+    _name = column_name  # the old private name, for code written against it

@@ -105,7 +105,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
             continue
         c = Xe[:, j].astype(np.int64)
         if c.size and c.min() < 0:
-            raise TreeLearnValueError(f"column {schema._name(j)}: unseen category codes in training data")
+            raise TreeLearnValueError(f"column {schema.column_name(j)}: unseen category codes in training data")
         is_cat[j] = 1
         codes[j] = c
         n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)

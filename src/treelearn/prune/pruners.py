@@ -291,6 +291,7 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
         raise TreeLearnValueError(f"cost_complexity_pruning_path needs a fitted Tree, got {type(tree).__name__}")
     left, right = tree.children_left, tree.children_right
     N = tree.node_count
+    parent = tree.parents()
     total = float(tree.value[0].sum())
     if total <= 0:
         total = 1.0
@@ -357,7 +358,7 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
         # collapse the chosen nodes (a chosen node inside another chosen subtree disappears with it)
         new_cut = set(cut)
         for v in sorted(chosen):
-            if any(a in new_cut for a in _ancestors(tree, v)):
+            if any(a in new_cut for a in _ancestors(parent, v)):
                 continue
             sub = set(tree.subtree_nodes(v))
             new_cut = {u for u in new_cut if u not in sub} | {v}
@@ -374,11 +375,7 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
                  n_leaves=np.array(leaves), pruned_nodes=cuts, complexity=complexity)
 
 
-def _ancestors(tree: Tree, v: int):
-    parent = getattr(tree, "_parent_cache", None)
-    if parent is None or parent.shape[0] != tree.node_count:
-        parent = tree.parents()
-        tree._parent_cache = parent
+def _ancestors(parent: np.ndarray, v: int):
     out = []
     v = parent[v]
     while v >= 0:
@@ -455,7 +452,7 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
             i = _select_from_path(p, a)
             cut = p.pruned_nodes[i]
             pt = t.prune(cut) if cut else t
-            leaves_te = pt._apply_encoded(Xe[te])
+            leaves_te = pt.apply_encoded(Xe[te])
             pred = pt.leaf_class_index()[leaves_te]
             errs[gi] += float(np.sum(w[te] * (pred != y[te])))
     best = errs.min()

@@ -62,7 +62,7 @@ def _as_tree(obj) -> Tree:
 def _feature_names(tree: Tree, feature_names) -> list[str]:
     n = tree.n_features
     if feature_names is None:
-        return [tree.schema._name(j) for j in range(n)]
+        return [tree.schema.column_name(j) for j in range(n)]
     names = [str(v) for v in feature_names]
     if len(names) != n:
         raise TreeLearnValueError(f"feature_names has {len(names)} names, but the tree has {n} features")
@@ -324,7 +324,7 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
         if cats is None:
             categories.append(None)
         else:
-            categories.append([_json_scalar(v, f"category of column {schema._name(j)}") for v in list(cats)])
+            categories.append([_json_scalar(v, f"category of column {schema.column_name(j)}") for v in list(cats)])
     doc: dict[str, Any] = {
         "format": JSON_FORMAT,
         "version": JSON_VERSION,

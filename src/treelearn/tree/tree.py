@@ -133,11 +133,14 @@ class Tree:
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row of raw X reaches."""
-        return self._apply_encoded(self.encode(X))
+        return self.apply_encoded(self.encode(X))
 
-    def _apply_encoded(self, Xe: np.ndarray) -> np.ndarray:
+    def apply_encoded(self, Xe: np.ndarray) -> np.ndarray:
+        """Leaf index of each row of an encoded matrix (``schema.encode(X)``)."""
         return apply_rows(np.ascontiguousarray(Xe, dtype=np.float64), self.children_left, self.children_right,
                           self.feature, self.threshold, self.kind)
+
+    _apply_encoded = apply_encoded  # the old private name, for code written against it
 
     def predict_proba(self, X) -> np.ndarray:
         leaves = self.apply(X)
@@ -160,7 +163,7 @@ class Tree:
 
         Xe = self.encode(X)
         n = Xe.shape[0]
-        leaves = self._apply_encoded(Xe)
+        leaves = self.apply_encoded(Xe)
         parent = self.parents()
         paths = []
         lengths = np.empty(n, dtype=np.int64)
@@ -363,7 +366,7 @@ class Tree:
     def condition_name(self, node: int, *, negate: bool = False, precision: int = 4) -> str:
         """Readable condition of an internal node, e.g. ``petal width >= 0.8`` or ``color == red``."""
         f = int(self.feature[node])
-        name = self.schema._name(f)
+        name = self.schema.column_name(f)
         if self.kind[node] == CATEGORICAL:
             value = self.schema.categories[f][int(self.threshold[node])]
             return f"{name} {'!=' if negate else '=='} {value}"
