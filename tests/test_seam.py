@@ -233,3 +233,18 @@ def test_parameters_are_resolved_once_without_shared_state():
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(resolved, names))
     assert all(g is get_criterion(n) for g, n in zip(got, names))
+
+
+def test_query_search_limits_are_checked_in_the_functions_too():
+    from treelearn.datasets import majority
+    from treelearn.learn.queries import build_dt, learn_from_queries
+
+    f = majority(5)
+    with pytest.raises(TreeLearnValueError, match="max_memory_mb must be a finite number"):
+        build_dt(f, 4, depth=3, tau=0.1, max_memory_mb="x")
+    with pytest.raises(TreeLearnValueError, match="time_limit must be > 0"):
+        build_dt(f, 4, depth=3, tau=0.1, time_limit=0)
+    with pytest.raises(TreeLearnValueError, match="max_queries must be >= 1"):
+        build_dt(f, 4, depth=3, tau=0.1, max_queries=0)
+    with pytest.raises(TreeLearnValueError, match="max_memory_mb"):
+        learn_from_queries(f, 4, 0.2, mode="monotone", n_samples=200, max_memory_mb=-1)

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from treelearn._validation import TreeLearnValueError
+from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
 from treelearn.learn.queries.influence import smoothed_batch
 from treelearn.learn.queries.oracle import (
     Oracle,
@@ -449,6 +449,13 @@ class _BuildDT:
         return node
 
 
+def check_search_limits(time_limit, max_memory_mb, max_queries=None) -> None:
+    """The limits of BuildDT: seconds and MiB (> 0 or None), a query budget (an int >= 1 or None)."""
+    check_float_param("time_limit", time_limit, low=0.0, low_open=True, allow_none=True)
+    check_float_param("max_memory_mb", max_memory_mb, low=0.0, low_open=True, allow_none=True)
+    check_int_param("max_queries", max_queries, low=1, allow_none=True)
+
+
 def default_parameters(size: int, epsilon: float) -> dict:
     """The parameters of 004 Thm 1 / Lemma 7.3: d = ⌈log2(s/ε)⌉, τ = ε/log2(s) (ε for s <= 2),
     and the agnostic smoothing δ = τ/(4d)."""
@@ -506,6 +513,7 @@ def build_dt(f, size: int, *, depth: int, tau: float, influence: str = "auto", s
         raise TreeLearnValueError(f"depth must be a non-negative int, got {depth!r}")
     if not isinstance(size, numbers.Integral) or size < 1:
         raise TreeLearnValueError(f"size must be a positive int, got {size!r}")
+    check_search_limits(time_limit, max_memory_mb, max_queries)
     if not tau > 0:
         raise TreeLearnValueError(f"tau must be > 0, got {tau!r}")
     if influence == "auto":
@@ -600,6 +608,7 @@ def learn_from_queries(oracle, size: int, epsilon: float, mode: str = "realizabl
 
 def build_monotone(X, y, size, depth, tau, *, threshold=None, time_limit=600.0, max_memory_mb=2048.0, memo=True,
                     schema=None, x_threshold=0.0):
+    check_search_limits(time_limit, max_memory_mb)
     thr = tau / 2.0 if threshold is None else threshold
     provider = _MonotoneProvider(X, y, tau, thr)
     dp = _BuildDT(provider, X.shape[1], int(size), int(depth), memo=memo, time_limit=time_limit,
