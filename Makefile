@@ -29,7 +29,7 @@ test: build
 
 # API reference + user guide under docs/_build/html; warnings are errors
 docs: build
-	$(PY) -m sphinx -W --keep-going -b html -q docs docs/_build/html
+	$(PY) -m sphinx -E -W --keep-going -b html -q docs docs/_build/html
 	@echo "docs: open docs/_build/html/index.html"
 
 # Chromium + chromedriver from the system's packages for the HTML-view browser test (CI runs

@@ -46,7 +46,7 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    console = console or Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+    console = console or Console(width=None if sys.stdout.isatty() else 150, highlight=False)
     rows: list[dict] = []
     trees: list[tuple] = []
 
@@ -68,36 +68,36 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
         sk, tsk = _timed(lambda: DecisionTreeClassifier(criterion=crit, max_depth=depth,
                                                         random_state=random_state).fit(Xtr, ytr))
         greedy[crit] = est
-        add("greedy (000)", f"GreedyTreeClassifier {crit}", "breast cancer", est.score(Xte, yte), est.tree_.n_leaves,
+        add("greedy (000)", f"treelearn {crit}", "breast cancer", est.score(Xte, yte), est.tree_.n_leaves,
             est.tree_.depth, t, f"depth <= {depth}")
-        add("greedy (000)", f"sklearn DecisionTree {crit}", "breast cancer", sk.score(Xte, yte), int(sk.get_n_leaves()),
+        add("greedy (000)", f"scikit-learn {crit}", "breast cancer", sk.score(Xte, yte), int(sk.get_n_leaves()),
             int(sk.get_depth()), tsk, "same limits")
     trees.append(("Greedy entropy tree, breast cancer (paper 000)", greedy["entropy"]))
 
     # ---------------------------------------------------------------- 2. Top-k path and the optimal tree
     h = 3
-    n_bin = 24 if quick else 40
+    n_thr = 4 if quick else 8  # quantile thresholds per column: 30 x n_thr binary features
     ks = [1, 2, 4] if quick else [1, 2, 3, 5, 8, 16]
     path = []
     for k in ks:
-        est, t = _timed(lambda: tl.TopKTreeClassifier(k=k, max_depth=h, max_binary_features=n_bin,
+        est, t = _timed(lambda: tl.TopKTreeClassifier(k=k, max_depth=h, max_thresholds=n_thr, max_binary_features=None,
                                                       time_limit=30, random_state=random_state).fit(Xtr, ytr))
         path.append(dict(k=str(k), train=est.score(Xtr, ytr), test=est.score(Xte, yte), seconds=t,
-                         timed_out=bool(getattr(est, "timed_out_", False))))
-    opt, t_opt = _timed(lambda: tl.OptimalTreeClassifier(max_depth=h, max_binary_features=n_bin, time_limit=60,
-                                                         random_state=random_state).fit(Xtr, ytr))
+                         leaves=est.tree_.n_leaves, timed_out=bool(getattr(est, "timed_out_", False))))
+    opt, t_opt = _timed(lambda: tl.OptimalTreeClassifier(max_depth=h, max_thresholds=n_thr, max_binary_features=None,
+                                                         time_limit=60, random_state=random_state).fit(Xtr, ytr))
+    n_bin = int(getattr(opt, "n_binary_features_", 0)) or 30 * n_thr
     path.append(dict(k="all", train=opt.score(Xtr, ytr), test=opt.score(Xte, yte), seconds=t_opt,
-                     timed_out=bool(getattr(opt, "timed_out_", False))))
+                     leaves=opt.tree_.n_leaves, timed_out=bool(getattr(opt, "timed_out_", False))))
     for p in path:
         add("Top-k (003)", f"Top-k k = {p['k']}" if p["k"] != "all" else "Optimal (k = all)", "breast cancer",
-            p["test"], None, h, p["seconds"], f"train {p['train']:.4f}" + (" (timed out)" if p["timed_out"] else ""))
+            p["test"], p["leaves"], h, p["seconds"], f"train {p['train']:.4f}" + (" (timed out)" if p["timed_out"] else ""))
     g3 = tl.GreedyTreeClassifier(criterion="entropy", max_depth=h).fit(Xtr, ytr)
-    add("Top-k (003)", f"greedy depth {h} (reference)", "breast cancer", g3.score(Xte, yte), g3.tree_.n_leaves,
-        g3.tree_.depth, None, f"train {g3.score(Xtr, ytr):.4f}")
+    add("Top-k (003)", f"greedy depth {h}", "breast cancer", g3.score(Xte, yte), g3.tree_.n_leaves,
+        g3.tree_.depth, None, f"train {g3.score(Xtr, ytr):.4f}; every threshold (reference)")
     optimal_note = (f"optimal over {n_bin} binary features: " +
                     ("proven optimal" if getattr(opt, "is_optimal_", False) else "not proven (limit hit)"))
     rows[-2]["note"] += "; " + optimal_note
-    rows[-2]["leaves"] = opt.tree_.n_leaves
     trees.append((f"Optimal depth-{h} tree, breast cancer (paper 003, k = all)", opt, optimal_note))
 
     # ---------------------------------------------------------------- 3. minimum-rank consistent tree
@@ -119,7 +119,7 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
     r = mr.tree_.rank
     n_vars = Xm.shape[1]
     m_needed = tl.eh_sample_size(n_vars, max(r, 1), 0.1, 0.05)
-    add("min-rank (001)", "MinRankTreeClassifier (FINDMIN)", mr_data, mr.score(Xm, ym), mr.tree_.n_leaves,
+    add("min-rank (001)", "FINDMIN", mr_data, mr.score(Xm, ym), mr.tree_.n_leaves,
         mr.tree_.depth, t_mr, f"rank {r}; Thm 2 (eps 0.1, delta 0.05, n {n_vars}) asks m = {m_needed}, "
                                f"sample has {len(ym)}")
     trees.append((f"Minimum-rank consistent tree (rank {r}), {mr_data} (paper 001)", mr,
@@ -136,9 +136,9 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
         kw = dict(cv=5) if how == "ccp" else {}
         est, t = _timed(lambda: tl.PrunedTreeClassifier(pruning=how, max_leaves=20, random_state=random_state,
                                                         **kw).fit(Xwtr, ywtr))
-        label = "bound (Shawe-Taylor, no CV)" if how == "bound" else "CART cost-complexity, 5-fold CV"
+        label = "Shawe-Taylor bound, no CV" if how == "bound" else "alpha by 5-fold CV"
         prune_rows.append(dict(how=how, acc=est.score(Xwte, ywte), leaves=est.tree_.n_leaves, seconds=t))
-        add("pruning (002)", f"PrunedTreeClassifier {how}", "wine", est.score(Xwte, ywte), est.tree_.n_leaves,
+        add("pruning (002)", "bound pruning" if how == "bound" else "CART cost-complexity", "wine", est.score(Xwte, ywte), est.tree_.n_leaves,
             est.tree_.depth, t, label)
         if how == "bound":
             trees.append(("Bound-pruned tree, wine (paper 002)", est))
@@ -151,9 +151,10 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
     err = dist(qc.tree_, hidden)
     queries = int(qc.info_.get("queries", 0)) if isinstance(getattr(qc, "info_", None), dict) else 0
     exact = err == 0.0
-    add("queries (004)", "QueryTreeClassifier (BuildDT)", f"hidden size-{s_q} tree on {{±1}}^{n_q}", 1.0 - err,
+    add("queries (004)", "BuildDT", f"hidden tree, {{±1}}^{n_q}", 1.0 - err,
         qc.tree_.n_leaves, qc.tree_.depth, t_q,
-        f"{queries} queries; " + ("recovered exactly (error 0 on all 2^10 inputs)" if exact else f"error {err:.4f}"))
+        f"size {s_q}, {queries} queries; " + ("recovered exactly (error 0 on all 2^10 inputs)" if exact
+                                              else f"error {err:.4f}"))
     trees.append((f"Hidden tree (size {s_q})", hidden))
     trees.append(("Learned from membership queries (paper 004)", qc,
                   "identical function to the hidden tree" if exact else f"error {err:.4f}"))
@@ -162,9 +163,9 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
     table = Table(title="treelearn demo: the five papers' learners",
                   caption="accuracy on held-out test rows (min-rank: training sample, consistent by construction; "
                           "queries: agreement with the hidden tree on every input); seconds: fit time")
-    for col, kw in (("paper / step", {}), ("learner", {}), ("data", {}), ("accuracy", dict(justify="right")),
-                    ("leaves", dict(justify="right")), ("depth", dict(justify="right")),
-                    ("seconds", dict(justify="right")), ("note", {})):
+    for col, kw in (("paper", dict(no_wrap=True)), ("learner", dict(no_wrap=True)), ("data", dict(no_wrap=True)),
+                    ("accuracy", dict(justify="right")), ("leaves", dict(justify="right")),
+                    ("depth", dict(justify="right")), ("seconds", dict(justify="right")), ("note", {})):
         table.add_column(col, **kw)
     for rr in rows:
         table.add_row(rr["section"], rr["learner"], rr["data"], f"{rr['accuracy']:.4f}",
@@ -191,59 +192,60 @@ def _figure(png, rows, path, prune_rows, opt, qc, h) -> None:
     from treelearn.tree.plot import plot_tree
 
     plt = pyplot()
-    fig = plt.figure(figsize=(15, 9))
-    gs = fig.add_gridspec(2, 3)
-    # (a) greedy vs sklearn
+    fig = plt.figure(figsize=(18, 10))
+    gs = fig.add_gridspec(2, 4, height_ratios=[1, 1.3])
+    # (a) greedy vs scikit-learn
     ax = fig.add_subplot(gs[0, 0])
     g = [r for r in rows if r["section"] == "greedy (000)"]
     xs = np.arange(len(g))
-    ax.bar(xs, [r["accuracy"] for r in g], color=["tab:blue" if "Greedy" in r["learner"] else "tab:gray" for r in g])
-    ax.set_xticks(xs, [r["learner"].replace("GreedyTreeClassifier", "treelearn").replace("sklearn DecisionTree",
-                                                                                         "sklearn") for r in g],
-                  rotation=20, fontsize=8)
+    bars = ax.bar(xs, [r["accuracy"] for r in g],
+                  color=["tab:blue" if r["learner"].startswith("treelearn") else "tab:gray" for r in g])
+    ax.bar_label(bars, fmt="%.3f", fontsize=8)
+    ax.set_xticks(xs, [r["learner"].replace("scikit-learn", "sklearn") for r in g], rotation=15, fontsize=8)
     lo = min(r["accuracy"] for r in g)
-    ax.set_ylim(max(0.0, lo - 0.05), 1.0)
+    ax.set_ylim(max(0.0, lo - 0.08), 1.0)
     ax.set_ylabel("test accuracy")
-    ax.set_title("Greedy (000) vs scikit-learn, breast cancer")
-    # (b) Top-k path: accuracy and time per k
-    ax = fig.add_subplot(gs[0, 1])
-    labels = [p["k"] for p in path]
+    ax.set_title("greedy (000) vs scikit-learn, breast cancer", fontsize=10)
+    # (b) Top-k path: accuracy per k, (c) time per k
+    labels = [f"k = {p['k']}" for p in path]
     xs = np.arange(len(path))
+    ax = fig.add_subplot(gs[0, 1])
     ax.plot(xs, [p["train"] for p in path], "o-", label="train accuracy")
     ax.plot(xs, [p["test"] for p in path], "s-", label="test accuracy")
-    for i, p in enumerate(path):
-        if p["timed_out"]:
-            ax.plot(i, p["train"], "x", color="red", ms=10, label="timed out" if i == 0 else None)
-    ax.set_xticks(xs, [f"k = {k}" for k in labels], fontsize=8)
+    late = [i for i, p in enumerate(path) if p["timed_out"]]
+    if late:
+        ax.plot(late, [path[i]["train"] for i in late], "x", color="red", ms=10, mew=2, label="timed out")
+    ax.set_xticks(xs, labels, fontsize=8, rotation=15)
     ax.set_ylabel("accuracy")
-    ax.set_title(f"Top-k path (003), depth {h}")
-    ax2 = ax.twinx()
-    ax2.plot(xs, [p["seconds"] for p in path], "d--", color="tab:green", label="fit time (s)")
-    ax2.set_ylabel("seconds")
-    ax2.set_yscale("log")
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower right")
-    # (c) pruning
+    ax.legend(fontsize=8)
+    ax.set_title(f"Top-k (003), depth {h}: accuracy per k", fontsize=10)
     ax = fig.add_subplot(gs[0, 2])
+    bars = ax.bar(xs, [p["seconds"] for p in path], color="tab:green")
+    ax.bar_label(bars, fmt="%.2f", fontsize=8)
+    ax.set_xticks(xs, labels, fontsize=8, rotation=15)
+    ax.set_ylabel("fit time (s)")
+    ax.set_title("Top-k (003): time per k (k = all: optimal)", fontsize=10)
+    # (d) pruning: accuracy and leaves
+    ax = fig.add_subplot(gs[0, 3])
     xs = np.arange(len(prune_rows))
-    ax.bar(xs - 0.2, [r["acc"] for r in prune_rows], 0.4, label="test accuracy", color="tab:blue")
-    ax.set_ylim(0.5, 1.0)
-    ax.set_ylabel("test accuracy")
+    b1 = ax.bar(xs - 0.2, [r["acc"] for r in prune_rows], 0.4, color="tab:blue")
+    ax.bar_label(b1, fmt="%.3f", fontsize=8)
+    ax.set_ylim(0.5, 1.05)
+    ax.set_ylabel("test accuracy (blue)")
     ax2 = ax.twinx()
-    ax2.bar(xs + 0.2, [r["leaves"] for r in prune_rows], 0.4, label="leaves", color="tab:orange")
-    ax2.set_ylabel("leaves")
+    b2 = ax2.bar(xs + 0.2, [r["leaves"] for r in prune_rows], 0.4, color="tab:orange")
+    ax2.bar_label(b2, fontsize=8)
+    ax2.set_ylabel("leaves (orange)")
+    ax2.set_ylim(0, 1.25 * max(r["leaves"] for r in prune_rows))
     ax2.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xticks(xs, [f"{r['how']}\n{r['seconds']:.2f} s" for r in prune_rows])
-    h1, l1 = ax.get_legend_handles_labels()
-    h2, l2 = ax2.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="lower right")
-    ax.set_title("Bound pruning (002) vs CART + CV, wine")
-    # (d) the optimal tree, (e) the tree learned from queries
-    ax = fig.add_subplot(gs[1, :2])
-    plot_tree(opt, ax=ax, fontsize=6, precision=2)
-    ax.set_title(f"Optimal depth-{h} tree (003), breast cancer")
-    ax = fig.add_subplot(gs[1, 2])
-    plot_tree(qc, ax=ax, fontsize=6, impurity=False)
-    ax.set_title("Learned from membership queries (004)")
+    ax.set_xticks(xs, [("bound" if r["how"] == "bound" else "CART + 5-fold CV") + f"\n{r['seconds']:.2f} s"
+                       for r in prune_rows], fontsize=8)
+    ax.set_title("pruning (002), wine", fontsize=10)
+    # (e) the optimal tree, (f) the tree learned from queries
+    ax = fig.add_subplot(gs[1, :3])
+    plot_tree(opt, ax=ax, fontsize=6.5, precision=2)
+    ax.set_title(f"optimal depth-{h} tree (003), breast cancer", fontsize=10)
+    ax = fig.add_subplot(gs[1, 3])
+    plot_tree(qc, ax=ax, fontsize=5.5, impurity=False, precision=2)
+    ax.set_title("learned from membership queries (004)", fontsize=10)
     save_figure(fig, png)

@@ -67,6 +67,7 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
     crit = criterion if criterion is not None else (tree_criterion(obj) or "impurity")
     missing = missing_directions(tree)
     pred = tree.leaf_class_index()
+    has_samples = bool(tree.n_node_samples.any())
     labels = []
     for node in range(tree.node_count):
         parts = []
@@ -90,7 +91,8 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
             parts.append(f"samples = {100 * share:.1f}%")
             parts.append("value = [" + ", ".join(f"{x / tot if tot > 0 else 0:.{precision}f}" for x in v) + "]")
         else:
-            parts.append(f"samples = {int(tree.n_node_samples[node])}")
+            if has_samples:  # trees learned from queries weigh regions, they have no samples
+                parts.append(f"samples = {int(tree.n_node_samples[node])}")
             parts.append("value = [" + ", ".join(_fmt_count(x, precision) for x in v) + "]")
         parts.append(f"class = {classes[pred[node]]}")
         labels.append("\n".join(parts))
