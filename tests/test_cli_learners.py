@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -298,12 +299,12 @@ def test_demo_quick_writes_table_png_and_html(tmp_path):
     r = invoke("demo", "--quick", "--out-dir", out)
     assert r.exit_code == 0, r.output
     for frag in ("greedy (000)", "Top-k (003)", "min-rank (001)", "pruning (002)", "queries (004)",
-                 "recovered exactly", "Optimal (k = all)", "sklearn"):
+                 "recovered exactly", "Optimal (k = all)", "scikit-learn"):
         assert frag in r.stdout, frag
     png = out / "demo.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     page = (out / "demo.html").read_text()
-    assert page.count('<section class="tl-view"') == 7
+    assert page.count('<section class="tl-view"') == 6  # greedy, optimal, min-rank, pruned, hidden, learned
 
 
 def test_run_demo_numbers_are_the_estimators(tmp_path):
@@ -316,17 +317,12 @@ def test_run_demo_numbers_are_the_estimators(tmp_path):
     y = np.asarray(d.target_names)[d.target.to_numpy()]
     Xtr, Xte, ytr, yte = train_test_split(d.data, y, test_size=0.3, stratify=y, random_state=0)
     est = tl.GreedyTreeClassifier(criterion="entropy", max_depth=4).fit(Xtr, ytr)
-    assert rows["GreedyTreeClassifier entropy"]["accuracy"] == pytest.approx(est.score(Xte, yte))
+    assert rows["treelearn entropy"]["accuracy"] == pytest.approx(est.score(Xte, yte))
     path = res["topk_path"]
     assert path[-1]["k"] == "all"
     assert path[-1]["train"] >= max(p["train"] for p in path[:-1]) - 1e-12  # optimal on its features
     assert res["query_error"] == 0.0
-    assert res["eh_sample_size"] == tl.eh_sample_size(rows["MinRankTreeClassifier (FINDMIN)"]["note"] and
-                                                      _n_vars(rows), max(res["rank"], 1), 0.1, 0.05)
-
-
-def _n_vars(rows):
-    import re
-
-    note = next(r["note"] for r in rows.values() if r["learner"].startswith("MinRank"))
-    return int(re.search(r"n (\d+)\)", note).group(1))
+    note = rows["FINDMIN"]["note"]
+    n_vars = int(re.search(r"n (\d+)\)", note).group(1))
+    assert res["eh_sample_size"] == tl.eh_sample_size(n_vars, max(res["rank"], 1), 0.1, 0.05)
+    assert f"asks m = {res['eh_sample_size']}" in note
