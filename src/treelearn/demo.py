@@ -146,7 +146,7 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
     # ---------------------------------------------------------------- 5. membership queries
     n_q, s_q = 10, 6
     hidden = random_tree(n_q, s_q, random_state=random_state)
-    qc, t_q = _timed(lambda: tl.QueryTreeClassifier(size=s_q, epsilon=0.05, mode="realizable",
+    qc, t_q = _timed(lambda: tl.QueryTreeClassifier(size=s_q, epsilon=0.05, mode="realizable", time_limit=60,
                                                     random_state=random_state).fit_oracle(hidden))
     err = dist(qc.tree_, hidden)
     queries = int(qc.info_.get("queries", 0)) if isinstance(getattr(qc, "info_", None), dict) else 0
