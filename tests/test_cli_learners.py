@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 
@@ -278,8 +279,15 @@ def test_show_html(tmp_path, wine_csv):
 
 
 def test_shell_completion_is_offered():
+    import subprocess
+    import sys
+
     r = invoke("--help")
     assert "--install-completion" in r.stdout and "--show-completion" in r.stdout
+    env = dict(os.environ, _TREELEARN_COMPLETE="complete_bash", COMP_WORDS="treelearn fit x.csv --learner ",
+               COMP_CWORD="4")
+    r = subprocess.run([sys.executable, "-m", "treelearn.cli"], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.split() == ["greedy", "topk", "optimal", "minrank", "pruned"]
 
 
 def test_keyboard_interrupt_is_one_line(monkeypatch, tmp_path, wine_csv, capsys):
