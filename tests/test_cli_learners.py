@@ -334,3 +334,17 @@ def test_run_demo_numbers_are_the_estimators(tmp_path):
     n_vars = int(re.search(r"n (\d+)\)", note).group(1))
     assert res["eh_sample_size"] == tl.eh_sample_size(n_vars, max(res["rank"], 1), 0.1, 0.05)
     assert f"asks m = {res['eh_sample_size']}" in note
+
+
+def test_evaluate_counts_labels_the_tree_never_saw(tmp_path, wine_csv):
+    path, df = wine_csv
+    model = tmp_path / "m.json"
+    assert invoke("fit", path, "--max-depth", "1", "-o", model).exit_code == 0
+    test = df.copy()
+    test.loc[:9, "kind"] = "nebbiolo"  # a class absent from training
+    tpath = tmp_path / "test.csv"
+    test.to_csv(tpath, index=False)
+    rep = json.loads(invoke("evaluate", model, tpath, "--format", "json").stdout)
+    assert rep["classes"][-1] == "nebbiolo"
+    assert sum(rep["confusion_matrix"][-1]) == 10 and rep["per_class"][-1]["recall"] == 0.0
+    assert sum(map(sum, rep["confusion_matrix"])) == len(test)

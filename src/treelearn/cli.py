@@ -622,9 +622,11 @@ def evaluation_report(tree, X, y) -> dict:
     from sklearn.metrics import balanced_accuracy_score, confusion_matrix, precision_recall_fscore_support
 
     pred, yy = _same_kind(tree.predict(X), np.asarray(y))
-    labels = list(dict.fromkeys(list(np.asarray(tree.classes).astype(pred.dtype) if pred.dtype.kind == "U"
-                                     else tree.classes) + sorted(set(yy.tolist()) - set(pred.tolist()),
-                                                                 key=str)))
+    classes = np.asarray(tree.classes)
+    if pred.dtype.kind == "U" and classes.dtype.kind != "U":
+        classes = classes.astype(str)
+    labels = [_py(c) for c in classes.tolist()]
+    labels += sorted(set(_py(v) for v in yy.tolist()) - set(labels), key=str)  # classes the tree never saw
     labels = [_py(c) for c in labels]
     cm = confusion_matrix(yy, pred, labels=labels)
     p, r, f, s = precision_recall_fscore_support(yy, pred, labels=labels, zero_division=0)
