@@ -20,9 +20,11 @@ def captured(monkeypatch):
         fig.canvas.draw()
         figs.append(fig)
 
+    # import the modules before patching: they bind save_figure at import
+    mods = [__import__(f"treelearn.experiments.{mod}", fromlist=["x"])
+            for mod in ("topk_accuracy", "topk_scaling", "min_rank", "queries_scaling")]
     monkeypatch.setattr(common, "save_figure", keep)
-    for mod in ("topk_accuracy", "topk_scaling", "min_rank", "queries_scaling"):
-        m = __import__(f"treelearn.experiments.{mod}", fromlist=["x"])
+    for m in mods:
         monkeypatch.setattr(m, "save_figure", keep)
     yield figs
     import matplotlib.pyplot as plt
