@@ -348,3 +348,12 @@ def test_evaluate_counts_labels_the_tree_never_saw(tmp_path, wine_csv):
     assert rep["classes"][-1] == "nebbiolo"
     assert sum(rep["confusion_matrix"][-1]) == 10 and rep["per_class"][-1]["recall"] == 0.0
     assert sum(map(sum, rep["confusion_matrix"])) == len(test)
+
+
+def test_repeated_header_names_are_renamed_not_fatal(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("a,a,b,a,label\n1,2,3,4,x\n5,6,7,8,y\n")
+    df = cli._read_csv(path)
+    assert list(df.columns) == ["a", "a.1", "b", "a.2", "label"] and len(df) == 2
+    r = invoke("fit", path, "-o", tmp_path / "m.json")
+    assert r.exit_code == 0 and "repeats the column name" in r.stderr

@@ -162,8 +162,23 @@ def _read_csv(path: Path, *, sep: str = ",", na_values: Optional[str] = None, he
         names = [str(c).strip() for c in rows[0]]
         body = rows[1:]
         dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise CLIError(f"{path}: the header row names the column(s) {', '.join(map(repr, dup))} twice")
+        if dup:  # as pandas does: a, a.1, a.2, ...
+            seen: dict[str, int] = {}
+            taken = set(names)
+            for j, n in enumerate(names):
+                if n in seen:
+                    k = seen[n]
+                    while f"{n}.{k}" in taken:
+                        k += 1
+                    names[j] = f"{n}.{k}"
+                    taken.add(names[j])
+                    seen[n] = k + 1
+                else:
+                    seen[n] = 1
+            if not quiet:
+                shown = ", ".join(map(repr, dup[:5])) + (", ..." if len(dup) > 5 else "")
+                typer.echo(f"{path}: the header row repeats the column name(s) {shown}; the repeats are "
+                           "renamed NAME.1, NAME.2, ...", err=True)
     else:
         names = [f"x{j}" for j in range(len(rows[0]))]
         body = rows
