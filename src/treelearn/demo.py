@@ -242,10 +242,11 @@ def _figure(png, rows, path, prune_rows, opt, qc, h) -> None:
                        for r in prune_rows], fontsize=8)
     ax.set_title("pruning (002), wine", fontsize=10)
     # (e) the optimal tree, (f) the tree learned from queries
-    ax = fig.add_subplot(gs[1, :3])
+    bottom = gs[1, :].subgridspec(1, 2, width_ratios=[1.75, 1.0])
+    ax = fig.add_subplot(bottom[0, 0])
     plot_tree(opt, ax=ax, fontsize=6.5, precision=2)
     ax.set_title(f"optimal depth-{h} tree (003), breast cancer", fontsize=10)
-    ax = fig.add_subplot(gs[1, 3])
+    ax = fig.add_subplot(bottom[0, 1])
     plot_tree(qc, ax=ax, fontsize=5.5, impurity=False, precision=2)
     ax.set_title("learned from membership queries (004)", fontsize=10)
     save_figure(fig, png)

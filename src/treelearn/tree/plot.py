@@ -52,6 +52,14 @@ def missing_directions(tree: Tree):
     return m.astype(bool)
 
 
+def _fmt_threshold(t: float, precision: int) -> str:
+    """``precision`` decimals for |t| >= 1 (780.53, 27), significant digits below (0.0178)."""
+    if abs(t) >= 1:
+        text = f"{t:.{precision}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    return f"{t:.{max(precision, 1)}g}"
+
+
 def _fmt_count(v: float, precision: int) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:.{precision}f}"
 
@@ -78,7 +86,7 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
             if tree.kind[node] == CATEGORICAL:
                 cond = f"{names[f]} == {tree.schema.categories[f][int(tree.threshold[node])]}"
             else:
-                cond = f"{names[f]} >= {tree.threshold[node]:.{precision}g}"
+                cond = f"{names[f]} >= {_fmt_threshold(tree.threshold[node], precision)}"
             if missing is not None:
                 cond += "  (NaN \u2192 " + ("left" if missing[node] else "right") + ")"
             parts.append(cond)
