@@ -691,8 +691,13 @@ def to_sklearn(tree, *, class_codes: bool = False):
     holds class proportions, as scikit-learn >= 1.4 stores them. This relies on scikit-learn's
     private node layout, checked at run time.
 
+    Its ``criterion`` is the tree's own, read from the estimator passed in (``entropy``,
+    ``gini``, ``kearns_mansour``; ``"impurity"`` when unknown, e.g. for a bare Tree or a
+    min-rank tree), so scikit-learn's ``plot_tree`` labels the impurity values correctly.
+
     ``class_codes=True`` sets ``classes_`` to ``0..n_classes-1`` instead of the tree's labels
-    (dtreeviz requires that; pass ``class_names=[str(c) for c in tree.classes]`` to it).
+    (dtreeviz requires that; :func:`treelearn.dtreeviz_model` does this and the other
+    conversions dtreeviz needs).
     """
     from sklearn.tree import DecisionTreeClassifier
     from sklearn.tree._tree import NODE_DTYPE
