@@ -319,7 +319,9 @@ def test_run_demo_numbers_are_the_estimators(tmp_path):
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
 
-    res = __import__("treelearn.demo", fromlist=["run_demo"]).run_demo(out_dir=tmp_path, quick=True)
+    # without the data directory the min-rank step falls back to a synthetic sample
+    res = __import__("treelearn.demo", fromlist=["run_demo"]).run_demo(out_dir=tmp_path, quick=True,
+                                                                       data_dir=tmp_path / "no-data")
     rows = {r["learner"]: r for r in res["rows"]}
     d = load_breast_cancer(as_frame=True)
     y = np.asarray(d.target_names)[d.target.to_numpy()]
@@ -330,6 +332,7 @@ def test_run_demo_numbers_are_the_estimators(tmp_path):
     assert path[-1]["k"] == "all"
     assert path[-1]["train"] >= max(p["train"] for p in path[:-1]) - 1e-12  # optimal on its features
     assert res["query_error"] == 0.0
+    assert rows["FINDMIN"]["data"] == "synthetic rank-2 sample" and rows["FINDMIN"]["accuracy"] == 1.0
     note = rows["FINDMIN"]["note"]
     n_vars = int(re.search(r"n (\d+)\)", note).group(1))
     assert res["eh_sample_size"] == tl.eh_sample_size(n_vars, max(res["rank"], 1), 0.1, 0.05)
