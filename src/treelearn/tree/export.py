@@ -153,13 +153,19 @@ def to_sklearn(tree, *, class_codes: bool = False):
     holds class proportions, as scikit-learn >= 1.4 stores them. This relies on scikit-learn's
     private node layout, checked at run time.
 
+    Its ``criterion`` is the tree's own, read from the estimator passed in (``entropy``,
+    ``gini``, ``kearns_mansour``; ``"impurity"`` when unknown, e.g. for a bare Tree or a
+    min-rank tree), so scikit-learn's ``plot_tree`` labels the impurity values correctly.
+
     ``class_codes=True`` sets ``classes_`` to ``0..n_classes-1`` instead of the tree's labels
-    (dtreeviz requires that; pass ``class_names=[str(c) for c in tree.classes]`` to it).
+    (dtreeviz requires that; :func:`treelearn.dtreeviz_model` does this and the other
+    conversions dtreeviz needs).
     """
     from sklearn.tree import DecisionTreeClassifier
     from sklearn.tree._tree import NODE_DTYPE
     from sklearn.tree._tree import Tree as SkTree
 
+    obj = tree
     tree = _as_tree(tree)
     a = to_sklearn_arrays(tree)
     n = tree.node_count
@@ -179,7 +185,10 @@ def to_sklearn(tree, *, class_codes: bool = False):
     weighted = a.value.sum(axis=1)
     nodes["weighted_n_node_samples"] = weighted
     if "missing_go_to_left" in NODE_DTYPE.names:
-        nodes["missing_go_to_left"] = 1
+        from treelearn.tree.plot import missing_directions
+
+        missing = missing_directions(tree)
+        nodes["missing_go_to_left"] = 1 if missing is None else missing.astype(np.uint8)
     with np.errstate(invalid="ignore", divide="ignore"):
         proportions = np.where(weighted[:, None] > 0, a.value / np.where(weighted > 0, weighted, 1)[:, None],
                                1.0 / tree.n_classes)
@@ -192,6 +201,11 @@ def to_sklearn(tree, *, class_codes: bool = False):
         "values": np.ascontiguousarray(proportions.reshape(n, 1, n_classes)),
     })
     clf = DecisionTreeClassifier(max_depth=tree.depth if tree.depth > 0 else None)
+    # the tree's own criterion, so that sklearn's plot_tree labels the impurity correctly
+    # (sklearn reads it only as a label; "impurity" when the learner has none, e.g. min-rank trees)
+    from treelearn.tree.plot import tree_criterion
+
+    clf.criterion = tree_criterion(obj) or "impurity"
     clf.tree_ = sk_tree
     clf.n_features_in_ = n_columns
     clf.n_outputs_ = 1
