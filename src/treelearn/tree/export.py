@@ -185,7 +185,7 @@ def to_sklearn(tree, *, class_codes: bool = False):
     weighted = a.value.sum(axis=1)
     nodes["weighted_n_node_samples"] = weighted
     if "missing_go_to_left" in NODE_DTYPE.names:
-        from treelearn.tree.plot import missing_directions
+        from treelearn.tree.formats import missing_directions
 
         missing = missing_directions(tree)
         nodes["missing_go_to_left"] = 1 if missing is None else missing.astype(np.uint8)
@@ -203,7 +203,7 @@ def to_sklearn(tree, *, class_codes: bool = False):
     clf = DecisionTreeClassifier(max_depth=tree.depth if tree.depth > 0 else None)
     # the tree's own criterion, so that sklearn's plot_tree labels the impurity correctly
     # (sklearn reads it only as a label; "impurity" when the learner has none, e.g. min-rank trees)
-    from treelearn.tree.plot import tree_criterion
+    from treelearn.tree.formats import tree_criterion
 
     clf.criterion = tree_criterion(obj) or "impurity"
     clf.tree_ = sk_tree

@@ -40,6 +40,35 @@ JSON_VERSION = 1
 MAX_JSON_SIZE = 256 * 1024 * 1024
 
 
+def tree_criterion(obj) -> str | None:
+    """The impurity criterion a tree was grown with, or ``None`` when unknown.
+
+    Read from the estimator's ``criterion`` parameter (a name; a callable G gives ``"G"``), else
+    from a ``criterion`` attribute of the Tree itself.
+    """
+    for holder in (obj, getattr(obj, "tree_", None)):
+        if holder is None:
+            continue
+        c = getattr(holder, "criterion", None)
+        if isinstance(c, str):
+            return c
+        if c is not None and callable(c):
+            return getattr(c, "__name__", "G") if getattr(c, "__name__", "<lambda>") != "<lambda>" else "G"
+    return None
+
+
+def missing_directions(tree: Tree):
+    """Per node, ``True`` when a missing value goes to the left child, ``False`` when right;
+    ``None`` when the tree records no missing-value directions (``missing_go_to_left``)."""
+    m = getattr(tree, "missing_go_to_left", None)
+    if m is None:
+        return None
+    m = np.asarray(m)
+    if m.shape != (tree.node_count,):
+        return None
+    return m.astype(bool)
+
+
 def _is_tree(obj) -> bool:
     # structural: this module sits below the Tree class and never imports it
     return all(hasattr(obj, a) for a in ("children_left", "children_right", "feature", "threshold", "kind",

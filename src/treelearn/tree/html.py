@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from treelearn.tree.export import _as_tree, _class_colors, _class_names, _feature_names
+from treelearn.tree.formats import _as_tree, _class_colors, _class_names, _feature_names
 from treelearn.tree.plot import missing_directions, tree_criterion
 from treelearn.tree.tree import CATEGORICAL
 

@@ -12,44 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
+from treelearn.tree.formats import missing_directions, tree_criterion  # re-exported
 from treelearn.tree.tree import CATEGORICAL, Tree
 
 __all__ = ["plot_tree", "dtreeviz_model", "tree_criterion", "missing_directions", "node_labels"]
 
 
 def _as_tree(obj) -> Tree:
-    from treelearn.tree.export import _as_tree as as_tree
+    from treelearn.tree.formats import _as_tree as as_tree
 
     return as_tree(obj)
-
-
-def tree_criterion(obj) -> str | None:
-    """The impurity criterion a tree was grown with, or ``None`` when unknown.
-
-    Read from the estimator's ``criterion`` parameter (a name; a callable G gives ``"G"``), else
-    from a ``criterion`` attribute of the Tree itself.
-    """
-    for holder in (obj, getattr(obj, "tree_", None)):
-        if holder is None:
-            continue
-        c = getattr(holder, "criterion", None)
-        if isinstance(c, str):
-            return c
-        if c is not None and callable(c):
-            return getattr(c, "__name__", "G") if getattr(c, "__name__", "<lambda>") != "<lambda>" else "G"
-    return None
-
-
-def missing_directions(tree: Tree):
-    """Per node, ``True`` when a missing value goes to the left child, ``False`` when right;
-    ``None`` when the tree records no missing-value directions (``missing_go_to_left``)."""
-    m = getattr(tree, "missing_go_to_left", None)
-    if m is None:
-        return None
-    m = np.asarray(m)
-    if m.shape != (tree.node_count,):
-        return None
-    return m.astype(bool)
 
 
 def _fmt_threshold(t: float, precision: int) -> str:
@@ -67,7 +39,7 @@ def _fmt_count(v: float, precision: int) -> str:
 def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = True, precision: int = 3,
                 proportion: bool = False, node_ids: bool = False, criterion: str | None = None) -> list[str]:
     """The text of every node's box, as :func:`plot_tree` draws it (one string per node)."""
-    from treelearn.tree.export import _class_names, _feature_names
+    from treelearn.tree.formats import _class_names, _feature_names
 
     tree = _as_tree(obj)
     names = _feature_names(tree, feature_names)
@@ -162,7 +134,7 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
     """
     import matplotlib.pyplot as plt
 
-    from treelearn.tree.export import _class_colors, _fill_color
+    from treelearn.tree.formats import _class_colors, _fill_color
 
     tree = _as_tree(est_or_tree)
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
