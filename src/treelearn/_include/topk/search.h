@@ -68,14 +68,18 @@ class Searcher {
     Searcher(const Sample& data, const Criterion& crit, const Options& opt, double mem_cap_bytes,
              tllimits::steady::time_point start, std::atomic<bool>* stopflag)
         : D(data), sw(make_switches(opt, data.d)), d(data.d), C(data.C), nw(data.nw),
-          clock(start, opt.time_limit, stopflag), mem(mem_cap_bytes), fr(data, opt.max_depth + 2), cache(data.nw, mem),
-          sim(opt.max_depth + 2, data.nw, data.weighted ? data.w.data() : nullptr),
+          clock(start, opt.time_limit, stopflag), mem(mem_cap_bytes), fr(data, n_levels(opt, data)), cache(data.nw, mem),
+          sim(n_levels(opt, data), data.nw, data.weighted ? data.w.data() : nullptr),
           rk(crit, data.d, data.C, opt.k, stopflag), d2(fr, cache, rk, sw, opt.max_depth, mem_cap_bytes) {
         mem.fixed = fr.fixed_bytes();
         mem.peak = mem.fixed;
         // the levels' local matrices: within the cap, at least 16 MB, at most 64 MB per thread
         fr.frame_budget = std::max(16.0 * 1024 * 1024, std::min(mem_cap_bytes, 64.0 * 1024 * 1024));
     }
+
+    // work space for every depth a path can reach: at most max_depth splits, and at most d (a
+    // feature used on the path no longer splits its rows)
+    static int n_levels(const Options& opt, const Sample& data) { return std::min(opt.max_depth, data.d) + 2; }
 
     static Switches make_switches(const Options& opt, int d) {
         Switches s;
