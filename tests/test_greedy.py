@@ -244,6 +244,24 @@ def test_callable_criterion_matches_builtin():
     compare_to_naive(t, X, naive_depth_first(X, y, w, 2, G, max_depth=3))
 
 
+def test_callable_criterion_error_reaches_the_caller():
+    # valid on the grid check (1-D), raising when the engine calls it back with batches of counts
+    class Boom(Exception):
+        pass
+
+    def G(p):
+        p = np.asarray(p, dtype=float)
+        if p.ndim == 2:
+            raise Boom("called back")
+        return 4 * p * (1 - p)
+
+    X, y, w = random_data(12, n=40, d=3, C=2)
+    with pytest.raises(Boom, match="called back"):
+        grow_greedy(X, y, 2, w, criterion=G, max_depth=3)
+    with pytest.raises(Boom):
+        GreedyTreeClassifier(criterion=G, max_leaves=4).fit(X, y)
+
+
 def test_categorical_one_hot_conditions():
     rng = np.random.default_rng(5)
     n = 80

@@ -35,8 +35,9 @@ is the same). Leaf labels: majority, ties to the first class.
 The growth runs in compiled code (``_greedy_core.h``) with one of two split finders, chosen by
 a cost model (both give the same tree): per-feature row lists sorted once and stably partitioned
 per node, or per-node (feature × bin × class) histograms, the larger child by subtraction
-(always used with ``max_thresholds``). User callable criteria run a NumPy path with the same
-rules.
+(always used with ``max_thresholds``). The impurity is one of the compiled policies of
+``_include/tl_criteria.h``; a user callable G is evaluated by the same engine through a callback,
+one batch of candidate splits per node.
 """
 from __future__ import annotations
 
@@ -51,14 +52,13 @@ from treelearn._validation import (
     check_sample_weight,
 )
 from treelearn.base import BaseTreeClassifier
-from treelearn.criteria import Criterion, get_criterion
+from treelearn.criteria import get_criterion
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn import _greedy
 from treelearn.tree.tree import Tree
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
 
-_GAIN_TOL = 1e-12
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
 
@@ -177,26 +177,29 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
         coded = code_features(Xe, schema, max_thresholds)
     args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
             min_samples_leaf, min_impurity_decrease)
-    if crit.code >= 0:
-        if finder == "auto":
-            # histograms cost O(sum of codes x classes) per node on top of the rows; sorted lists
-            # O(rows x features): histograms win when the codes are few (measured on the benchmarks)
-            # (~1 ns per histogram cell per node vs ~5 ns per row and feature per level), with the
-            # number of nodes bounded by the depth and leaf budgets
-            cells = float(coded.n_codes.sum()) * n_classes
-            rows_x_features = float(Xe.shape[0]) * Xe.shape[1]
-            few = cells <= _HIST_CODE_FRACTION * rows_x_features
-            if not few and (max_depth is not None or max_leaves is not None):
-                depth_est = min(max_depth if max_depth is not None else 64, 64)
-                nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (max_leaves or Xe.shape[0]) - 1)
-                few = nodes_est * cells < 4.0 * rows_x_features * max(1, min(depth_est, np.log2(nodes_est + 1)))
-            finder = "hist" if (max_thresholds is not None or few) else "sorted"
-        if finder == "hist" and int(coded.n_codes.max()) > 65536:
-            finder = "sorted"
-        out = _greedy.grow_coded(coded.codes, coded.n_codes, coded.is_cat, coded.cat_only, y, w, n_classes,
-                                 crit.code, *args, finder == "hist")
-    else:
-        out = _grow_python(coded, y, w, n_classes, crit, *args)
+    if finder == "auto":
+        # histograms cost O(sum of codes x classes) per node on top of the rows; sorted lists
+        # O(rows x features): histograms win when the codes are few (measured on the benchmarks)
+        # (~1 ns per histogram cell per node vs ~5 ns per row and feature per level), with the
+        # number of nodes bounded by the depth and leaf budgets
+        cells = float(coded.n_codes.sum()) * n_classes
+        rows_x_features = float(Xe.shape[0]) * Xe.shape[1]
+        few = cells <= _HIST_CODE_FRACTION * rows_x_features
+        if not few and (max_depth is not None or max_leaves is not None):
+            depth_est = min(max_depth if max_depth is not None else 64, 64)
+            nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (max_leaves or Xe.shape[0]) - 1)
+            few = nodes_est * cells < 4.0 * rows_x_features * max(1, min(depth_est, np.log2(nodes_est + 1)))
+        finder = "hist" if (max_thresholds is not None or few) else "sorted"
+    if finder == "hist" and int(coded.n_codes.max()) > 65536:
+        finder = "sorted"
+    cost = None
+    if crit.code < 0:
+        # a user G: the engine asks for the weighted impurities of a node's candidates in batches
+
+        def cost(counts, _imp=crit.impurity):
+            return counts.sum(axis=1) * _imp(counts)
+    out = _greedy.grow_coded(coded.codes, coded.n_codes, coded.is_cat, coded.cat_only, y, w, n_classes,
+                             crit.code, *args, finder == "hist", cost=cost)
     return _to_tree(out, coded, classes, schema)
 
 
@@ -221,140 +224,6 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
                 classes=classes, schema=schema)
-
-
-# ---------------------------------------------------------------------------------------------
-# NumPy path (user callable criteria): the same growth rules as the compiled one.
-def _grow_python(coded: CodedFeatures, y, w, C, crit: Criterion, max_depth, max_leaves, msl, mid):
-    codes, n_codes, is_cat, cat_only = coded.codes, coded.n_codes, coded.is_cat, coded.cat_only
-    d, n = codes.shape
-    nodes = {"children_left": [], "children_right": [], "feature": [], "split_code": [], "split_low": [],
-             "n_node_samples": [],
-             "impurity": [], "value": []}
-
-    def wimp(counts):
-        counts = np.asarray(counts, dtype=np.float64)
-        return counts.sum(axis=-1) * crit.impurity(counts)
-
-    def add(counts, rows):
-        nodes["children_left"].append(-1)
-        nodes["children_right"].append(-1)
-        nodes["feature"].append(-2)
-        nodes["split_code"].append(0)
-        nodes["split_low"].append(0)
-        nodes["n_node_samples"].append(rows.size)
-        nodes["value"].append(counts)
-        nodes["impurity"].append(max(0.0, float(crit.impurity(counts))) if counts.sum() > 0 else 0.0)
-        return len(nodes["feature"]) - 1
-
-    def terminal(counts, rows, depth):
-        if max_depth >= 0 and depth >= max_depth:
-            return True
-        if rows.size < 2 or rows.size < 2 * msl:
-            return True
-        return np.count_nonzero(counts > 0) <= 1
-
-    def find(rows, tot):
-        W = tot.sum()
-        tol = _GAIN_TOL * W
-        m = rows.size
-        yr, wr = y[rows], w[rows]
-        best_sc, best_f, best_k, best_low = np.inf, -1, 0, 0
-        for f in range(d):
-            c = codes[f, rows].astype(np.int64)
-            nc = int(n_codes[f])
-            H = np.bincount(c * C + yr, weights=wr, minlength=nc * C).reshape(nc, C)
-            R = np.bincount(c, minlength=nc)
-            if is_cat[f]:
-                cand = np.nonzero(R > 0)[0]
-                if cat_only[f] >= 0:
-                    cand = cand[cand == cat_only[f]]
-                low = cand
-                right = H[cand]
-                left = tot - right
-                nr = R[cand]
-                nl = m - nr
-            else:
-                nz = np.nonzero(R > 0)[0]
-                cand, low = nz[1:], nz[:-1]
-                left = np.cumsum(H, axis=0)[cand - 1]
-                nl = np.cumsum(R)[cand - 1]
-                right = tot - left
-                nr = m - nl
-            ok = (nl >= msl) & (nr >= msl) & (nl > 0) & (nr > 0)
-            if not ok.any():
-                continue
-            # counts below half the smallest weight are rounding residues of exact zeros
-            sc = wimp(np.where(left[ok] < zeps, 0.0, left[ok])) + wimp(np.where(right[ok] < zeps, 0.0, right[ok]))
-            i = int(np.nonzero(sc <= sc.min() + tol)[0][0])
-            if sc[i] < best_sc - tol:
-                best_sc, best_f, best_k, best_low = float(sc[i]), f, int(cand[ok][i]), int(low[ok][i])
-        return best_sc, best_f, best_k, best_low
-
-    def split(node):
-        nid, rows, depth, counts, (sc, f, k, low) = node
-        c = codes[f, rows]
-        go = (c == k) if is_cat[f] else (c >= k)
-        children = []
-        for side in (rows[~go], rows[go]):
-            cc = np.bincount(y[side], weights=w[side], minlength=C).astype(np.float64)
-            children.append((add(cc, side), side, depth + 1, cc))
-        nodes["children_left"][nid] = children[0][0]
-        nodes["children_right"][nid] = children[1][0]
-        nodes["feature"][nid] = f
-        nodes["split_code"][nid] = k
-        nodes["split_low"][nid] = low
-        out = []
-        for cid, side, dep, cc in children:
-            if terminal(cc, side, dep):
-                out.append(None)
-                continue
-            best = find(side, cc)
-            out.append((cid, side, dep, cc, best) if splittable(cc, best) else None)
-        return out
-
-    Wtot = float(w.sum())
-    zeps = 0.5 * float(w.min())
-
-    def global_gain(counts, best):
-        return (float(wimp(counts)) - best[0]) / Wtot
-
-    def splittable(counts, best):
-        if best[1] < 0:
-            return False
-        return not (mid > 0 and global_gain(counts, best) + _GAIN_TOL < mid)
-
-    rows = np.arange(n)
-    tot = np.bincount(y, weights=w, minlength=C).astype(np.float64)
-    root = add(tot, rows)
-    if not terminal(tot, rows, 0):
-        best = find(rows, tot)
-        if splittable(tot, best):
-            first = (root, rows, 0, tot, best)
-            if max_leaves < 0:
-                stack = [first]
-                while stack:
-                    kids = split(stack.pop())
-                    for kid in kids[::-1]:
-                        if kid is not None:
-                            stack.append(kid)
-            else:
-                frontier, leaves = [first], 1
-                while leaves < max_leaves and frontier:
-                    gains = [global_gain(nd[3], nd[4]) for nd in frontier]
-                    bi = 0
-                    for i in range(1, len(gains)):
-                        if gains[i] > gains[bi] + _GAIN_TOL:
-                            bi = i
-                    kids = split(frontier.pop(bi))
-                    leaves += 1
-                    frontier.extend(k for k in kids if k is not None)
-    out = {key: np.asarray(v) for key, v in nodes.items() if key != "value"}
-    for key in ("children_left", "children_right", "feature", "split_code", "split_low", "n_node_samples"):
-        out[key] = out[key].astype(np.int64)
-    out["impurity"] = out["impurity"].astype(np.float64)
-    out["value"] = np.asarray(nodes["value"], dtype=np.float64).reshape(-1, C)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
