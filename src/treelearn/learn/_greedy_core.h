@@ -31,6 +31,7 @@
 #include "tl_criteria.h"
 #include "tl_histogram.h"
 #include "_greedy_coding.h"
+#include "_greedy_prune.h"
 
 namespace tlgreedy {
 
@@ -53,7 +54,8 @@ struct Params {
     int64_t max_depth;      // < 0: unlimited
     int64_t max_leaves;     // < 0: depth-first (no leaf budget)
     int64_t min_samples_leaf;
-    double min_impurity_decrease;
+    int64_t min_samples_split;  // a node with fewer rows is a leaf
+    double min_impurity_decrease;  // scikit-learn's units (Crit::sklearn_scale x normalised gain)
     int hist;               // 1: histogram finder
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
     tlcrit::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
@@ -544,13 +546,14 @@ public:
         res.split_low.push_back(0);
         res.n_samples.push_back(n_samples);
         for (int c = 0; c < P.C; ++c) res.value.push_back(counts[c]);
-        res.impurity.push_back(W > 0.0 ? std::max(0.0, wimp / W) : 0.0);
+        // scikit-learn's units (entropy in bits, Gini 1 - sum p^2)
+        res.impurity.push_back(W > 0.0 ? Crit::sklearn_scale * std::max(0.0, wimp / W) : 0.0);
         return id;
     }
 
     bool terminal(const double* counts, int64_t n_samples, int64_t depth) const {
         if (prm.max_depth >= 0 && depth >= prm.max_depth) return true;
-        if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf) return true;
+        if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf || n_samples < prm.min_samples_split) return true;
         int pos = 0;
         for (int c = 0; c < P.C; ++c) pos += counts[c] > 0.0;
         return pos <= 1;
@@ -561,7 +564,8 @@ public:
 
     bool splittable(const Node& nd) const {
         if (nd.best.feature < 0) return false;
-        if (prm.min_impurity_decrease > 0.0 && global_gain(nd) + GAIN_TOL < prm.min_impurity_decrease) return false;
+        if (prm.min_impurity_decrease > 0.0
+            && Crit::sklearn_scale * (global_gain(nd) + GAIN_TOL) < prm.min_impurity_decrease) return false;
         return true;
     }
 

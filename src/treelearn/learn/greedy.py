@@ -14,8 +14,8 @@ The local gain of a split of a node with class counts ``c`` (total W) into ``L``
 ``G(c) − (W_L/W)·G(L) − (W_R/W)·G(R)`` for the multiclass form of the impurity G (see
 :mod:`treelearn.criteria`).
 
-Conditions. A numeric column j gives ``x_j >= t`` with t a midpoint between consecutive distinct
-training values (exact; ``max_thresholds=None``) or one of at most ``max_thresholds`` quantile
+Conditions. A numeric column j gives ``x_j >= t``: the candidates are the cuts between consecutive
+distinct training values (exact; ``max_thresholds=None``) or at most ``max_thresholds`` quantile
 thresholds (the same thresholds as :func:`treelearn.data.binarize.numeric_thresholds` and the
 :class:`~treelearn.Binarizer`, histogram-style split finding). A categorical column gives the
 one-hot conditions ``x_j == v`` (a column with exactly two values only ``x_j == larger value``, as
@@ -25,12 +25,14 @@ Rules (deterministic on every machine): an impure node with a valid split (both 
 at least ``min_samples_leaf`` rows each) is split even if its best gain is 0, unless
 ``min_impurity_decrease > 0``, when the split's global gain must be at least that. Gains that
 differ by less than 1e-12 are ties, broken by the lowest feature index, then the lowest threshold
-(category code); in best-first growth, ties between leaves go to the leaf created first. So of
-the candidate thresholds that cut a node's rows the same way (all those between its two
-consecutive values), the lowest is used: the threshold just above the largest value on the left,
-in exact mode the midpoint between that value and the next distinct *training* value
-(scikit-learn instead uses the midpoint between the node's two values; the training partition
-is the same). Leaf labels: majority, ties to the first class.
+(category code); in best-first growth, ties between leaves go to the leaf created first. A numeric
+split's threshold is then CART's node-local midpoint: halfway between the node's largest value
+going left and its smallest value going right (in histogram mode, of the quantile thresholds
+that cut the node's rows the same way, the middle one). Leaf labels: majority, ties to the first
+class. Node impurities (``tree_.impurity``) and ``min_impurity_decrease`` are in scikit-learn's
+units (entropy in bits, Gini 1 − Σp²); the search itself uses the papers' normalised G, which
+orders splits identically. ``min_samples_split`` and ``ccp_alpha`` (minimal cost-complexity
+pruning after growth) follow scikit-learn.
 
 The growth runs in compiled code (``_greedy_core.h``) with one of two split finders, chosen by
 a cost model (both give the same tree): per-feature row lists sorted once and stably partitioned
@@ -44,6 +46,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from treelearn._validation import (
     TreeLearnValueError,
@@ -71,7 +74,8 @@ class CodedFeatures:
         self.is_cat = is_cat          # (d,) uint8
         self.cat_only = cat_only      # (d,) int32: the only candidate code of a two-valued categorical column
         self.thresholds = thresholds  # per feature: ascending thresholds (numeric) or None
-        self.values = values          # exact mode, per feature: the distinct values (code = index), else None
+        self.values = values          # per numeric feature whose codes are the ranks of its distinct values
+                                      # (exact mode, or no more values than max_thresholds): those values, else None
 
 
 def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
@@ -114,7 +118,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         for j, t, u in zip(numeric, thr, vals):
             thresholds[j] = t
             n_codes[j] = t.size + 1
-            values[j] = u if max_thresholds is None else None
+            values[j] = u if (max_thresholds is None or t.size == u.size - 1) else None
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values)
 
 
@@ -122,7 +126,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 criterion="entropy", max_depth: int | None = None, max_leaves: int | None = None,
                 min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
-                finder: str = "auto") -> Tree:
+                finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
+                random_state=None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -136,11 +141,16 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     max_depth : None or the maximum depth (0: a single leaf).
     max_leaves : None for depth-first growth; t for best-first BuildTopDownDT to t leaves.
     min_samples_leaf : minimum number of rows on each side of a split.
-    min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this.
+    min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this, in
+        scikit-learn's units (entropy in bits, Gini 1 − Σp²; Kearns–Mansour and a user G normalised).
     max_thresholds : None (exact midpoints) or at most this many quantile thresholds per column.
     classes : class labels stored in the Tree (default 0..n_classes-1).
     coded : precomputed :func:`code_features` output (reused by callers growing many trees).
     finder : "auto", "sorted" or "hist" (compiled split finder; the tree is the same).
+    min_samples_split : a node with fewer rows is a leaf (>= 2).
+    ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
+    random_state : None (ties between features go to the lowest index) or a seed / RandomState:
+        ties go to the lowest index in a random order of the features drawn from it.
 
     Returns
     -------
@@ -169,6 +179,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     min_samples_leaf = check_int_param("min_samples_leaf", min_samples_leaf, low=1)
     min_impurity_decrease = check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0)
     max_thresholds = check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True)
+    min_samples_split = check_int_param("min_samples_split", min_samples_split, low=2)
+    ccp_alpha = check_float_param("ccp_alpha", ccp_alpha, low=0.0)
     if finder not in ("auto", "sorted", "hist"):
         raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
     if classes is None:
@@ -198,9 +210,56 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
 
         def cost(counts, _imp=crit.impurity):
             return counts.sum(axis=1) * _imp(counts)
-    out = _greedy.grow_coded(coded.codes, coded.n_codes, coded.is_cat, coded.cat_only, y, w, n_classes,
-                             crit.code, *args, finder == "hist", cost=cost)
-    return _to_tree(out, coded, classes, schema)
+    if random_state is None:
+        grow_on, perm = coded, None
+    else:  # the same coded features in a random order: ties between features broken at random
+        perm = check_random_state(random_state).permutation(coded.n_codes.size)
+        grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
+                                np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
+                                None)
+    out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, y, w, n_classes,
+                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split)
+    if perm is not None:
+        internal = out["children_left"] >= 0
+        out["feature"][internal] = perm[out["feature"][internal]]
+    tree = _to_tree(out, coded, classes, schema)
+    if ccp_alpha > 0.0:
+        tree = _prune_ccp(tree, out, ccp_alpha)
+    return tree
+
+
+def _prune_ccp(tree: Tree, out: dict, alpha: float) -> Tree:
+    """Minimal cost-complexity pruning as scikit-learn's ``ccp_alpha``: R(t) = (weight of t /
+    total) x impurity(t) in scikit-learn's units, weakest links collapsed while their effective
+    alpha is <= alpha (nodes in creation order: children after parents)."""
+    W = tree.value.sum(axis=1)
+    r = np.ascontiguousarray(W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W))
+    cut = _greedy.prune_ccp(out["children_left"], out["children_right"], r, float(alpha))
+    return tree.prune(np.nonzero(cut)[0]) if cut.any() else tree
+
+
+def _node_threshold(coded: CodedFeatures, f: int, low: int, k: int) -> float:
+    """Threshold of a numeric split ``code >= k`` of a node whose largest code on the left is low.
+
+    Codes that are ranks of the distinct values: the node-local midpoint m (CART's) between the
+    node's largest value going left, u[low], and its smallest going right, u[k]. CART sends
+    x <= m left; here a row goes right when x >= t, so t is the next double above m (a value
+    equal to m, unseen in training, goes left as in CART), and t = u[k] when no double lies
+    strictly between u[low] and u[k].
+    Quantile codes (histogram mode): thresholds t[low]..t[k-1] cut the node's rows the same way;
+    the middle one (the lower of two middles).
+    """
+    u = coded.values[f]
+    if u is None:
+        return float(coded.thresholds[f][low + (k - low - 1) // 2])
+    a, b = float(u[low]), float(u[k])
+    m = (a + b) / 2.0
+    if not np.isfinite(m):
+        m = a / 2.0 + b / 2.0
+    t = float(np.nextafter(m, np.inf))
+    if not a < t <= b:
+        t = b
+    return t
 
 
 def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
@@ -218,9 +277,7 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
             threshold[i] = float(k)
         else:
             kind[i] = 0
-            # of the thresholds that split the node's rows the same way (codes low+1..k), the
-            # lowest: the midpoint just above the node's largest value on the left
-            threshold[i] = coded.thresholds[f][int(out["split_low"][i])]
+            threshold[i] = _node_threshold(coded, f, int(out["split_low"][i]), k)
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
                 classes=classes, schema=schema)
@@ -245,17 +302,27 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         Minimum number of training rows on each side of a split (a float in (0, 1): a fraction
         of the rows, rounded up).
     min_impurity_decrease : float, default=0.0
-        If > 0, split only when the global gain Pr[reach node]·(local gain) is at least this
-        (in the units of the chosen G; our Gini is 2× sklearn's). At 0, an impure node with a
-        valid split is split even when its best gain is 0.
+        If > 0, split only when the global gain Pr[reach node]·(local gain) is at least this, in
+        scikit-learn's units (entropy in bits, Gini 1 − Σp², as ``tree_.impurity``; Kearns–Mansour
+        and a user G in their normalised units). At 0, an impure node with a valid split is split
+        even when its best gain is 0.
     max_thresholds : int or None, default=None
-        None: exact (every midpoint between consecutive distinct values). m: at most m quantile
+        None: exact (every cut between consecutive distinct values). m: at most m quantile
         thresholds per numeric column (the Binarizer's), histogram-style split finding.
     categorical : None, list of int/str, or bool mask, default=None
         Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
-    random_state : ignored, default=None
-        Accepted for API compatibility: the learner is deterministic (ties go to the lowest
-        feature index, then the lowest threshold).
+    random_state : None, int or RandomState, default=None
+        None: deterministic, ties between equally good splits go to the lowest feature index,
+        then the lowest threshold. Otherwise ties between features go to the first in a random
+        order of the features drawn from it (scikit-learn breaks ties by a random feature order
+        too; unlike scikit-learn, None is not random).
+    min_samples_split : int or float, default=2
+        A node with fewer training rows is a leaf (a float in (0, 1]: a fraction of the rows,
+        rounded up), as scikit-learn's.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning after growth, as scikit-learn's: the weakest link (the
+        internal node of smallest (R(t) − R(T_t)) / (|leaves(T_t)| − 1), R = weighted fraction ×
+        impurity in scikit-learn's units) is collapsed while that is <= ccp_alpha. 0: no pruning.
 
     Attributes
     ----------
@@ -267,9 +334,10 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     The fit runs in compiled code: features are coded once (one radix sort per column), then
     either per-feature sorted row lists (stably partitioned per node) or per-node histograms
     (the larger child by subtraction) find the splits; the cheaper one is picked from the number
-    of distinct values, and both give the same tree. Of thresholds that cut a node's rows the
-    same way the lowest is used, so every threshold is one of the :class:`~treelearn.Binarizer`'s
-    (``Binarizer(max_thresholds=max_thresholds)``). ``sample_weight`` multiplies counts; all-ones
+    of distinct values, and both give the same tree. A numeric threshold is the node-local
+    midpoint (CART's) between the largest value going left and the smallest going right; with
+    ``max_thresholds`` the middle of the quantile thresholds (the Binarizer's) that cut the node
+    the same way. ``sample_weight`` multiplies counts; all-ones
     weights give exactly the unweighted tree, integer weights the tree of repeated rows (exact
     mode; quantile thresholds are quantiles of the rows).
 
@@ -286,7 +354,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     """
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None):
+                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
+                 min_samples_split=2, ccp_alpha=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -295,6 +364,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.max_thresholds = max_thresholds
         self.categorical = categorical
         self.random_state = random_state
+        self.min_samples_split = min_samples_split
+        self.ccp_alpha = ccp_alpha
 
     def _check_params(self) -> None:
         get_criterion(self.criterion)
@@ -307,12 +378,27 @@ class GreedyTreeClassifier(BaseTreeClassifier):
             check_int_param("min_samples_leaf", msl, low=1)
         check_float_param("min_impurity_decrease", self.min_impurity_decrease, low=0.0)
         check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
+        mss = self.min_samples_split
+        if isinstance(mss, numbers.Real) and not isinstance(mss, (bool, numbers.Integral)):
+            check_float_param("min_samples_split", mss, low=0.0, high=1.0, low_open=True)
+        else:
+            check_int_param("min_samples_split", mss, low=2)
+        check_float_param("ccp_alpha", self.ccp_alpha, low=0.0)
+        try:
+            check_random_state(self.random_state)
+        except ValueError:
+            raise TreeLearnValueError(
+                f"random_state must be None, an int or a numpy RandomState, got {self.random_state!r}") from None
 
     def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
         msl = self.min_samples_leaf
         if not isinstance(msl, numbers.Integral):
             msl = max(1, int(np.ceil(msl * Xe.shape[0])))
+        mss = self.min_samples_split
+        if not isinstance(mss, numbers.Integral):
+            mss = max(2, int(np.ceil(mss * Xe.shape[0])))
         return grow_greedy(Xe, y, n_classes, sample_weight, schema, criterion=self.criterion,
                            max_depth=self.max_depth, max_leaves=self.max_leaves, min_samples_leaf=int(msl),
                            min_impurity_decrease=float(self.min_impurity_decrease),
-                           max_thresholds=self.max_thresholds)
+                           max_thresholds=self.max_thresholds, min_samples_split=int(mss),
+                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state)
