@@ -238,28 +238,31 @@ def _prune_ccp(tree: Tree, out: dict, alpha: float) -> Tree:
     return tree.prune(np.nonzero(cut)[0]) if cut.any() else tree
 
 
-def _node_threshold(coded: CodedFeatures, f: int, low: int, k: int) -> float:
-    """Threshold of a numeric split ``code >= k`` of a node whose largest code on the left is low.
+def _numeric_thresholds(coded: CodedFeatures, f, low, k) -> np.ndarray:
+    """Thresholds of numeric splits ``code >= k`` of nodes whose largest code on the left is low.
 
-    Codes that are ranks of the distinct values: the node-local midpoint m (CART's) between the
+    Codes that are ranks of the distinct values u: the node-local midpoint m (CART's) between the
     node's largest value going left, u[low], and its smallest going right, u[k]. CART sends
     x <= m left; here a row goes right when x >= t, so t is the next double above m (a value
     equal to m, unseen in training, goes left as in CART), and t = u[k] when no double lies
-    strictly between u[low] and u[k].
-    Quantile codes (histogram mode): thresholds t[low]..t[k-1] cut the node's rows the same way;
-    the middle one (the lower of two middles).
+    strictly between u[low] and u[k]. Quantile codes (histogram mode): thresholds t[low]..t[k-1]
+    cut the node's rows the same way; the middle one (the lower of two middles).
     """
-    u = coded.values[f]
-    if u is None:
-        return float(coded.thresholds[f][low + (k - low - 1) // 2])
-    a, b = float(u[low]), float(u[k])
-    m = (a + b) / 2.0
-    if not np.isfinite(m):
-        m = a / 2.0 + b / 2.0
-    t = float(np.nextafter(m, np.inf))
-    if not a < t <= b:
-        t = b
-    return t
+    out = np.empty(f.size)
+    for g in np.unique(f).tolist():  # per feature used (at most d)
+        sel = f == g
+        lo, kk = low[sel], k[sel]
+        u = coded.values[g]
+        if u is None:
+            out[sel] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
+            continue
+        a, b = u[lo], u[kk]
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = (a + b) / 2.0
+        m = np.where(np.isfinite(m), m, a / 2.0 + b / 2.0)
+        t = np.nextafter(m, np.inf)
+        out[sel] = np.where((a < t) & (t <= b), t, b)
+    return out
 
 
 def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
@@ -269,15 +272,14 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
     feature = out["feature"].copy()
     threshold = np.full(m, -2.0)
     kind = np.full(m, -1, dtype=np.int8)
-    for i in internal.tolist():
-        f = int(feature[i])
-        k = int(out["split_code"][i])
-        if coded.is_cat[f]:
-            kind[i] = 1
-            threshold[i] = float(k)
-        else:
-            kind[i] = 0
-            threshold[i] = _node_threshold(coded, f, int(out["split_low"][i]), k)
+    f = feature[internal]
+    k = out["split_code"][internal]
+    cat = coded.is_cat[f].astype(bool)
+    kind[internal] = np.where(cat, 1, 0)
+    threshold[internal[cat]] = k[cat].astype(np.float64)
+    num = internal[~cat]
+    if num.size:
+        threshold[num] = _numeric_thresholds(coded, feature[num], out["split_low"][num], out["split_code"][num])
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
                 classes=classes, schema=schema)
