@@ -25,6 +25,7 @@ PKG = SRC / "treelearn"
 
 LAYERS = [
     ("treelearn._validation", 0),
+    ("treelearn._criteria", 1),
     ("treelearn.criteria", 1),
     ("treelearn.data", 1),
     ("treelearn.tree", 2),
