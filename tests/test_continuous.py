@@ -219,3 +219,30 @@ def test_equals_pycontree_shared(name, h, data_dir):
     from treelearn.datasets import load_dataset
 
     _check_against_pycontree(*load_dataset(f"topk/{name}", data_dir), h)
+
+
+def test_ctrl_c_stops_the_search():
+    import signal
+    import time
+
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("no interval timer on this platform")
+    rng = np.random.default_rng(4)
+    n = 3000
+    X = rng.normal(size=(n, 10))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.25] ^= 1
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, handler)
+    t0 = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with pytest.raises(KeyboardInterrupt):
+            OptimalTreeClassifier(max_depth=5, solver="continuous").fit(X, y)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.perf_counter() - t0 < 30

@@ -4,7 +4,11 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
-from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
+from cpython.exc cimport PyErr_Clear
+
+cdef extern from "Python.h":
+    # declared without Cython's error check: the callback below handles the -1 itself
+    int _check_signals "PyErr_CheckSignals"() noexcept
 
 cnp.import_array()
 
@@ -36,7 +40,7 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
 cdef int _check_interrupt(void* ctx) noexcept with gil:
     # Ctrl-C: Python's signal handler has set a flag; PyErr_CheckSignals raises it here. The
     # search stops and the caller re-raises KeyboardInterrupt once the GIL-free section is over.
-    if PyErr_CheckSignals() != 0:
+    if _check_signals() != 0:
         PyErr_Clear()
         return 1
     return 0

@@ -139,6 +139,7 @@ class Solver {
     std::vector<std::vector<Entry>> buf;      // per level: F * n
     std::vector<int32_t> side;                // n scratch
     std::vector<double> scratch_counts, d2_tl, d2_cur;
+    std::vector<int> d2_ti, d2_ci;
     // limits
     std::chrono::steady_clock::time_point t0;
     double last_cb = 0.0;
@@ -299,6 +300,13 @@ class Solver {
         ++d2evals;
         if (C == 2 && !weighted) {
             d2_eval_2u(view, m, f, p, sd, order, lbs);
+        } else if (!weighted) {
+            if (C == 3)
+                d2_eval_u<3>(view, m, f, p, sd, order, lbs);
+            else if (C == 4)
+                d2_eval_u<4>(view, m, f, p, sd, order, lbs);
+            else
+                d2_eval_u<0>(view, m, f, p, sd, order, lbs);
         } else if (C == 2) {
             if (weighted)
                 d2_eval_t<2, true>(view, m, f, p, sd, order, lbs);
@@ -363,6 +371,85 @@ class Solver {
                     continue;
                 }
                 c[s][k & 1]++;
+                prev[s] = e.rank;
+            }
+        }
+        for (int s = 0; s < 2; ++s) {
+            sd[s].T = T[s];
+            sd[s].best = best[s];
+            sd[s].bf = bg[s];
+            sd[s].brl = brl[s];
+            sd[s].brr = brr[s];
+        }
+    }
+
+    // unit weights, any number of classes: integer counts; a side's error is computed at its
+    // boundaries only (O(classes)), with the same "gap larger than the rows left" stop
+    template <int CC>
+    void d2_eval_u(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
+        const int NC = CC > 0 ? CC : C;
+        const Entry* vf = view + (size_t)f * m;
+        int32_t* code = side.data();
+        std::vector<int>& Tc = d2_ti;   // 2 * NC
+        std::vector<int>& cc = d2_ci;   // 2 * NC
+        std::fill(Tc.begin(), Tc.end(), 0);
+        for (int i = 0; i < m; ++i) {
+            int r = vf[i].row;
+            int k = (i < p ? 0 : NC) + lab[r];
+            code[r] = k;
+            Tc[k]++;
+        }
+        int best[2], T[2] = {0, 0}, bg[2] = {-1, -1}, brl[2] = {0, 0}, brr[2] = {0, 0}, lbi[2];
+        bool done[2];
+        for (int s = 0; s < 2; ++s) {
+            int mx = 0;
+            for (int c = 0; c < NC; ++c) {
+                T[s] += Tc[s * NC + c];
+                mx = std::max(mx, Tc[s * NC + c]);
+            }
+            best[s] = T[s] - mx;
+            lbi[s] = (int)std::ceil(lbs[s] - 1e-9);
+            done[s] = best[s] <= lbi[s];
+        }
+        for (int gi = 0; gi < F; ++gi) {
+            if (done[0] && done[1]) break;
+            const int g = order[gi];
+            const Entry* v = view + (size_t)g * m;
+            std::fill(cc.begin(), cc.end(), 0);
+            int tot[2] = {0, 0}, prev[2] = {-1, -1};
+            bool fd[2] = {done[0], done[1]};
+            for (int i = 0; i < m; ++i) {
+                const Entry e = v[i];
+                const int k = code[e.row];
+                const int s = k >= NC ? 1 : 0;
+                if (fd[s]) continue;
+                if (e.rank != prev[s] && tot[s] > 0) {
+                    const int* a = &cc[s * NC];
+                    const int* t = &Tc[s * NC];
+                    int ml = 0, mr = 0;
+                    for (int c = 0; c < NC; ++c) {
+                        ml = std::max(ml, a[c]);
+                        mr = std::max(mr, t[c] - a[c]);
+                    }
+                    const int err = (tot[s] - ml) + ((T[s] - tot[s]) - mr);
+                    if (err < best[s]) {
+                        best[s] = err;
+                        bg[s] = g;
+                        brl[s] = prev[s];
+                        brr[s] = e.rank;
+                        if (err <= lbi[s]) {
+                            done[s] = fd[s] = true;
+                            if (fd[0] && fd[1]) break;
+                            continue;
+                        }
+                    } else if (P.use_skip && err - best[s] >= T[s] - tot[s]) {
+                        fd[s] = true;
+                        if (fd[0] && fd[1]) break;
+                        continue;
+                    }
+                }
+                cc[k]++;
+                tot[s]++;
                 prev[s] = e.rank;
             }
         }
@@ -649,7 +736,7 @@ inline Res Solver::solve(const Entry* view, int m, int d, double UB, int level) 
                 const Entry* Lv = child;
                 const Entry* Rv = child + (size_t)F * p;
                 int mr = m - p;
-                bool left_first = p >= mr;
+                bool left_first = p < mr;
                 double slack = std::max(wpre[pos[k]] - wpre[pos[iv.a]], wpre[pos[iv.b]] - wpre[pos[k]]);
                 if (!P.use_intervals) slack = 0.0;
                 Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, level + 1) : solve(Rv, mr, d - 1, ub - bl, level + 1);
@@ -757,6 +844,8 @@ inline void Solver::run(Output& out) {
     scratch_counts.assign(C, 0.0);
     d2_tl.assign(2 * C, 0.0);
     d2_cur.assign(2 * C, 0.0);
+    d2_ti.assign(2 * C, 0);
+    d2_ci.assign(2 * C, 0);
     peak = fixed_bytes;
     double UB = P.upper_bound > 0 ? P.upper_bound : std::numeric_limits<double>::infinity();
     Res r = (n > 0 && F > 0) ? solve(root_view.data(), n, D, UB, 0) : Res();
