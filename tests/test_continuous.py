@@ -75,8 +75,8 @@ def test_equals_brute_force(seed):
         assert m.lower_bound_ == pytest.approx(ref, abs=1e-9)
         assert m.get_depth() <= h
         # the search alone (no greedy incumbent) and every ablation switch: the same optimum
-        for sw in ({}, {"use_intervals": False}, {"use_skip": False}, {"use_d2": False},
-                   {"use_cache": False, "start_best": False}):
+        for sw in ({}, {"use_intervals": False}, {"use_skip": True}, {"use_d2": False},
+                   {"use_cache": False, "start_best": True}):
             _, info = continuous_fit(X, y.astype(np.int64), C, w, None, max_depth=h, incumbent=False, **sw)
             assert info["error"] == pytest.approx(ref, abs=1e-9), (seed, h, sw)
 

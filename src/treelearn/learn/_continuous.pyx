@@ -48,8 +48,8 @@ cdef int _check_interrupt(void* ctx) noexcept with gil:
 
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
-                      bint use_cache=True, bint use_intervals=True, bint use_skip=True, bint use_d2=True,
-                      bint start_best=True):
+                      bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
+                      bint start_best=False):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and

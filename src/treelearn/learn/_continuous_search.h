@@ -15,13 +15,15 @@
 // * Depth 2 (specialised): for one root threshold, a single pass over every feature computes the
 //   optimal depth-1 subtrees of both sides (two count vectors, rows routed by a side flag). A
 //   threshold whose error exceeds the side's best by g cannot be beaten before more than g weight
-//   has moved across, so those thresholds are skipped.
+//   has moved across, so those thresholds can be skipped (use_skip; off by default: computing
+//   every error without branches measured faster than deciding what to skip).
 // * Intervals of root thresholds: with L(p), R(p) the optimal errors of the left / right children
 //   when the first p rows (in feature order) go left, L is non-decreasing in p, R non-increasing,
 //   and both change by at most the weight that moves. From the evaluated thresholds nearest to an
 //   interval, every threshold inside gets a lower bound; whole intervals whose bound reaches the
 //   incumbent are dropped and interval ends are shrunk in O(1) per threshold. The interval is then
-//   bisected. Each feature starts at its best depth-1 threshold (a good incumbent early).
+//   bisected (start_best: start at the feature's best depth-1 threshold instead of the middle;
+//   off by default, it measured slower).
 // * Depth >= 3: children solved recursively with upper bounds (the larger child first, the other
 //   with the remaining budget), exact (rows, depth) cache with lower bounds, memory capped.
 // * Anytime: an initial upper bound (the greedy tree's error) prunes from the start; on the time
@@ -53,7 +55,7 @@ struct Params {
     double time_limit = 0.0;     // seconds, <= 0: none
     double mem_limit_bytes = 1e9;
     // ablation switches (none changes the result, only the time)
-    int use_cache = 1, use_intervals = 1, use_skip = 1, use_d2 = 1, start_best = 1;
+    int use_cache = 1, use_intervals = 1, use_skip = 0, use_d2 = 1, start_best = 0;
     interrupt_fn_t interrupt_cb = nullptr;
     void* interrupt_ctx = nullptr;
 };
@@ -593,7 +595,9 @@ inline Res Solver::solve(const Entry* view, int m, int d, double UB, int level) 
     res.lb = 0.0;
     if (UB <= eps) return res;  // nothing can be below the bound; 0 is a valid lower bound
 
-    const bool cacheable = P.use_cache && level > 0 && d >= 2;
+    // a set below a single split is a prefix or suffix of one column: only sets two or more splits
+    // down can be reached along different paths
+    const bool cacheable = P.use_cache && level >= 2 && d >= 2;
     uint64_t h = 0;
     if (cacheable) {
         h = hash_rows(view, m, d);
