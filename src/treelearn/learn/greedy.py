@@ -45,16 +45,23 @@ import numbers
 import numpy as np
 
 from treelearn._validation import (
+    CLASS_WEIGHT,
+    COLUMNS,
+    INT32_MAX,
+    INT64_MAX,
+    RANDOM_STATE,
+    Interval,
+    RealNotInt,
     TreeLearnValueError,
     check_float_param,
     check_int_param,
     check_sample_weight,
 )
-from treelearn.base import BaseTreeClassifier
+from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import Criterion, get_criterion
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn import _greedy
-from treelearn.tree.tree import Tree
+from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
 
@@ -98,7 +105,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
             continue
         c = Xe[:, j].astype(np.int64)
         if c.size and c.min() < 0:
-            raise TreeLearnValueError(f"column {schema._name(j)}: unseen category codes in training data")
+            raise TreeLearnValueError(f"column {schema.column_name(j)}: unseen category codes in training data")
         is_cat[j] = 1
         codes[j] = c
         n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
@@ -171,6 +178,13 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     max_thresholds = check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True)
     if finder not in ("auto", "sorted", "hist"):
         raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
+    return _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf,
+                         min_impurity_decrease, max_thresholds, classes, coded, finder)
+
+
+def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease,
+                  max_thresholds, classes, coded, finder) -> Tree:
+    """:func:`grow_greedy` on checked arguments (positive weights, a Criterion, ints, a schema)."""
     if classes is None:
         classes = np.arange(n_classes)
     if coded is None:
@@ -201,6 +215,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
 
 
 def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
+    out = kernel_nodes(out)
     left = out["children_left"]
     internal = np.nonzero(left >= 0)[0]
     m = left.size
@@ -383,10 +398,14 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         None: exact (every midpoint between consecutive distinct values). m: at most m quantile
         thresholds per numeric column (the Binarizer's), histogram-style split finding.
     categorical : None, list of int/str, or bool mask, default=None
-        Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
+        Categorical columns (conditions x_j == v), besides those inferred from pandas dtypes and
+        non-numeric values.
     random_state : ignored, default=None
         Accepted for API compatibility: the learner is deterministic (ties go to the lowest
         feature index, then the lowest threshold).
+    class_weight : None, "balanced" or dict {class: weight}, default=None
+        Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
+        weight is n_samples / (n_classes · its count)).
 
     Attributes
     ----------
@@ -416,8 +435,21 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     3
     """
 
+    _parameter_constraints = {
+        "criterion": [CRITERION],
+        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
+        "min_impurity_decrease": [Interval(numbers.Real, 0, None)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
+    }
+
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None):
+                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
+                 class_weight=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -426,24 +458,14 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.max_thresholds = max_thresholds
         self.categorical = categorical
         self.random_state = random_state
+        self.class_weight = class_weight
 
-    def _check_params(self) -> None:
-        get_criterion(self.criterion)
-        check_int_param("max_depth", self.max_depth, low=0, allow_none=True)
-        check_int_param("max_leaves", self.max_leaves, low=1, allow_none=True)
-        msl = self.min_samples_leaf
-        if isinstance(msl, numbers.Real) and not isinstance(msl, (bool, numbers.Integral)):
-            check_float_param("min_samples_leaf", msl, low=0.0, high=1.0, low_open=True, high_open=True)
-        else:
-            check_int_param("min_samples_leaf", msl, low=1)
-        check_float_param("min_impurity_decrease", self.min_impurity_decrease, low=0.0)
-        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
-
-    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
+    def _fit(self, sample, params) -> Tree:
         msl = self.min_samples_leaf
         if not isinstance(msl, numbers.Integral):
-            msl = max(1, int(np.ceil(msl * Xe.shape[0])))
-        return grow_greedy(Xe, y, n_classes, sample_weight, schema, criterion=self.criterion,
-                           max_depth=self.max_depth, max_leaves=self.max_leaves, min_samples_leaf=int(msl),
-                           min_impurity_decrease=float(self.min_impurity_decrease),
-                           max_thresholds=self.max_thresholds)
+            msl = max(1, int(np.ceil(msl * sample.n_samples)))
+        Xe = sample.encoded
+        schema = sample.schema
+        return _grow_checked(Xe, sample.y, sample.n_classes, sample.weights, schema, params["criterion"],
+                             self.max_depth, self.max_leaves, int(msl), float(self.min_impurity_decrease),
+                             self.max_thresholds, None, None, "auto")
