@@ -40,6 +40,8 @@ LAYERS = [
 # learner -> learners it may use (their public functions)
 ALLOWED_ACROSS = {
     "treelearn.prune.pruners": {"treelearn.learn.greedy"},  # grows the greedy tree it prunes
+    "treelearn.learn.continuous": {"treelearn.learn.greedy"},  # the greedy tree is its first incumbent
+    "treelearn.learn.topk": {"treelearn.learn.continuous"},  # OptimalTreeClassifier(solver="continuous")
 }
 
 
@@ -174,7 +176,8 @@ def _same_learner(a: str, b: str) -> bool:
             return "treelearn.learn.queries"
         if parts[1] == "prune":
             return "treelearn.prune"
-        return {"_topk": "topk", "_topk_avx512": "topk", "_greedy": "greedy", "_rank": "rank"}.get(
+        return {"_topk": "topk", "_topk_avx512": "topk", "_greedy": "greedy", "_rank": "rank",
+                "_continuous": "continuous"}.get(
             parts[-1], parts[-1]) if parts[1] == "learn" else m
     return key(a) == key(b)
 

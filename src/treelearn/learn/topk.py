@@ -248,16 +248,39 @@ class TopKTreeClassifier(BaseTreeClassifier):
                     classes=np.arange(n_classes), schema=schema)
 
 
+_SOLVERS = ("auto", "binary", "continuous")
+
+
 class OptimalTreeClassifier(TopKTreeClassifier):
     """Optimal depth-``max_depth`` tree: minimum (weighted) training misclassifications over all
     trees on the binary features (Top-k with k = all, 003 §1.1.1). ``is_optimal_`` is True when
-    the search finished within ``time_limit``; ``lower_bound_`` bounds the optimum from below."""
+    the search finished within ``time_limit``; ``lower_bound_`` bounds the optimum from below.
 
-    _parameter_constraints = {k: v for k, v in TopKTreeClassifier._parameter_constraints.items() if k != "k"}
+    ``solver`` chooses the search (same objective, same optimal training error):
+
+    * ``"binary"``: the binary search over the Binarizer's features (``max_binary_features``,
+      ``max_thresholds``);
+    * ``"continuous"``: every node-local midpoint threshold of every numeric column, searched in
+      sorted order (:mod:`treelearn.learn.continuous`, after ConTree); categorical columns
+      one-hot. The greedy tree of the same depth and criterion is its first incumbent, so a
+      timed-out fit is never less accurate on the training data than
+      ``GreedyTreeClassifier(max_depth=max_depth)``. ``max_binary_features`` and
+      ``max_thresholds`` are ignored; ``n_jobs`` is accepted but the search uses one thread.
+      Attributes as for the binary search (``binarizer_`` is None, ``n_binary_features_`` the
+      number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search", or
+      "greedy" when the time limit struck before a tree at least as good was found).
+    * ``"auto"`` (default): ``"continuous"`` when every threshold is asked for
+      (``max_binary_features=None`` and ``max_thresholds=None``) and X is not all 0/1, else
+      ``"binary"``.
+    """
+
+    _parameter_constraints = {**{k: v for k, v in TopKTreeClassifier._parameter_constraints.items() if k != "k"},
+                              "solver": [Options(*_SOLVERS)]}
 
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None, random_state=None,
-                 categorical=None, class_weight=None):
+                 categorical=None, class_weight=None, solver="auto"):
+        self.solver = solver
         self.max_depth = max_depth
         self.criterion = criterion
         self.scoring = scoring
@@ -272,3 +295,41 @@ class OptimalTreeClassifier(TopKTreeClassifier):
 
     def _k_value(self):
         return "all"
+
+    def _wants_continuous(self, sample) -> bool:
+        if self.solver == "continuous":
+            return True
+        if self.solver != "auto" or self.max_binary_features is not None or self.max_thresholds is not None:
+            return False
+        # a 0/1 matrix stays with the binary search (its one threshold per column is every threshold)
+        raw = sample.raw
+        if sample.schema.all_numeric and raw.dtype.kind in "biuf" and bool(((raw == 0) | (raw == 1)).all()):
+            return False
+        return True
+
+    def _fit(self, sample, params) -> Tree:
+        if not self._wants_continuous(sample):
+            self.solver_ = "binary"
+            return super()._fit(sample, params)
+        from treelearn.learn.continuous import continuous_fit
+
+        t0 = time.perf_counter()
+        crit = params["criterion"]
+        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
+                                    memory_limit_mb=self.memory_limit_mb)
+        tree.impurity = crit.impurity(tree.value)
+        self.solver_ = "continuous"
+        self.binarizer_ = None
+        self.timed_out_ = bool(info["timed_out"])
+        self.training_error_ = float(info["error"])
+        self.is_optimal_ = not self.timed_out_
+        self.lower_bound_ = float(info["lower_bound"])
+        self.incumbent_source_ = info["source"]
+        self.n_nodes_searched_ = int(info["nodes"])
+        self.cache_hits_ = int(info["cache_hits"])
+        self.cache_evictions_ = 0
+        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
+        self.n_binary_features_ = int(info["n_search_features"])
+        self.fit_time_ = time.perf_counter() - t0
+        return tree

@@ -1,0 +1,139 @@
+"""treelearn's continuous optimal search vs pycontree (ConTree), side by side in one process.
+
+For every dataset and depth: fit time and training misclassifications of
+``OptimalTreeClassifier(solver="continuous")`` and of ``pycontree.ConTree`` (same depth, same
+time limit), and the time ratio treelearn / pycontree. The summary gives, per depth, the
+geometric mean of the ratio over the rows both finish, the worst ratio, and whether every
+finished row has identical training errors (issue 13's targets: identical errors, geometric mean
+<= 1.0 at depths 2 and 3, no row above 2.0).
+
+    python benchmarks/bench_continuous.py --quick
+    python benchmarks/bench_continuous.py --depths 2 3 --time-limit 300 --data-dir ../shared/datasets
+    python benchmarks/bench_continuous.py --datasets iris wine --depths 3 --ablation
+
+``--ablation`` also times treelearn with one technique switched off at a time (same result).
+Timings are wall-clock on whatever else the machine runs: compare ratios, not absolute times.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+import numpy as np
+
+SMALL = ["iris", "wine", "breast_cancer"]
+TOPK = ["spambase", "telescope", "dry-bean", "credit-card", "electrical-grid-stability", "occupancy-estimation",
+        "avila"]
+NAMES = {"iris": "sklearn/iris", "wine": "sklearn/wine", "breast_cancer": "sklearn/breast_cancer",
+         "avila": "topk/avila-train"}
+# one technique changed at a time (the default: interval bounds, depth-2 solver and cache on;
+# gap skips and the best-depth-1 start off, as they cost more than they saved in our measurements)
+ABLATION = {"no interval bounds": {"use_intervals": False}, "no depth-2 solver": {"use_d2": False},
+            "no cache": {"use_cache": False}, "with gap skips": {"use_skip": True},
+            "best-threshold start": {"start_best": True}}
+
+
+def load(name, data_dir):
+    from treelearn.datasets import load_dataset
+
+    X, y = load_dataset(NAMES.get(name, f"topk/{name}"), data_dir)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    keep = ~np.isnan(X).any(axis=1)
+    X, y = np.ascontiguousarray(X[keep]), y[keep]
+    _, yc = np.unique(y, return_inverse=True)
+    return X, yc.astype(np.int64)
+
+
+def run_treelearn(X, y, h, time_limit, **switches):
+    from treelearn.learn.continuous import continuous_fit
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    _, info = continuous_fit(X, y, int(y.max()) + 1, None, None, max_depth=h, time_limit=time_limit, **switches)
+    return time.perf_counter() - t0, info["error"], bool(info["timed_out"]), time.process_time() - c0
+
+
+def run_pycontree(X, y, h, time_limit):
+    from pycontree import ConTree
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    m = ConTree(max_depth=h, time_limit=time_limit)
+    m.fit(X, y)
+    el, cpu = time.perf_counter() - t0, time.process_time() - c0
+    err = int((m.predict(X) != y).sum())
+    return el, err, el >= time_limit * 0.99, cpu
+
+
+def gmean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--datasets", nargs="*", default=None, help=f"default: {' '.join(SMALL + TOPK)}")
+    ap.add_argument("--depths", nargs="*", type=int, default=[2, 3, 4])
+    ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--data-dir", default=None, help="the shared datasets directory (or TREELEARN_DATA_DIR)")
+    ap.add_argument("--quick", action="store_true", help="small datasets, depths 2 and 3, 60 s limit")
+    ap.add_argument("--ablation", action="store_true", help="also time treelearn with each technique off")
+    ap.add_argument("--no-peer", action="store_true", help="treelearn only")
+    a = ap.parse_args(argv)
+    datasets = a.datasets or (SMALL if a.quick else SMALL + TOPK)
+    depths = [d for d in a.depths if not a.quick or d <= 3]
+    tl = min(a.time_limit, 60.0) if a.quick else a.time_limit
+    have_peer = not a.no_peer
+    if have_peer:
+        try:
+            import pycontree  # noqa: F401
+        except ImportError:
+            print("pycontree is not installed (pip install pycontree, or the 'test' extra): treelearn only")
+            have_peer = False
+    print(f"time limit {tl:g} s per fit; errors = training misclassifications; * = time limit hit;\n"
+          "ratio = treelearn / pycontree wall time; cpu = the same for process CPU time (less noisy on a shared machine)")
+    hdr = f"{'dataset':<26}{'rows':>7}{'cols':>5}{'depth':>6}{'treelearn s':>13}{'err':>7}"
+    if have_peer:
+        hdr += f"{'pycontree s':>13}{'err':>7}{'ratio':>8}{'cpu':>7}  same"
+    print(hdr)
+    ratios = {h: [] for h in depths}
+    cpu_ratios = {h: [] for h in depths}
+    same = {h: True for h in depths}
+    for name in datasets:
+        try:
+            X, y = load(name, a.data_dir)
+        except Exception as exc:  # a missing file: say so and go on
+            print(f"{name:<26} skipped: {exc}")
+            continue
+        for h in depths:
+            t1, e1, to1, c1 = run_treelearn(X, y, h, tl)
+            line = f"{name:<26}{X.shape[0]:>7}{X.shape[1]:>5}{h:>6}{t1:>12.3f}{'*' if to1 else ' '}{e1:>7.0f}"
+            if have_peer:
+                t2, e2, to2, c2 = run_pycontree(X, y, h, tl)
+                r = t1 / max(t2, 1e-6)
+                rc = c1 / max(c2, 1e-6)
+                both = not to1 and not to2
+                line += f"{t2:>12.3f}{'*' if to2 else ' '}{e2:>7.0f}{r:>8.2f}{rc:>7.2f}  "
+                line += ("yes" if e1 == e2 else "NO") if both else ("tl<=pc" if e1 <= e2 else "tl>pc")
+                if both:
+                    ratios[h].append(r)
+                    cpu_ratios[h].append(rc)
+                    same[h] &= e1 == e2
+            print(line, flush=True)
+            if a.ablation and not to1:
+                for label, sw in ABLATION.items():
+                    t3, e3, to3, _ = run_treelearn(X, y, h, tl, **sw)
+                    print(f"    {label:<22}{t3:>10.3f}{'*' if to3 else ' '} s  x{t3 / max(t1, 1e-6):.2f}"
+                          f"{'' if e3 == e1 or to3 else '  ERROR DIFFERS'}", flush=True)
+    if have_peer:
+        print("\n(* = time limit)  per depth, over rows both finished:")
+        for h in depths:
+            rs = ratios[h]
+            if rs:
+                print(f"  depth {h}: {len(rs)} rows, geometric mean ratio {gmean(rs):.3f} (cpu {gmean(cpu_ratios[h]):.3f}), "
+                      f"worst {max(rs):.2f} (cpu {max(cpu_ratios[h]):.2f}), identical errors: {'yes' if same[h] else 'NO'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+# Binding of the continuous-feature optimal search (_continuous_search.h, issue 13).
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int64_t
+from libcpp.vector cimport vector
+from libcpp cimport bool as cbool
+from cpython.exc cimport PyErr_Clear
+
+cdef extern from "Python.h":
+    # declared without Cython's error check: the callback below handles the -1 itself
+    int _check_signals "PyErr_CheckSignals"() noexcept
+
+cnp.import_array()
+
+ctypedef int (*interrupt_fn_t)(void*) noexcept nogil
+
+cdef extern from "_continuous_search.h" namespace "tlcont":
+    cdef cppclass Params:
+        int n, F, C
+        const double* X
+        const int64_t* y
+        const double* w
+        int max_depth
+        double upper_bound, time_limit, mem_limit_bytes
+        int use_cache, use_intervals, use_skip, use_d2, start_best
+        interrupt_fn_t interrupt_cb
+        void* interrupt_ctx
+
+    cdef cppclass Output:
+        vector[int] feature, left, right
+        vector[double] threshold
+        double cost, lower_bound
+        cbool timed_out, interrupted, memory_error
+        long long evaluations, d2_evaluations, nodes, cache_hits, cache_entries
+        double peak_bytes, fixed_bytes
+
+    void run_continuous(const Params& P, Output& out) except + nogil
+
+
+cdef int _check_interrupt(void* ctx) noexcept with gil:
+    # Ctrl-C: Python's signal handler has set a flag; PyErr_CheckSignals raises it here. The
+    # search stops and the caller re-raises KeyboardInterrupt once the GIL-free section is over.
+    if _check_signals() != 0:
+        PyErr_Clear()
+        return 1
+    return 0
+
+
+def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
+                      double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
+                      bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
+                      bint start_best=False):
+    """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
+
+    Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
+    ``cost``, ``lower_bound``, ``timed_out`` and search statistics. Only trees of error below
+    ``upper_bound`` (when > 0) are searched: if none exists, the returned tree may be a worse one."""
+    cdef Params P
+    cdef Output out
+    cdef const double[::1] wv
+    cdef double dummy = 0.0
+    cdef Py_ssize_t n = y.shape[0]
+    if X_fm.shape[1] != n and X_fm.shape[0] > 0:
+        raise ValueError("X does not match the number of labels")
+    P.n = <int>n
+    P.F = <int>X_fm.shape[0]
+    P.C = n_classes
+    P.X = &X_fm[0, 0] if X_fm.shape[0] > 0 and n > 0 else &dummy
+    P.y = &y[0]
+    if weights is None:
+        P.w = NULL
+    else:
+        wv = np.ascontiguousarray(weights, dtype=np.float64)
+        P.w = &wv[0]
+    P.max_depth = max_depth
+    P.upper_bound = upper_bound
+    P.time_limit = time_limit
+    P.mem_limit_bytes = memory_limit_bytes
+    P.use_cache = use_cache
+    P.use_intervals = use_intervals
+    P.use_skip = use_skip
+    P.use_d2 = use_d2
+    P.start_best = start_best
+    P.interrupt_cb = _check_interrupt
+    P.interrupt_ctx = NULL
+    with nogil:
+        run_continuous(P, out)
+    if out.interrupted:
+        raise KeyboardInterrupt("the continuous optimal search was interrupted")
+    nn = out.feature.size()
+    if nn:
+        feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy()
+        left = np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy()
+        right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
+        threshold = np.asarray(<double[:nn]> out.threshold.data()).copy()
+    else:
+        feature = left = right = np.zeros(0, np.int64)
+        threshold = np.zeros(0)
+    return {
+        "feature": feature, "left": left, "right": right, "threshold": threshold,
+        "cost": out.cost, "lower_bound": out.lower_bound, "timed_out": bool(out.timed_out),
+        "memory_error": bool(out.memory_error), "fixed_bytes": out.fixed_bytes,
+        "evaluations": out.evaluations, "d2_evaluations": out.d2_evaluations, "nodes": out.nodes,
+        "cache_hits": out.cache_hits, "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
+    }

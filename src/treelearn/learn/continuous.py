@@ -1,0 +1,138 @@
+"""Optimal trees over every threshold of numeric columns (issue 13).
+
+:class:`~treelearn.OptimalTreeClassifier` with ``solver="continuous"`` (or ``solver="auto"``
+with all thresholds: ``max_binary_features=None`` and ``max_thresholds=None``) minimises the
+same (weighted) training misclassifications as the binary search, over all trees of depth at
+most ``max_depth`` whose numeric splits ``x_j >= t`` may use *every* node-local midpoint ``t``
+between adjacent distinct values of ``x_j`` at that node; categorical columns enter one-hot
+(``x_j == v``), as in the binary search. Instead of one binary feature per threshold, the
+compiled search (``_continuous_search.h``) keeps every column sorted and scans thresholds in
+their order (ConTree's idea: Briţa, van der Linden, Demirović, optimal classification trees for
+continuous feature data by dynamic programming with branch and bound):
+
+* counts updated incrementally along each sorted column; a specialised depth-2 step computes,
+  for one root threshold, the optimal depth-1 subtrees of both sides in one pass over the columns;
+* intervals of thresholds skipped from the bounds of their evaluated neighbours (the left
+  child's optimal error never decreases as rows move left, the right child's never increases,
+  and both change by at most the weight that moves);
+* a (rows, depth) cache with lower bounds, branch and bound with the remaining budget.
+
+Anytime: the greedy tree of the same depth and criterion
+(:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent, so a fit stopped by
+``time_limit`` returns a tree at least as accurate on the training data, with ``lower_bound_``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from treelearn._validation import TreeLearnValueError
+from treelearn.tree.tree import Tree
+
+__all__ = ["expand_columns", "continuous_fit"]
+
+
+def expand_columns(Xe, schema):
+    """Feature-major float64 matrix of the searched columns and their meaning: every non-constant
+    numeric column as is; each categorical column one-hot (``x_j == v`` as a 0/1 column, a single
+    column for a two-category column, none for a constant one).
+
+    Returns ``(X_fm, raw_feature, kind, code)`` (kind 0 numeric, 1 categorical with category code)."""
+    n, d = Xe.shape
+    cols, raw, kind, code = [], [], [], []
+    for j in range(d):
+        x = Xe[:, j]
+        if schema is None or not schema.is_categorical(j):
+            if n and x.min() < x.max():
+                cols.append(x)
+                raw.append(j)
+                kind.append(0)
+                code.append(0)
+            continue
+        present = np.unique(x)
+        present = present[present >= 0]
+        if present.size <= 1:
+            continue
+        values = present[1:] if present.size == 2 else present
+        for v in values:
+            cols.append((x == v).astype(np.float64))
+            raw.append(j)
+            kind.append(1)
+            code.append(int(v))
+    X_fm = np.ascontiguousarray(np.vstack(cols)) if cols else np.zeros((0, n))
+    return X_fm, np.asarray(raw, np.int64), np.asarray(kind, np.int8), np.asarray(code, np.int64)
+
+
+def _node_values(Xe, y, w, n_classes, feature, threshold, kind, left, right):
+    """Per node of a preorder tree over raw columns: weighted class counts and row counts."""
+    nn = feature.shape[0]
+    value = np.zeros((nn, n_classes))
+    nsamp = np.zeros(nn, np.int64)
+    rows = {0: np.arange(y.shape[0])}
+    for i in range(nn):
+        r = rows.pop(i)
+        value[i] = np.bincount(y[r], weights=w[r], minlength=n_classes)
+        nsamp[i] = r.size
+        if left[i] >= 0:
+            x = Xe[r, feature[i]]
+            go = (x == threshold[i]) if kind[i] == 1 else (x >= threshold[i])
+            rows[left[i]] = r[~go]
+            rows[right[i]] = r[go]
+    return value, nsamp
+
+
+def _tree_error(tree: Tree) -> float:
+    leaves = tree.children_left < 0
+    v = tree.value[leaves]
+    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+
+
+def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
+                   memory_limit_mb=1024, incumbent=True, **switches):
+    """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
+    ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
+    "greedy") and the search statistics. ``switches`` (ablation, same result): ``use_cache``,
+    ``use_intervals``, ``use_skip``, ``use_d2``, ``start_best``."""
+    from treelearn.learn import _continuous
+    from treelearn.learn.greedy import grow_greedy
+
+    t0 = time.perf_counter()
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    weighted = not np.all(w == 1.0)
+    X_fm, raw, kind, code = expand_columns(Xe, schema)
+    W = float(w.sum())
+    greedy_tree, g_err, ub = None, None, 0.0
+    if incumbent:
+        greedy_tree = grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion=criterion,
+                                  max_depth=int(max_depth))
+        g_err = _tree_error(greedy_tree)
+        # the search looks for trees no worse than the greedy one (ties included: the search's tree
+        # has node-local midpoint thresholds)
+        ub = g_err + 1e-8 * max(1.0, W)
+    res = _continuous.continuous_search(
+        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub),
+        float(time_limit) if time_limit is not None else 0.0, float(memory_limit_mb) * 1024.0 * 1024.0,
+        **switches)
+    if res["memory_error"]:
+        raise TreeLearnValueError(
+            f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
+            f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
+    f = res["feature"]
+    internal = f >= 0
+    fi = np.where(internal, f, 0)
+    feature = np.where(internal, raw[fi] if raw.size else 0, -2)
+    tkind = np.where(internal, kind[fi] if kind.size else 0, -1).astype(np.int8)
+    threshold = np.where(internal, np.where(tkind == 1, code[fi] if code.size else 0, res["threshold"]), -2.0)
+    value, nsamp = _node_values(Xe, y, w, n_classes, feature, threshold, tkind, res["left"], res["right"])
+    tree = Tree(children_left=res["left"], children_right=res["right"], feature=feature, threshold=threshold,
+                kind=tkind, value=value, n_node_samples=nsamp, classes=np.arange(n_classes), schema=schema)
+    err = _tree_error(tree)
+    source = "search"
+    if greedy_tree is not None and err > g_err + 1e-9 * max(1.0, W):
+        tree, err, source = greedy_tree, g_err, "greedy"  # nothing at least as good found (time limit)
+    info = dict(res)
+    info.update(error=err, greedy_error=g_err, source=source, lower_bound=min(float(res["lower_bound"]), err),
+                n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0)
+    return tree, info

@@ -1,0 +1,248 @@
+"""The continuous-feature optimal search (issue 13): OptimalTreeClassifier(solver="continuous").
+
+References: a brute force over every tree of every node-local threshold (small random data), the
+binary optimal search with every threshold, and pycontree (ConTree) on the bundled datasets."""
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from treelearn import OptimalTreeClassifier
+from treelearn._validation import TreeLearnValueError
+from treelearn.learn.continuous import continuous_fit
+from treelearn.learn.greedy import GreedyTreeClassifier
+
+
+def brute_force(X, y, w, n_classes, depth):
+    """Minimum weighted misclassifications over all trees of depth <= depth with splits x_f >= t
+    for every threshold separating two distinct values of x_f among the node's rows."""
+    n, d = X.shape
+
+    @lru_cache(maxsize=None)
+    def opt(rows, h):
+        r = np.asarray(rows)
+        cnt = np.bincount(y[r], weights=w[r], minlength=n_classes)
+        best = cnt.sum() - cnt.max()
+        if h == 0 or best == 0:
+            return best
+        for f in range(d):
+            vals = np.unique(X[r, f])
+            for a, b in zip(vals[:-1], vals[1:]):
+                t = (a + b) / 2
+                go = X[r, f] >= t
+                left, right = tuple(r[~go]), tuple(r[go])
+                lo = opt(left, h - 1)
+                if lo >= best:
+                    continue
+                best = min(best, lo + opt(right, h - 1))
+        return best
+
+    return opt(tuple(range(n)), depth)
+
+
+def _true_error(model, X, y, w):
+    return float(np.sum(w * (model.predict(X) != y)))
+
+
+def _random_case(rng):
+    n = int(rng.integers(5, 14))
+    d = int(rng.integers(1, 4))
+    C = int(rng.integers(2, 4))
+    X = rng.integers(0, int(rng.integers(2, 6)), size=(n, d)).astype(float)  # ties and duplicates
+    if rng.random() < 0.3:
+        X[:, rng.integers(0, d)] = 1.5  # a constant column
+    if rng.random() < 0.3:
+        X = X + rng.normal(scale=0.01, size=X.shape) * (rng.random(X.shape) < 0.5)
+    y = rng.integers(0, C, size=n)
+    if np.unique(y).size < 2:
+        y[0], y[-1] = 0, 1
+    w = np.ones(n)
+    if rng.random() < 0.5:
+        w = rng.choice([0.5, 1.0, 2.0, 3.25], size=n)
+    return X, y, w, C
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_equals_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    X, y, w, C = _random_case(rng)
+    for h in (1, 2, 3):
+        ref = brute_force(X, y, w, C, h)
+        m = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(X, y, sample_weight=w)
+        assert m.is_optimal_ and m.solver_ == "continuous"
+        assert m.training_error_ == pytest.approx(ref, abs=1e-9), (seed, h)
+        assert _true_error(m, X, y, w) == pytest.approx(ref, abs=1e-9)
+        assert m.lower_bound_ == pytest.approx(ref, abs=1e-9)
+        assert m.get_depth() <= h
+        # the search alone (no greedy incumbent) and every ablation switch: the same optimum
+        for sw in ({}, {"use_intervals": False}, {"use_skip": True}, {"use_d2": False},
+                   {"use_cache": False, "start_best": True}):
+            _, info = continuous_fit(X, y.astype(np.int64), C, w, None, max_depth=h, incumbent=False, **sw)
+            assert info["error"] == pytest.approx(ref, abs=1e-9), (seed, h, sw)
+
+
+def test_thresholds_are_node_local_midpoints():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4)).round(2)
+    y = ((X[:, 0] > 0.1) ^ (X[:, 1] + X[:, 2] > 0.3)).astype(int)
+    y[rng.random(300) < 0.1] ^= 1
+    m = OptimalTreeClassifier(max_depth=3, solver="continuous").fit(X, y)
+    t = m.tree_
+    path = t.decision_path(X).toarray().astype(bool)
+    for node in np.flatnonzero(t.children_left >= 0):
+        rows = path[:, node]
+        x = X[rows, t.feature[node]]
+        left, right = x[x < t.threshold[node]], x[x >= t.threshold[node]]
+        assert left.size and right.size
+        assert t.threshold[node] == pytest.approx((left.max() + right.min()) / 2)
+
+
+@pytest.mark.parametrize("name,h", [("iris", 2), ("iris", 3), ("wine", 2), ("wine", 3)])
+def test_equals_binary_search_every_threshold(name, h):
+    from treelearn.datasets import load_dataset
+
+    X, y = load_dataset(f"sklearn/{name}")
+    X = np.asarray(X, dtype=np.float64)
+    cont = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(X, y)
+    binary = OptimalTreeClassifier(max_depth=h, solver="binary", max_binary_features=None).fit(X, y)
+    assert cont.is_optimal_ and binary.is_optimal_
+    assert cont.training_error_ == binary.training_error_
+    # the default (auto) uses the continuous search for every threshold
+    auto = OptimalTreeClassifier(max_depth=h, max_binary_features=None).fit(X, y)
+    assert auto.solver_ == "continuous" and auto.training_error_ == cont.training_error_
+
+
+def test_categorical_one_hot_and_weights_match_binary():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 120
+    df = pd.DataFrame({"a": rng.normal(size=n).round(1), "b": rng.choice(["x", "y", "z", "u"], size=n),
+                       "c": rng.integers(0, 5, size=n)})
+    y = ((df.a > 0) & (df.b != "y") | (df.c == 3)).astype(int).to_numpy().copy()
+    y[rng.random(n) < 0.15] ^= 1
+    w = rng.choice([1.0, 2.5], size=n)
+    for h in (2, 3):
+        c = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(df, y, sample_weight=w)
+        b = OptimalTreeClassifier(max_depth=h, solver="binary", max_binary_features=None).fit(df, y, sample_weight=w)
+        assert c.training_error_ == pytest.approx(b.training_error_)
+        assert _true_error(c, df, y, w) == pytest.approx(c.training_error_)
+        assert set(c.tree_.kind[c.tree_.children_left >= 0]) <= {0, 1}
+
+
+def test_multiclass_against_binary():
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, 3)).round(1)
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.3, 1.0])
+    y[rng.random(200) < 0.1] = 0
+    for h in (1, 2, 3):
+        c = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(X, y)
+        b = OptimalTreeClassifier(max_depth=h, solver="binary", max_binary_features=None).fit(X, y)
+        assert c.training_error_ == b.training_error_
+
+
+def test_time_limit_returns_at_least_greedy():
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = rng.normal(size=(n, 8))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.2] ^= 1
+    m = OptimalTreeClassifier(max_depth=4, solver="continuous", time_limit=0.3).fit(X, y)
+    g = GreedyTreeClassifier(max_depth=4).fit(X, y)
+    assert m.timed_out_ and not m.is_optimal_
+    assert m.training_error_ <= g.tree_.training_misclassifications() + 1e-9
+    assert _true_error(m, X, y, np.ones(n)) == pytest.approx(m.training_error_)
+    assert 0 <= m.lower_bound_ <= m.training_error_
+    assert m.get_depth() <= 4
+
+
+def test_bad_parameters():
+    X = np.arange(20.0).reshape(10, 2)
+    y = np.array([0, 1] * 5)
+    with pytest.raises(TreeLearnValueError, match="solver"):
+        OptimalTreeClassifier(solver="fast").fit(X, y)
+    with pytest.raises(TreeLearnValueError, match="memory_limit_mb"):
+        OptimalTreeClassifier(solver="continuous", memory_limit_mb=1e-5).fit(X, y)
+
+
+def test_binary_input_auto_keeps_binary_search():
+    rng = np.random.default_rng(2)
+    B = rng.integers(0, 2, size=(200, 10)).astype(np.uint8)
+    y = (B[:, 0] ^ B[:, 1]).astype(int)
+    a = OptimalTreeClassifier(max_depth=2, max_binary_features=None).fit(B, y)
+    c = OptimalTreeClassifier(max_depth=2, solver="continuous").fit(B, y)
+    assert a.solver_ == "binary" and c.solver_ == "continuous"
+    assert a.training_error_ == c.training_error_ == 0
+
+
+PYCONTREE_MSG = "pycontree (the test extra) is not installed: pip install pycontree"
+
+
+def _pycontree():
+    try:
+        from pycontree import ConTree
+    except ImportError:
+        pytest.skip(PYCONTREE_MSG)
+    return ConTree
+
+
+def _check_against_pycontree(X, y, h):
+    ConTree = _pycontree()
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    keep = ~np.isnan(X).any(axis=1)
+    X, y = X[keep], y[keep]
+    n_max = 1500 if h <= 2 else 300  # a fixed sample keeps the test short
+    if X.shape[0] > n_max:
+        idx = np.random.default_rng(0).choice(X.shape[0], n_max, replace=False)
+        X, y = X[idx], y[idx]
+    _, yc = np.unique(y, return_inverse=True)
+    peer = ConTree(max_depth=h, time_limit=60)
+    peer.fit(X, yc)
+    peer_err = int((peer.predict(X) != yc).sum())
+    m = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(X, yc)
+    assert m.is_optimal_
+    assert m.training_error_ == peer_err
+
+
+# breast cancer at depth 3 (about 2-20 s each) is in benchmarks/bench_continuous.py
+@pytest.mark.parametrize("name,h", [("iris", 2), ("iris", 3), ("wine", 2), ("wine", 3), ("breast_cancer", 2)])
+def test_equals_pycontree(name, h):
+    from treelearn.datasets import load_dataset
+
+    _check_against_pycontree(*load_dataset(f"sklearn/{name}"), h)
+
+
+@pytest.mark.parametrize("name,h", [("telescope", 2), ("spambase", 2), ("avila-train", 2), ("dry-bean", 2),
+                                    ("electrical-grid-stability", 2), ("occupancy-estimation", 2),
+                                    ("credit-card", 2), ("avila-train", 3), ("telescope", 3)])
+def test_equals_pycontree_shared(name, h, data_dir):
+    from treelearn.datasets import load_dataset
+
+    _check_against_pycontree(*load_dataset(f"topk/{name}", data_dir), h)
+
+
+def test_ctrl_c_stops_the_search():
+    import signal
+    import time
+
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("no interval timer on this platform")
+    rng = np.random.default_rng(4)
+    n = 3000
+    X = rng.normal(size=(n, 10))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.25] ^= 1
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, handler)
+    t0 = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        with pytest.raises(KeyboardInterrupt):
+            OptimalTreeClassifier(max_depth=5, solver="continuous").fit(X, y)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.perf_counter() - t0 < 30
