@@ -387,10 +387,21 @@ class Tree:
         return tree_to_json(self, **kw)
 
     @classmethod
-    def from_json(cls, text) -> "Tree":
+    def from_json(cls, text, **kw) -> "Tree":
+        """A tree from the text of :meth:`to_json` (see :func:`treelearn.tree.export.tree_from_json`)."""
         from treelearn.tree.export import tree_from_json
 
-        return tree_from_json(text)
+        return tree_from_json(text, **kw)
+
+    @classmethod
+    def load(cls, path, *, max_bytes: int | None = None, return_metadata: bool = False):
+        """A tree from a JSON model file, its size checked before it is read: a file over
+        ``max_bytes`` (default ``treelearn.tree.export.MAX_JSON_SIZE``, 256 MiB) raises
+        :class:`TreeLearnValueError` (see :func:`treelearn.tree.export.load_tree_json`)."""
+        from treelearn.tree.export import MAX_JSON_SIZE, load_tree_json
+
+        return load_tree_json(path, max_bytes=MAX_JSON_SIZE if max_bytes is None else max_bytes,
+                              return_metadata=return_metadata)
 
 
 def _categories_equal(a: ColumnSchema, b: ColumnSchema) -> bool:
