@@ -19,6 +19,16 @@ from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
 
 
+def _weight_scale(w: np.ndarray) -> float:
+    """What the weights are divided by: their common value when all are equal (the learners see
+    ones: the unweighted tree), else the power of two ``2**e`` with ``max(w) / 2**e`` in [1, 2)."""
+    hi = float(w.max())
+    if hi == float(w.min()):
+        return hi
+    _, e = np.frexp(hi)
+    return float(np.ldexp(1.0, int(e) - 1))
+
+
 class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     """Base of treelearn's classifiers (not for direct use)."""
 
@@ -54,6 +64,9 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, raw.shape[0])
         return raw, Xe, packed, classes, codes, w, schema
 
+    #: fitted attributes in the units of the sample weights (rescaled with the tree's counts)
+    _weight_scaled_attributes = ("training_error_", "lower_bound_")
+
     def fit(self, X, y, sample_weight=None):
         """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
         self._check_params()
@@ -65,18 +78,63 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             if Xe is None:
                 Xe, packed = schema.encode(raw), None
             Xe, codes, w = Xe[keep], codes[keep], w[keep]
+        # The learners see the weights divided by a power of two that brings the largest into
+        # [1, 2): exact, so multiplying every weight by 2**k gives the same tree bit for bit (and
+        # weights of 2**600 or 2**-600 neither overflow nor underflow inside the criteria); the
+        # counts are reported in the caller's units again below. All-ones weights stay ones.
+        scale = _weight_scale(w)
+        if scale != 1.0:
+            w = w / scale
         if self.n_classes_ == 1 or codes.min() == codes.max():
-            counts = np.bincount(codes, weights=w, minlength=self.n_classes_)
-            self.tree_ = Tree.leaf(counts, classes, schema=schema)
-            self.tree_.n_node_samples[0] = codes.size
+            self.tree_ = self._fit_one_class(Xe, packed, raw, codes, w, schema)
         else:
             if packed is not None:
                 self.tree_ = self._fit_packed(packed[0], packed[1], codes, self.n_classes_, w, schema)
             else:
                 self.tree_ = self._fit_encoded(np.ascontiguousarray(Xe), codes, self.n_classes_, w, schema)
-            self.tree_.classes = classes
+        self.tree_.classes = classes
+        if scale != 1.0:
+            self._rescale_counts(scale)
         self._after_fit()
         return self
+
+    def _fit_one_class(self, Xe, packed, raw, codes, w, schema) -> Tree:
+        """Every row with weight has one class: the tree is one leaf. Learners whose fitted
+        attributes come from their search (``_search_one_class``) still run it, on a pure
+        sample, so that a one-class fit sets every attribute an ordinary fit sets."""
+        if self._search_one_class:
+            # a single label is run as class 0 of two (learners of Boolean functions need two)
+            k = max(self.n_classes_, 2)
+            try:
+                if packed is not None:
+                    tree = self._fit_packed(packed[0], packed[1], codes, k, w, schema)
+                else:
+                    tree = self._fit_encoded(np.ascontiguousarray(Xe), codes, k, w, schema)
+            except TreeLearnValueError:
+                tree = None  # a learner that cannot run on one class: the attributes stay unset
+            if tree is not None and tree.n_leaves == 1:
+                if k != self.n_classes_:
+                    tree.value = np.ascontiguousarray(tree.value[:, : self.n_classes_])
+                return tree
+        counts = np.bincount(codes, weights=w, minlength=self.n_classes_)
+        tree = Tree.leaf(counts, self.classes_, schema=schema)
+        tree.n_node_samples[0] = codes.size
+        return tree
+
+    #: run the learner itself on a one-class sample (see ``_fit_one_class``)
+    _search_one_class = True
+
+    def _rescale_counts(self, scale: float) -> None:
+        """Multiply the fitted counts (trees' ``value``, weighted misclassifications) by ``scale``."""
+        seen = set()
+        for name, v in list(vars(self).items()):
+            if isinstance(v, Tree) and id(v) not in seen:
+                seen.add(id(v))
+                v.value = v.value * scale
+        for name in self._weight_scaled_attributes:
+            v = getattr(self, name, None)
+            if isinstance(v, float):
+                setattr(self, name, v * scale)
 
     def _fit_packed(self, columns, ones, y, n_classes, sample_weight, schema) -> Tree:  # pragma: no cover
         """For learners with ``_packed_input``: fit on a 0/1 matrix given as packed columns
