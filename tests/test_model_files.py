@@ -88,6 +88,10 @@ def test_wide_dtypes_that_a_fit_can_produce_still_load():
         assert back.classes.dtype == np.dtype(dtype) and back == tree
     long = np.array(["a" * 5000, "b"], dtype="<U5000")  # labels that need the width
     assert Tree.from_json(_tree(classes=long).to_json()).classes.dtype == np.dtype("<U5000")
+    # a width no label needs is written as the labels' width: whatever the writer writes loads
+    wide = _tree(classes=np.array(["n", "y"], dtype="<U100000"))
+    back = Tree.from_json(wide.to_json())
+    assert back == wide and back.classes.dtype == np.dtype("<U1")
 
 
 # ---------------------------------------------------------------------------------- numbers

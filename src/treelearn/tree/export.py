@@ -337,6 +337,11 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
         cdt = dt.str if dt.kind != "b" else "bool"
     elif dt.kind == "U":
         cdt = dt.str
+        longest = max((len(c) for c in classes.tolist()), default=0)
+        if dt.itemsize // 4 > max(longest, MAX_UNUSED_LABEL_WIDTH):
+            # the loader refuses widths no label needs (they only cost memory): write the
+            # labels' own width, so that every model this writes loads back
+            cdt = np.dtype(f"U{max(longest, 1)}").str
     elif dt.kind == "O":
         cdt = "object"
     else:
