@@ -73,6 +73,8 @@ def test_integers_above_2_53_are_exact_or_a_named_error(make):
         make().fit(X, y)
     with pytest.raises(TreeLearnValueError, match="equal as float64"):  # a DataFrame's int64 column
         make().fit(pd.DataFrame({"a": X[:, 0]}), y)
+    with pytest.raises(TreeLearnValueError, match="equal as float64"):  # pandas' nullable Int64, mixed frame
+        make().fit(pd.DataFrame({"a": pd.array(X[:, 0], dtype="Int64"), "b": X[:, 0] % 2 == 0}), y)
     with pytest.raises(TreeLearnValueError, match="equal as float64"):  # Python ints in an object array
         make().fit(X.astype(object), y)
     with pytest.raises(TreeLearnValueError, match="equal as float64"):  # uint64

@@ -244,13 +244,15 @@ def _check_exact_numbers(X, raw: np.ndarray, categorical: np.ndarray, names) -> 
         for j, dt in enumerate(X.dtypes):
             if categorical[j] or not pd.api.types.is_integer_dtype(dt):
                 continue
-            col = X.iloc[:, j].dropna().to_numpy()
-            if col.size and col.dtype.kind in "iu" and (col.max() > _EXACT_INT or col.min() < -_EXACT_INT):
+            s = X.iloc[:, j].dropna()
+            col = s.to_numpy(dtype=np.uint64 if pd.api.types.is_unsigned_integer_dtype(dt) else np.int64)
+            if col.size and (col.max() > _EXACT_INT or col.min() < -_EXACT_INT):
                 pair = _merged_pair(col)
                 if pair is not None:
                     fail(j, pair)
-        return
-    if raw.dtype.kind in "iu":
+        if raw.dtype != object:
+            return
+    elif raw.dtype.kind in "iu":
         big = (raw > _EXACT_INT) if raw.dtype.kind == "u" else ((raw > _EXACT_INT) | (raw < -_EXACT_INT))
         for j in np.flatnonzero(big.any(axis=0) & ~categorical):
             pair = _merged_pair(raw[:, j])
