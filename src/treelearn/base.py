@@ -4,8 +4,11 @@ A subclass declares its parameters in ``__init__`` (stored as given, never valid
 implements ``_check_params(self)`` (raise TreeLearnValueError on a bad value) and
 ``_fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree``, where ``Xe`` is the
 encoded float64 matrix (see ``treelearn.data.schema``), ``y`` int64 class codes 0..C-1 and
-``sample_weight`` a float64 array (all ones when none was given). The base class does the
-validation, the single-class case, zero-weight rows, classes, feature names and prediction.
+``sample_weight`` a float64 array (all ones when none was given), divided by a power of two
+(or by their common value) so that its largest entry is in [1, 2); the base class multiplies the
+fitted counts back (``_weight_scaled_attributes``). The base class does the validation, the
+single-class case (the learner still runs, on the pure sample, so that its fitted attributes
+exist), zero-weight rows, classes, feature names and prediction.
 """
 from __future__ import annotations
 
@@ -81,12 +84,13 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         # The learners see the weights divided by a power of two that brings the largest into
         # [1, 2): exact, so multiplying every weight by 2**k gives the same tree bit for bit (and
         # weights of 2**600 or 2**-600 neither overflow nor underflow inside the criteria); the
-        # counts are reported in the caller's units again below. All-ones weights stay ones.
+        # counts are reported in the caller's units again below. Equal weights become ones (the
+        # unweighted tree).
         scale = _weight_scale(w)
         if scale != 1.0:
             w = w / scale
         if self.n_classes_ == 1 or codes.min() == codes.max():
-            self.tree_ = self._fit_one_class(Xe, packed, raw, codes, w, schema)
+            self.tree_ = self._fit_one_class(Xe, packed, codes, w, schema)
         else:
             if packed is not None:
                 self.tree_ = self._fit_packed(packed[0], packed[1], codes, self.n_classes_, w, schema)
@@ -98,7 +102,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self._after_fit()
         return self
 
-    def _fit_one_class(self, Xe, packed, raw, codes, w, schema) -> Tree:
+    def _fit_one_class(self, Xe, packed, codes, w, schema) -> Tree:
         """Every row with weight has one class: the tree is one leaf. Learners whose fitted
         attributes come from their search (``_search_one_class``) still run it, on a pure
         sample, so that a one-class fit sets every attribute an ordinary fit sets."""

@@ -157,6 +157,9 @@ def test_fuzz_malformed_csv_through_cli():
                or "Traceback" in r["stderr"] or "Traceback" in r["stdout"]]
         if bad:
             fh.STATS[area].counts["ok"] -= 1  # the call returned, but the command failed uncleanly
+        elif res["runs"][-1]["code"] != 0:
+            fh.STATS[area].counts["ok"] -= 1  # a clean one-line error (exit code 2): a named error
+            fh.STATS[area].counts["named"] += 1
         fh.record(area, "unclear" if bad else "ok", desc,
                   "; ".join(f"{r['argv'][0]}: exit code {r['code']}, stderr {r['stderr'][:400]!r}" for r in bad))
 
