@@ -3,6 +3,7 @@ import fuzz_harness as fh
 import pytest
 
 
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: the long form's time goes to the tests that run
 def pytest_collection_modifyitems(config, items):
     fh.Config.long = bool(config.getoption("--fuzz-long"))
     fh.Config.seconds = float(config.getoption("--fuzz-seconds"))

@@ -35,8 +35,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 #: seconds a single fuzzed call may take before the worker is killed (a "limit" outcome)
 CALL_TIMEOUT = float(os.environ.get("TREELEARN_FUZZ_CALL_TIMEOUT", "30"))
-#: address space of the worker (bytes): enough for Python + numpy + scikit-learn + a fit
-WORKER_MEMORY = int(float(os.environ.get("TREELEARN_FUZZ_WORKER_MB", "4096")) * 2**20)
+#: address space a worker may add to what it maps at its start (bytes): ample for any fuzzed fit
+WORKER_MEMORY = int(float(os.environ.get("TREELEARN_FUZZ_WORKER_MB", "3072")) * 2**20)
 OUTCOMES = ("tried", "ok", "named", "crash", "unclear", "wrong", "limit")
 
 
@@ -87,7 +87,10 @@ class Worker:
     def _start(self):
         import fuzz_worker
 
-        ctx = multiprocessing.get_context("spawn")
+        # fork where the platform has it: the worker starts in milliseconds with treelearn already
+        # imported (a spawned one re-imports scikit-learn, pandas and scipy: seconds, each restart)
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         parent, child = ctx.Pipe()
         self.proc = ctx.Process(target=fuzz_worker.serve, args=(child, WORKER_MEMORY), daemon=True)
         self.proc.start()
@@ -169,6 +172,10 @@ class FuzzFailure(AssertionError):
     pass
 
 
+class _OutOfTime(Exception):
+    """The long form's time for this test is up (raised between examples)."""
+
+
 def record(area: str, outcome: str, case: str, detail: str = "", trace: str = "") -> None:
     """Count an outcome; a bad one fails the example (after being counted). Every call to the
     worker counts once as tried and once as ok/named/crash/unclear/limit (``expect_clean``); a
@@ -205,19 +212,33 @@ def run(strategy, check, *, examples: int = 20, share: float = 1.0):
     budget = share * Config.seconds / max(1, Config.n_tests)
     stop = time.monotonic() + budget
     failures: dict[str, str] = {}
-    chunk = max(20, examples)
+    chunk = max(10, 2 * examples)
+
+    def timed(case):
+        if time.monotonic() > stop:
+            raise _OutOfTime()
+        check(case)
+
     while time.monotonic() < stop:
         inner = settings(max_examples=chunk, deadline=None, suppress_health_check=list(HealthCheck),
                          derandomize=False, database=None,
-                         phases=[Phase.generate, Phase.target, Phase.shrink])(given(strategy)(check))
+                         phases=[Phase.generate, Phase.target, Phase.shrink])(given(strategy)(timed))
         try:
             inner()
+        except _OutOfTime:
+            break
         except Exception as exc:  # noqa: BLE001 - every failure is collected, the run goes on
-            notes = "\n".join(getattr(exc, "__notes__", []))
-            key = str(exc).split("\n", 1)[0][:160]
-            if key not in failures:
-                failures[key] = f"{exc}\n{notes}"[:4000]
-            if len(failures) >= 20:
+            parts = list(exc.exceptions) if isinstance(exc, BaseExceptionGroup) else [exc]
+            out_of_time = False
+            for part in parts:
+                if isinstance(part, _OutOfTime):
+                    out_of_time = True
+                    continue
+                notes = "\n".join(getattr(part, "__notes__", []))
+                key = str(part).split("\n", 1)[0][:160]
+                if key not in failures:
+                    failures[key] = f"{part}\n{notes}"[:4000]
+            if out_of_time or len(failures) >= 20:
                 break
     if failures:
         raise FuzzFailure(f"{len(failures)} distinct failure(s):\n\n" + "\n\n".join(failures.values()))

@@ -135,7 +135,14 @@ def serve(conn, memory_limit_bytes: int | None) -> None:
         try:
             import resource
 
-            resource.setrlimit(resource.RLIMIT_AS, (memory_limit_bytes, memory_limit_bytes))
+            # on top of what the (possibly forked) process already maps
+            try:
+                with open("/proc/self/statm") as f:
+                    mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, ValueError):
+                mapped = 0
+            limit = mapped + memory_limit_bytes
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ImportError, ValueError, OSError):  # pragma: no cover - not on this platform
             pass
     import treelearn  # noqa: F401  (import once, before the first request)
