@@ -10,13 +10,13 @@ PYTEST_ARGS ?=
 FUZZ_SECONDS ?= 600
 FUZZ_REPORT ?= fuzz-report.json
 
-.PHONY: setup build demo test fuzz bench clean
+.PHONY: setup build demo test fuzz bench docs browser clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install "setuptools>=68" wheel "Cython>=3.0" "numpy>=1.26"
-	$(PY) -m pip install --no-build-isolation -e ".[test]"
+	$(PY) -m pip install --no-build-isolation -e ".[test,docs]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -34,10 +34,26 @@ test: build
 fuzz: build
 	$(PY) -m pytest tests/fuzz -q --fuzz-long --fuzz-seconds=$(FUZZ_SECONDS) --fuzz-report=$(FUZZ_REPORT)
 
+# API reference + user guide under docs/_build/html; warnings are errors
+docs: build
+	$(PY) -m sphinx -E -W --keep-going -b html -q docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
+
+# Chromium + chromedriver from the system's packages for the HTML-view browser test (CI runs
+# this; elsewhere, without root or apt-get, the test skips with a message)
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+		echo "browser: chromium and chromedriver present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	else \
+		echo "browser: cannot install chromium here (needs root and apt-get); the browser test will skip"; \
+	fi
+
 bench: build
 	$(PY) benchmarks/bench_greedy.py
 
 clean:
-	rm -rf build $(VENV) src/*.egg-info
+	rm -rf build $(VENV) src/*.egg-info docs/_build
 	find src -name '*.so' -delete
 	find src -name '*.cpp' -delete

@@ -203,7 +203,8 @@ def test_ties_go_to_lowest_feature_then_lowest_threshold():
     # a symmetric problem: y = [x >= 1.5] and y = [x < 1.5] give the same gain at two thresholds
     Xs = np.array([[0.0], [1.0], [2.0], [3.0]])
     t = grow_greedy(Xs, np.array([0, 1, 1, 0]), 2, max_depth=1)
-    assert t.threshold[0] == 0.5  # gains at 0.5 and 2.5 tie; 1.5 gains nothing
+    # gains at 0.5 and 2.5 tie; 1.5 gains nothing (CART's midpoint 0.5: x <= 0.5 goes left)
+    assert t.threshold[0] == np.nextafter(0.5, np.inf)
     ref = naive_best(Xs, np.array([0, 1, 1, 0]), np.ones(4), np.arange(4), 2, "entropy")
     assert ref[2] == 0.5
 
@@ -244,6 +245,24 @@ def test_callable_criterion_matches_builtin():
     compare_to_naive(t, X, naive_depth_first(X, y, w, 2, G, max_depth=3))
 
 
+def test_callable_criterion_error_reaches_the_caller():
+    # valid on the grid check (1-D), raising when the engine calls it back with batches of counts
+    class Boom(Exception):
+        pass
+
+    def G(p):
+        p = np.asarray(p, dtype=float)
+        if p.ndim == 2:
+            raise Boom("called back")
+        return 4 * p * (1 - p)
+
+    X, y, w = random_data(12, n=40, d=3, C=2)
+    with pytest.raises(Boom, match="called back"):
+        grow_greedy(X, y, 2, w, criterion=G, max_depth=3)
+    with pytest.raises(Boom):
+        GreedyTreeClassifier(criterion=G, max_leaves=4).fit(X, y)
+
+
 def test_categorical_one_hot_conditions():
     rng = np.random.default_rng(5)
     n = 80
@@ -265,9 +284,12 @@ def test_histogram_thresholds_are_the_binarizers():
     t = grow_greedy(X, y, 2, max_thresholds=7, max_depth=4)
     for node in np.nonzero(t.children_left >= 0)[0]:
         assert t.threshold[node] in set(numeric_thresholds(X[:, t.feature[node]], 7).tolist())
-    ex = grow_greedy(X, y, 2, max_depth=6)  # exact: every threshold is one of the Binarizer's midpoints
+    ex = grow_greedy(X, y, 2, max_depth=6)  # exact: CART's node-local midpoint m, as x >= nextafter(m)
+    paths = ex.decision_path(X).toarray().astype(bool)
     for node in np.nonzero(ex.children_left >= 0)[0]:
-        assert ex.threshold[node] in set(numeric_thresholds(X[:, ex.feature[node]]).tolist())
+        col = X[paths[:, node], ex.feature[node]]
+        left_max, right_min = col[col < ex.threshold[node]].max(), col[col >= ex.threshold[node]].min()
+        assert ex.threshold[node] == np.nextafter((left_max + right_min) / 2, np.inf)
     # histogram growth equals exact growth on the pre-binned data
     Xb = np.column_stack([np.searchsorted(numeric_thresholds(X[:, j], 7), X[:, j], side="right")
                           for j in range(3)]).astype(float)
@@ -329,12 +351,12 @@ def assert_same_as_sklearn(ours, sk, X, y, criterion):
         if np.array_equal(go_a, go_b):
             matched += 1
             assert a.feature[i] == b.feature[j]
-            # ours: the lowest equivalent threshold, the midpoint from the node's largest value on
-            # the left to the next distinct training value; sklearn's lies in the same gap
-            u = np.unique(X[:, a.feature[i]])
+            # both CART's node-local midpoint m between the node's largest value on the left and
+            # its smallest on the right (ours as x >= nextafter(m); sklearn's from float32 values)
             top_left = X[rows[~go_a], a.feature[i]].max()
-            assert a.threshold[i] == (top_left + u[u > top_left][0]) / 2
-            assert top_left < a.threshold[i] <= b.threshold[j] + 1e-6
+            low_right = X[rows[go_a], a.feature[i]].min()
+            assert a.threshold[i] == np.nextafter((top_left + low_right) / 2, np.inf)
+            assert abs(a.threshold[i] - b.threshold[j]) <= 1e-6 * max(1.0, abs(b.threshold[j]))
             stack.append((a.children_left[i], b.children_left[j], rows[~go_a]))
             stack.append((a.children_right[i], b.children_right[j], rows[go_a]))
             continue
@@ -365,6 +387,84 @@ def test_equals_sklearn_on_continuous_data(criterion, seed):
         sk = DecisionTreeClassifier(criterion=criterion, random_state=0, **skw).fit(X, y)
         matched = assert_same_as_sklearn(ours, sk, X, y, criterion)
         assert matched >= 0.75 * (sk.get_n_leaves() - 1)
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+@pytest.mark.parametrize("kw", [{"min_samples_split": 40}, {"min_samples_split": 0.2}, {"ccp_alpha": 0.01, "max_depth": 5},
+                                {"ccp_alpha": 0.004, "max_depth": 5}, {"min_impurity_decrease": 0.02}])
+def test_sklearn_parameters_and_units(criterion, kw):
+    """min_samples_split, ccp_alpha and min_impurity_decrease mean what they mean in scikit-learn,
+    whose units tree_.impurity now uses (entropy in bits, Gini 1 - sum p^2)."""
+    rng = np.random.default_rng(5)
+    n, d = 300, 5
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.4 * rng.normal(size=n) > 0).astype(int) + (X[:, 3] > 1.2)
+    ours = GreedyTreeClassifier(criterion=criterion, **kw).fit(X, y)
+    sk = DecisionTreeClassifier(criterion=criterion, random_state=0, **kw).fit(X, y)
+    assert ours.get_n_leaves() == sk.get_n_leaves()
+    # split for split the same, except below ties (sklearn breaks them by a random feature order)
+    assert assert_same_as_sklearn(ours, sk, X, y, criterion) >= 0.75 * (sk.get_n_leaves() - 1)
+    assert ours.tree_.impurity[0] == pytest.approx(sk.tree_.impurity[0], abs=1e-12)
+    leaf_imp = np.sort(ours.tree_.impurity[ours.tree_.children_left < 0])
+    assert np.all(leaf_imp <= (1.0 if criterion == "gini" else np.log2(3)) * (1 - 1 / 3) ** (criterion == "gini"))
+
+
+def test_ccp_alpha_is_weakest_link_pruning():
+    """Against a brute-force reference: the pruned tree is the subtree (kept nodes closed under
+    parents) minimising R(T) + alpha |leaves(T)|, the smallest such, for alphas between the
+    weakest-link values (scikit-learn's cost_complexity_pruning_path of the same full tree)."""
+    import itertools
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.8 * rng.normal(size=60) > 0).astype(int)
+    full = GreedyTreeClassifier(criterion="gini", max_leaves=7).fit(X, y).tree_
+    inner = [int(v) for v in np.nonzero(full.children_left >= 0)[0]]
+    W = full.value.sum(axis=1)
+    r = W / W[0] * full.impurity
+
+    def cost(cut, alpha):  # R and leaves of the tree with the nodes of `cut` made leaves
+        R, leaves, stack = 0.0, 0, [0]
+        while stack:
+            v = stack.pop()
+            if full.children_left[v] < 0 or v in cut:
+                R += r[v]
+                leaves += 1
+            else:
+                stack += [int(full.children_left[v]), int(full.children_right[v])]
+        return R + alpha * leaves, leaves
+
+    path = DecisionTreeClassifier(criterion="gini", max_leaf_nodes=7, random_state=0).fit(X, y) \
+        .cost_complexity_pruning_path(X, y).ccp_alphas
+    for alpha in list((path[1:] + path[:-1]) / 2) + [path[-1] * 2]:
+        best = min((cost(set(c), alpha) for k in range(len(inner) + 1) for c in itertools.combinations(inner, k)),
+                   key=lambda t: (round(t[0], 12), t[1]))
+        pruned = GreedyTreeClassifier(criterion="gini", max_leaves=7, ccp_alpha=alpha).fit(X, y)
+        assert pruned.get_n_leaves() == best[1]
+        R = (pruned.tree_.value.sum(axis=1) / W[0] * pruned.tree_.impurity)[pruned.tree_.children_left < 0].sum()
+        assert R + alpha * best[1] == pytest.approx(best[0], abs=1e-12)
+
+
+def test_histogram_threshold_is_the_middle_of_the_equivalent_bins():
+    rng = np.random.default_rng(6)
+    X = np.column_stack([np.arange(400.0), (np.arange(400) // 100 % 2).astype(float), rng.integers(0, 5, 400)])
+    y = ((X[:, 0] >= 300) | ((X[:, 0] >= 100) & (X[:, 0] < 150))).astype(int)
+    for m in (7, 16):
+        t = grow_greedy(X, y, 2, max_thresholds=m, max_depth=5)
+        paths = t.decision_path(X).toarray().astype(bool)
+        many = 0
+        for node in np.nonzero(t.children_left >= 0)[0]:
+            f = t.feature[node]
+            col = X[paths[:, node], f]
+            thr = numeric_thresholds(X[:, f], m)
+            go = col >= t.threshold[node]
+            same = thr[(thr > col[~go].max()) & (thr <= col[go].min())]  # cut the node's rows alike
+            if np.unique(X[:, f]).size - 1 <= m:  # every midpoint kept: exact bins, CART's midpoint
+                assert t.threshold[node] == np.nextafter((col[~go].max() + col[go].min()) / 2, np.inf)
+                continue
+            assert t.threshold[node] == same[(len(same) - 1) // 2]
+            many += len(same) > 1
+        assert many > 0
 
 
 def _read_topk(data_dir, name):

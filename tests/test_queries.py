@@ -21,7 +21,7 @@ from treelearn.learn.queries import (
     influences,
     is_everywhere_influential,
     noisy_influences,
-    prune,
+    influential_pruning,
     smooth,
     top_down_influence,
     tree_from_nested,
@@ -215,7 +215,7 @@ def test_prune_theorem_5(seed):
     T = random_tree(n, int(rng.integers(3, 16)), random_state=100 + seed)
     dT = dist(T, f)
     for tau in (0.01, 0.05, 0.15, 0.3):
-        P = prune(f, T, tau)
+        P = influential_pruning(f, T, tau)
         assert P.n_leaves <= T.n_leaves and P.depth <= T.depth
         assert is_everywhere_influential(f, P, tau, strict=True)
         assert dist(P, f) <= dT + T.average_depth() * tau + 1e-12

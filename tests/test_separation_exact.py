@@ -50,7 +50,8 @@ def _tree_splits(tree):
         if tree.children_left[node] < 0:
             return
         j = int(tree.feature[node])
-        assert tree.threshold[node] == 0.0
+        # the midpoint 0 (the greedy learner: CART's x <= 0 goes left, stored as x >= nextafter(0))
+        assert tree.threshold[node] in (0.0, np.nextafter(0.0, np.inf))
         out[path] = j
         walk(tree.children_left[node], path + ((j, 0),))
         walk(tree.children_right[node], path + ((j, 1),))

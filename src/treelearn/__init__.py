@@ -10,6 +10,8 @@ from treelearn.tree import Tree
 from treelearn.tree.export import (
     export_graphviz, export_text, from_sklearn, to_sklearn, to_sklearn_arrays, tree_from_json, tree_to_json,
 )
+from treelearn.tree.html import export_html  # noqa: E402
+from treelearn.tree.plot import dtreeviz_model, plot_tree  # noqa: E402
 
 # --- foundation: greedy learners (issue 2) ---
 from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy

@@ -1,6 +1,7 @@
 """Input checks shared by every learner; each raises an error that names the problem."""
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Hashable
 
@@ -262,3 +263,217 @@ def check_float_param(name: str, value, *, low=None, high=None, low_open=False, 
     if high is not None and (value >= high if high_open else value > high):
         raise TreeLearnValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value}")
     return float(value)
+
+
+# ---------------------------------------------------------------------------------- parameters
+# Every estimator declares its parameters once, in scikit-learn's ``_parameter_constraints``
+# style: a class attribute mapping each ``__init__`` parameter to a list of allowed forms (a value
+# is valid when it satisfies one of them); ``None`` in the list allows None. The base class checks
+# them once per ``fit`` with :func:`validate_parameters`. We keep our own small equivalent of
+# ``sklearn.utils._param_validation`` because that module is private (it may change in any
+# release) and because every failure must be a TreeLearnValueError whose message names the
+# parameter, the value and what is allowed.
+INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+
+
+class RealNotInt:
+    """Marker for :class:`Interval`: a real number that is not an integer (``0.5``, not ``1``)."""
+
+
+def _describe_value(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Interval:
+    """Numbers of one kind (``numbers.Integral``, ``numbers.Real`` or :class:`RealNotInt`)
+    between ``low`` and ``high`` (None: unbounded); ``closed`` is ``"both"``, ``"left"``,
+    ``"right"`` or ``"neither"``. Booleans and non-finite values never qualify."""
+
+    def __init__(self, kind, low=None, high=None, *, closed="both"):
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed={closed!r}")
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+
+    def matches_type(self, value) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        if self.kind is numbers.Integral:
+            return isinstance(value, numbers.Integral)
+        if self.kind is RealNotInt:
+            return isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+        return isinstance(value, numbers.Real)
+
+    def _low_ok(self, value) -> bool:
+        if self.low is None:
+            return True
+        return value >= self.low if self.closed in ("both", "left") else value > self.low
+
+    def _high_ok(self, value) -> bool:
+        if self.high is None:
+            return True
+        return value <= self.high if self.closed in ("both", "right") else value < self.high
+
+    def is_satisfied_by(self, value) -> bool:
+        return (self.matches_type(value) and (isinstance(value, numbers.Integral) or math.isfinite(value))
+                and self._low_ok(value) and self._high_ok(value))
+
+    def range_error(self, name: str, value) -> str:
+        """The message for a value of the right type outside the interval."""
+        if not isinstance(value, numbers.Integral) and not math.isfinite(value):
+            return f"{name} must be a finite number, got {value!r}"
+        if not self._low_ok(value):
+            op = ">=" if self.closed in ("both", "left") else ">"
+            return f"{name} must be {op} {self.low}, got {_describe_value(value)}"
+        op = "<=" if self.closed in ("both", "right") else "<"
+        return f"{name} must be {op} {self.high}, got {_describe_value(value)}"
+
+    def __str__(self) -> str:
+        what = {numbers.Integral: "an integer", RealNotInt: "a non-integer number"}.get(self.kind, "a number")
+        if self.low is None and self.high is None:
+            return what
+        lo = "-inf" if self.low is None else str(self.low)
+        hi = "inf" if self.high is None else str(self.high)
+        left = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        return f"{what} in {left}{lo}, {hi}{right}"
+
+
+class Options:
+    """One of a fixed set of values (strings, or True/False)."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def is_satisfied_by(self, value) -> bool:
+        try:
+            return any(isinstance(value, type(v)) and value == v for v in self.values) or (
+                isinstance(value, np.bool_) and any(v is bool(value) for v in self.values))
+        except Exception:  # an object whose == fails or returns an array
+            return False
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+BOOLEAN = Options(True, False)
+
+
+class Check:
+    """A value accepted by a check function that raises a named TreeLearnValueError itself (for
+    values with a structure of their own: a criterion, a list of columns, a class-weight dict).
+    What the check returns, when not None, is the value resolved for the fit (e.g. the criterion
+    object for a name), so that it is resolved once. A Check comes last in its list (it raises
+    instead of letting the next form be tried)."""
+
+    def __init__(self, check, description: str):
+        self.check, self.description = check, description
+
+    def is_satisfied_by(self, value) -> bool:
+        self.check(value)  # raises with its own message
+        return True
+
+    def __str__(self) -> str:
+        return self.description
+
+
+class Instance:
+    """An instance of one of the given types."""
+
+    def __init__(self, *types, description: str):
+        self.types, self.description = types, description
+
+    def is_satisfied_by(self, value) -> bool:
+        return isinstance(value, self.types)
+
+    def __str__(self) -> str:
+        return self.description
+
+
+def _check_random_state(value) -> None:
+    if isinstance(value, (np.random.RandomState, np.random.Generator)):
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TreeLearnValueError(
+            f"random_state must be None, an integer in [0, {2**32 - 1}], a numpy RandomState or Generator, "
+            f"got {_describe_value(value)}")
+    if not 0 <= value <= 2**32 - 1:
+        raise TreeLearnValueError(f"random_state must be an integer in [0, {2**32 - 1}], got {value}")
+
+
+#: scikit-learn's random_state forms (a seed, a RandomState, a Generator, or None)
+RANDOM_STATE = [None, Check(_check_random_state, "a seed in [0, 2**32 - 1], a RandomState or a Generator")]
+
+
+def _check_columns(value) -> None:
+    """``categorical``: a list of column indices or names, or a boolean mask (checked against the
+    columns of X when fitting)."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TreeLearnValueError(
+            f"categorical must be None, a list of column indices or names, or a boolean mask, "
+            f"got {_describe_value(value)}")
+    arr = np.asarray(value, dtype=object).ravel() if len(value) else np.zeros(0, dtype=object)
+    for c in arr.tolist():
+        if not isinstance(c, (str, numbers.Integral, np.bool_)):
+            raise TreeLearnValueError(
+                f"categorical lists column indices (int) or names (str), or is a boolean mask; "
+                f"got the entry {_describe_value(c)}")
+
+
+COLUMNS = Check(_check_columns, "a list of column indices or names, or a boolean mask")
+
+
+def check_class_weight(value) -> None:
+    """``class_weight``: None, ``"balanced"`` or a dict {class label: positive weight}."""
+    if isinstance(value, str):
+        if value != "balanced":
+            raise TreeLearnValueError(f"class_weight must be None, 'balanced' or a dict, got {value!r}")
+        return
+    if not isinstance(value, dict):
+        raise TreeLearnValueError(f"class_weight must be None, 'balanced' or a dict, got {_describe_value(value)}")
+    for label, wt in value.items():
+        if isinstance(wt, (bool, np.bool_)) or not isinstance(wt, numbers.Real) or not math.isfinite(wt) or wt < 0:
+            raise TreeLearnValueError(
+                f"class_weight[{label!r}] must be a finite number >= 0, got {_describe_value(wt)}")
+
+
+CLASS_WEIGHT = [None, Check(check_class_weight, "'balanced' or a dict {class: weight}")]
+
+
+def validate_parameters(owner: str, constraints: dict, params: dict) -> dict:
+    """Check every parameter in ``constraints`` against its allowed forms; the first invalid one
+    raises a TreeLearnValueError naming it. A value of the right type but outside a range gets
+    that range's message (``max_depth must be >= 0, got -1``); any other value gets the list of
+    forms (``scoring must be one of 'gain', 'gain_ratio', got 'x'``). Returns the parameters with
+    the values a :class:`Check` resolved (e.g. a criterion name -> its Criterion)."""
+    out = dict(params)
+    for name, allowed in constraints.items():
+        value = params[name]
+        if value is None and None in allowed:
+            continue
+        forms = [c for c in allowed if c is not None]
+        satisfied = False
+        for c in forms:
+            if isinstance(c, Check):  # no state kept on the (shared) constraint: thread-safe
+                resolved = c.check(value)  # raises with its own message
+                if resolved is not None:
+                    out[name] = resolved
+                satisfied = True
+                break
+            if c.is_satisfied_by(value):
+                satisfied = True
+                break
+        if satisfied:
+            continue
+        typed = [c for c in forms if isinstance(c, Interval) and c.matches_type(value)]
+        if len(typed) == 1:
+            raise TreeLearnValueError(typed[0].range_error(name, value))
+        described = [str(c) for c in forms] + (["None"] if None in allowed else [])
+        text = described[0] if len(described) == 1 else ", ".join(described[:-1]) + " or " + described[-1]
+        raise TreeLearnValueError(f"{name} must be {text}, got {_describe_value(value)} ({type(value).__name__})"
+                                  if not isinstance(value, str) else f"{name} must be {text}, got {value!r}")
+    unknown = set(params) - set(constraints)
+    if unknown:  # a parameter without a declaration is a programming error of the estimator
+        raise TypeError(f"{owner} declares no constraint for {sorted(unknown)}")
+    return out

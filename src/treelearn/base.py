@@ -1,14 +1,37 @@
 """The shared scikit-learn layer: every treelearn classifier subclasses BaseTreeClassifier.
 
-A subclass declares its parameters in ``__init__`` (stored as given, never validated there),
-implements ``_check_params(self)`` (raise TreeLearnValueError on a bad value) and
-``_fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree``, where ``Xe`` is the
-encoded float64 matrix (see ``treelearn.data.schema``), ``y`` int64 class codes 0..C-1 and
-``sample_weight`` a float64 array (all ones when none was given), divided by a power of two
-(or by their common value) so that its largest entry is in [1, 2); the base class multiplies the
-fitted counts back (``_weight_scaled_attributes``). The base class does the validation, the
-single-class case (the learner still runs, on the pure sample, so that its fitted attributes
-exist), zero-weight rows, classes, feature names and prediction.
+The seam between estimators and learners, in the order ``fit`` runs it:
+
+1. **parameters**: a subclass declares every ``__init__`` parameter once in
+   ``_parameter_constraints`` (see :func:`treelearn._validation.validate_parameters`); ``fit``
+   checks them once, then calls the optional ``_check_params`` hook (checks that involve several
+   parameters). ``__init__`` only stores the values.
+2. **input**: X (array or DataFrame) gets its :class:`~treelearn.data.schema.ColumnSchema`, y its
+   classes and int64 codes, ``sample_weight`` is checked and multiplied by ``class_weight``
+   (exactly as scikit-learn does). Rows of weight zero carry no mass and are dropped here, and only
+   here: a learner never sees them (``TrainingSample.rows`` maps back to the caller's rows).
+   The weights are then divided by a power of two that brings the largest into [1, 2) (by their
+   common value when all are equal: the learner sees ones, the unweighted tree); this is exact,
+   so multiplying every weight by ``2**k`` gives the same tree bit for bit, and weights of
+   ``2**600`` or ``2**-600`` neither overflow nor underflow in the criteria. After the fit the
+   counts are multiplied back into the caller's units: ``value`` of every Tree attribute and the
+   attributes named in ``_weight_scaled_attributes`` (``training_error_``, ``lower_bound_``).
+3. **one class**: a sample with one class gets a one-leaf ``tree_``, then the
+   ``_fit_single_class(sample, params)`` hook runs. The default hook runs the learner itself on
+   the pure sample (a single label as class 0 of two: learners of Boolean functions need two),
+   so that a one-class fit sets every fitted attribute an ordinary fit sets, and keeps its tree
+   when it is one leaf; a learner that raises TreeLearnValueError on one class keeps the plain
+   leaf (``_search_one_class = False`` skips the learner). A subclass may override the hook to
+   set its own attributes.
+4. **learner**: ``_fit(sample, params) -> Tree`` with a :class:`TrainingSample` and the checked
+   parameters (a criterion name already resolved to its Criterion). Learners on binary
+   features call ``sample.binarize(...)``, the one path from input to a
+   :class:`~treelearn.data.bitmatrix.BinaryData` (0/1 and ±1 matrices are packed directly,
+   without the float copy); learners on numbers call ``sample.encoded``. The default ``_fit``
+   calls ``_fit_encoded(Xe, y, n_classes, sample_weight, schema)``, so a learner may implement that
+   instead.
+
+The base class also does classes, feature names, prediction and inspection.
 """
 from __future__ import annotations
 
@@ -16,8 +39,18 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_sample_weight, check_target
-from treelearn.data import _bitset
+from treelearn._validation import (
+    TreeLearnValueError,
+    _as_2d_raw,
+    check_finite,
+    check_sample_weight,
+    check_target,
+    Check,
+    validate_parameters,
+)
+from treelearn.criteria import get_criterion
+from treelearn.data.binarize import Binarizer, binarize_sample
+from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
 
@@ -32,106 +65,124 @@ def _weight_scale(w: np.ndarray) -> float:
     return float(np.ldexp(1.0, int(e) - 1))
 
 
+#: ``criterion``: a name, a :class:`~treelearn.criteria.Criterion` or a callable G (checked for
+#: normalisation, symmetry and concavity); resolved once, to the Criterion the learner uses
+CRITERION = Check(get_criterion, "'entropy', 'gini', 'kearns_mansour' or a callable G")
+
+
+class TrainingSample:
+    """What a learner fits on: the raw rows (zero-weight rows already dropped), their schema,
+    class codes ``y`` (int64, 0..n_classes-1), ``weights`` (float64, positive), ``rows`` (the
+    indices of these rows in the caller's X, None when every row was kept) and ``n_input_rows``
+    (the number of rows of the caller's X)."""
+
+    def __init__(self, raw: np.ndarray, schema: ColumnSchema, y: np.ndarray, n_classes: int,
+                 weights: np.ndarray, rows: np.ndarray | None = None, n_input_rows: int | None = None):
+        self.raw, self.schema, self.y, self.n_classes = raw, schema, y, n_classes
+        self.weights, self.rows = weights, rows
+        self.n_input_rows = int(y.shape[0]) if n_input_rows is None else int(n_input_rows)
+        self._encoded = None
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def encoded(self) -> np.ndarray:
+        """The encoded float64 matrix (C order), made on first use."""
+        if self._encoded is None:
+            self._encoded = np.ascontiguousarray(self.schema.encode(self.raw))
+        return self._encoded
+
+    @property
+    def unit_weights(self) -> bool:
+        return bool(np.all(self.weights == 1.0))
+
+    def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False) -> tuple[Binarizer, BinaryData]:
+        """The fitted Binarizer and the packed BinaryData of this sample (see
+        :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too)."""
+        return binarize_sample(self.raw, self.schema, self.y, self.n_classes, self.weights, Xe=self._encoded,
+                               max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed)
+
+
+def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """scikit-learn's ``compute_sample_weight(class_weight, y)``, on the class codes."""
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    if isinstance(class_weight, str):  # "balanced": n_samples / (n_classes * count of the class)
+        return compute_sample_weight("balanced", codes)
+    labels = classes.tolist()
+    missing = [c for c in labels if c not in class_weight]
+    unknown = [k for k in class_weight if k not in set(labels)]
+    if missing and unknown:  # scikit-learn's rule: a partial dict must name classes only
+        raise TreeLearnValueError(
+            f"class_weight names {unknown!r}, which are not classes of y, and leaves the classes {missing!r} "
+            "without a weight")
+    return compute_sample_weight({i: class_weight[c] for i, c in enumerate(labels) if c in class_weight}, codes)
+
+
 class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     """Base of treelearn's classifiers (not for direct use)."""
 
+    #: every ``__init__`` parameter -> its allowed forms (None: the subclass checks in ``_check_params``)
+    _parameter_constraints: dict | None = None
     #: accept pandas category/object columns (one-hot conditions x_j == v)
     _supports_categorical = True
-    #: the learner works on binary features and implements ``_fit_packed``: a numeric X whose
-    #: values are all 0 or 1 is packed straight into bit columns, without the float64 copy
-    _packed_input = False
 
-    def _check_params(self) -> None:  # pragma: no cover - subclasses override
-        pass
+    def _check_params(self) -> None:
+        """Hook for checks that involve several parameters (after the declared constraints)."""
+
+    def _validate_params(self) -> dict:
+        """The parameters, checked once (names resolved, e.g. ``criterion`` to its Criterion)."""
+        params = self.get_params(deep=False)
+        if self._parameter_constraints is not None:
+            params = validate_parameters(type(self).__name__, self._parameter_constraints, params)
+        self._check_params()
+        return params
+
+    def _fit(self, sample: TrainingSample, params: dict) -> Tree:
+        """Fit on the sample with the checked parameters (default: :meth:`_fit_encoded`)."""
+        return self._fit_encoded(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema)
 
     def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:  # pragma: no cover
         raise NotImplementedError
 
-    # ------------------------------------------------------------------ fit
-    def _validate_fit_input(self, X, y, sample_weight=None):
-        """``(raw, Xe, packed, classes, codes, w, schema)``: ``packed`` is the 0/1 matrix's packed
-        columns and ones per column (:func:`treelearn.data._bitset.pack_binary`) when the learner
-        takes them (``_packed_input``) and X is numeric with every value 0 or 1, and then ``Xe``
-        is None (no float copy); otherwise ``Xe`` is the encoded matrix."""
-        raw = _as_2d_raw(X)
-        validate_data(self, X, skip_check_array=True, reset=True)
-        categorical = getattr(self, "categorical", None)
-        schema = ColumnSchema.infer(X, categorical)
-        if not self._supports_categorical and not schema.all_numeric:
-            raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
-        packed = None
-        if self._packed_input and schema.all_numeric and raw.dtype.kind in "biuf":
-            packed = _bitset.pack_binary(raw)
-        Xe = schema.encode(raw) if packed is None else None
-        classes, codes = check_target(y, raw.shape[0])
-        w = check_sample_weight(sample_weight, raw.shape[0])
-        return raw, Xe, packed, classes, codes, w, schema
-
     #: fitted attributes in the units of the sample weights (rescaled with the tree's counts)
     _weight_scaled_attributes = ("training_error_", "lower_bound_")
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
-        self._check_params()
-        raw, Xe, packed, classes, codes, w, schema = self._validate_fit_input(X, y, sample_weight)
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
-        keep = w > 0
-        if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
-            if Xe is None:
-                Xe, packed = schema.encode(raw), None
-            Xe, codes, w = Xe[keep], codes[keep], w[keep]
-        # The learners see the weights divided by a power of two that brings the largest into
-        # [1, 2): exact, so multiplying every weight by 2**k gives the same tree bit for bit (and
-        # weights of 2**600 or 2**-600 neither overflow nor underflow inside the criteria); the
-        # counts are reported in the caller's units again below. Equal weights become ones (the
-        # unweighted tree).
-        scale = _weight_scale(w)
-        if scale != 1.0:
-            w = w / scale
-        if self.n_classes_ == 1 or codes.min() == codes.max():
-            self.tree_ = self._fit_one_class(Xe, packed, codes, w, schema)
-        else:
-            if packed is not None:
-                self.tree_ = self._fit_packed(packed[0], packed[1], codes, self.n_classes_, w, schema)
-            else:
-                self.tree_ = self._fit_encoded(np.ascontiguousarray(Xe), codes, self.n_classes_, w, schema)
-        self.tree_.classes = classes
-        if scale != 1.0:
-            self._rescale_counts(scale)
-        self._after_fit()
-        return self
-
-    def _fit_one_class(self, Xe, packed, codes, w, schema) -> Tree:
-        """Every row with weight has one class: the tree is one leaf. Learners whose fitted
-        attributes come from their search (``_search_one_class``) still run it, on a pure
-        sample, so that a one-class fit sets every attribute an ordinary fit sets."""
-        if self._search_one_class:
-            # a single label is run as class 0 of two (learners of Boolean functions need two)
-            k = max(self.n_classes_, 2)
-            try:
-                if packed is not None:
-                    tree = self._fit_packed(packed[0], packed[1], codes, k, w, schema)
-                else:
-                    tree = self._fit_encoded(np.ascontiguousarray(Xe), codes, k, w, schema)
-            except TreeLearnValueError:
-                tree = None  # a learner that cannot run on one class: the attributes stay unset
-            if tree is not None and tree.n_leaves == 1:
-                if k != self.n_classes_:
-                    tree.value = np.ascontiguousarray(tree.value[:, : self.n_classes_])
-                return tree
-        counts = np.bincount(codes, weights=w, minlength=self.n_classes_)
-        tree = Tree.leaf(counts, self.classes_, schema=schema)
-        tree.n_node_samples[0] = codes.size
-        return tree
-
-    #: run the learner itself on a one-class sample (see ``_fit_one_class``)
+    #: the default ``_fit_single_class`` runs the learner itself on a one-class sample
     _search_one_class = True
+
+    def _fit_single_class(self, sample: TrainingSample, params: dict) -> bool:
+        """Hook: the sample had one class and ``tree_`` is its one leaf; set the fitted attributes.
+
+        The default runs the learner on the pure sample (as class 0 of two when there is a single
+        label), so that every attribute an ordinary fit sets is set, and takes its tree when it
+        is one leaf. Returns whether the learner ran: a learner that raises TreeLearnValueError
+        on one class (or ``_search_one_class = False``) keeps the plain leaf and returns False.
+        """
+        if not self._search_one_class:
+            return False
+        k = max(sample.n_classes, 2)
+        run = sample
+        if k != sample.n_classes:
+            run = TrainingSample(sample.raw, sample.schema, sample.y, k, sample.weights, sample.rows,
+                                 sample.n_input_rows)
+            run._encoded = sample._encoded
+        try:
+            tree = self._fit(run, params)
+        except TreeLearnValueError:
+            return False  # a learner that cannot run on one class: its attributes stay unset
+        if tree.n_leaves != 1:  # pragma: no cover - a pure sample needs no split
+            return False
+        if k != sample.n_classes:
+            tree.value = np.ascontiguousarray(tree.value[:, : sample.n_classes])
+        self.tree_ = tree
+        return True
 
     def _rescale_counts(self, scale: float) -> None:
         """Multiply the fitted counts (trees' ``value``, weighted misclassifications) by ``scale``."""
         seen = set()
-        for name, v in list(vars(self).items()):
+        for v in list(vars(self).values()):
             if isinstance(v, Tree) and id(v) not in seen:
                 seen.add(id(v))
                 v.value = v.value * scale
@@ -140,13 +191,57 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             if isinstance(v, float):
                 setattr(self, name, v * scale)
 
-    def _fit_packed(self, columns, ones, y, n_classes, sample_weight, schema) -> Tree:  # pragma: no cover
-        """For learners with ``_packed_input``: fit on a 0/1 matrix given as packed columns
-        ``(n_features, n_words)`` and the number of ones per column."""
-        raise NotImplementedError
-
     def _after_fit(self) -> None:
         """Hook for subclasses (e.g. to record search statistics)."""
+
+    # ------------------------------------------------------------------ fit
+    def _training_sample(self, X, y, sample_weight=None):
+        """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
+        raw = _as_2d_raw(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        schema = ColumnSchema.infer(X, getattr(self, "categorical", None))
+        if not self._supports_categorical and not schema.all_numeric:
+            raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
+        classes, codes = check_target(y, raw.shape[0])
+        w = check_sample_weight(sample_weight, raw.shape[0])
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is not None:
+            w = w * _class_weight_factors(class_weight, classes, codes)
+            if not w.sum() > 0:
+                raise TreeLearnValueError("class_weight gives every sample weight zero; some class needs a weight > 0")
+        keep = w > 0
+        rows, n_input_rows = None, raw.shape[0]
+        if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
+            rows = np.flatnonzero(keep)
+            raw, codes, w = raw[rows], codes[rows], w[rows]
+        return classes, TrainingSample(raw, schema, codes, len(classes), np.ascontiguousarray(w), rows, n_input_rows)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
+        params = self._validate_params()
+        classes, sample = self._training_sample(X, y, sample_weight)
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        # the learners see the weights in [1, 2) (see the module doc); counts are scaled back below
+        scale = _weight_scale(sample.weights)
+        if scale != 1.0:
+            sample.weights = sample.weights / scale
+        if self.n_classes_ == 1 or sample.y.min() == sample.y.max():
+            counts = np.bincount(sample.y, weights=sample.weights, minlength=self.n_classes_)
+            self.tree_ = Tree.leaf(counts, classes, schema=sample.schema)
+            self.tree_.n_node_samples[0] = sample.n_samples
+            if sample.schema.all_numeric and sample.raw.dtype.kind in "biuf":
+                check_finite(sample.raw)  # the input checks a learner's encoding would make
+            else:
+                sample.encoded  # noqa: B018 - encoding checks the values
+            self._fit_single_class(sample, params)
+        else:
+            self.tree_ = self._fit(sample, params)
+        self.tree_.classes = classes
+        if scale != 1.0:
+            self._rescale_counts(scale)
+        self._after_fit()
+        return self
 
     # ------------------------------------------------------------------ predict
     def _encode(self, X):
@@ -158,7 +253,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def apply(self, X):
         """Index of the leaf each sample reaches."""
         Xe = self._encode(X)  # checks that the estimator is fitted first
-        return self.tree_._apply_encoded(Xe)
+        return self.tree_.apply_encoded(Xe)
 
     def predict(self, X):
         leaves = self.apply(X)

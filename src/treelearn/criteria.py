@@ -13,17 +13,26 @@ Built in (with their κ, 000 Remark 1):
 Multiclass forms, for class proportions p_1..p_C: entropy −Σ p_c log2 p_c; Gini 2(1 − Σ p_c²);
 Kearns–Mansour Σ √(p_c(1 − p_c)); a user G: ½ Σ_c G(p_c). Each equals the binary G when C = 2.
 
+The built-in G, their multiclass forms and κ are defined once, in C++ (policy types of
+``_include/tl_criteria.h`` that the compiled learners take as template parameters); this module
+reads them through ``treelearn._criteria``. A user G is evaluated by the compiled learners through
+one callback (``Criterion.impurity`` on batches of class counts).
+
+scikit-learn's units differ: its entropy is ours (bits), its Gini 1 − Σ p_c² is half of ours.
+``Criterion.sklearn_scale`` converts (``sklearn_impurity``); trees' ``impurity`` arrays and
+``min_impurity_decrease`` of the greedy learner use scikit-learn's units.
+
 ``purity_gain`` is 000 Definition 3's purity gain of one split, and ``gain_ratio`` C4.5's score
 (003 Definition 1 / §3.1): the local gain divided by the split information.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from treelearn import _criteria
 from treelearn._validation import TreeLearnValueError
 
 __all__ = ["Criterion", "get_criterion", "ENTROPY", "GINI", "KEARNS_MANSOUR", "purity_gain", "gain_ratio",
@@ -34,7 +43,8 @@ _GRID = np.linspace(0.0, 1.0, 201)
 
 @dataclass(frozen=True)
 class Criterion:
-    """An impurity function with a code the compiled kernels understand (``-1``: Python only)."""
+    """An impurity function with its compiled policy code (0 entropy, 1 Gini, 2 Kearns–Mansour;
+    ``-1``: a user G, which the compiled learners call back in batches)."""
 
     name: str
     binary: Callable[[np.ndarray], np.ndarray]  # G on [0, 1], vectorised
@@ -46,40 +56,35 @@ class Criterion:
 
     def impurity(self, counts) -> np.ndarray:
         """Multiclass impurity of class-count vectors (last axis = classes); 0 for empty nodes."""
+        if self.code >= 0:
+            return _criteria.impurity(counts, self.code)
         c = np.asarray(counts, dtype=np.float64)
         tot = c.sum(axis=-1, keepdims=True)
         p = np.divide(c, tot, out=np.zeros_like(c), where=tot > 0)
-        if self.code == 0:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-            return terms.sum(axis=-1)
-        if self.code == 1:
-            return np.where(tot[..., 0] > 0, 2.0 * (1.0 - (p * p).sum(axis=-1)), 0.0)
-        if self.code == 2:
-            return np.sqrt(np.clip(p * (1.0 - p), 0.0, None)).sum(axis=-1)
         return 0.5 * self.binary(p).sum(axis=-1) * (tot[..., 0] > 0)
 
+    @property
+    def sklearn_scale(self) -> float:
+        """Factor from this normalised impurity to scikit-learn's units (entropy 1, Gini 1/2;
+        1 for Kearns–Mansour and user G, which scikit-learn does not have)."""
+        return _criteria.sklearn_scale(self.code)
 
-def _entropy(p):
-    p = np.clip(p, 0.0, 1.0)
-    q = 1.0 - p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-        b = np.where(q > 0, -q * np.log2(np.where(q > 0, q, 1.0)), 0.0)
-    return a + b
-
-
-def _gini(p):
-    return 4.0 * p * (1.0 - p)
+    def sklearn_impurity(self, counts) -> np.ndarray:
+        """Impurity in scikit-learn's units (entropy in bits, Gini 1 − Σ p_c²)."""
+        return self.sklearn_scale * self.impurity(counts)
 
 
-def _km(p):
-    return 2.0 * np.sqrt(np.clip(p * (1.0 - p), 0.0, None))
+def _builtin(name: str, code: int) -> Criterion:
+    def binary(p, _code=code):
+        return _criteria.binary(p, _code)
+
+    binary.__name__ = f"_{name}"
+    return Criterion(name, binary, code, _criteria.kappa(code))
 
 
-ENTROPY = Criterion("entropy", _entropy, 0, 1.0 / math.log(2.0))
-GINI = Criterion("gini", _gini, 1, 2.0)
-KEARNS_MANSOUR = Criterion("kearns_mansour", _km, 2, 1.0)
+ENTROPY = _builtin("entropy", 0)
+GINI = _builtin("gini", 1)
+KEARNS_MANSOUR = _builtin("kearns_mansour", 2)
 _BUILTIN = {"entropy": ENTROPY, "gini": GINI, "kearns_mansour": KEARNS_MANSOUR}
 
 
@@ -184,7 +189,7 @@ def split_information(left_weight: float, right_weight: float) -> float:
     n = left_weight + right_weight
     if n <= 0:
         return 0.0
-    return float(_entropy(np.array(left_weight / n)))
+    return float(ENTROPY(left_weight / n))
 
 
 def gain_ratio(parent_counts, left_counts, right_counts=None, criterion="entropy") -> float:

@@ -14,6 +14,8 @@
 //    returns for that r;
 //  * failure of FIND(S', r) proves r(S') > r (Lemma 2), so FIND(S', r') fails for every r' <= r:
 //    one number per cover, the largest r known to fail.
+// The bitset operations (class bitsets, sparse splits, purity and informativeness tests) are
+// the shared counting layer's (tl_count.h).
 // FIND(S', 1) has a dedicated kernel: per variable one scan that decides informativeness and
 // the purity of both sides (FIND(S'_v, 0) of step 3.1) without building the split.
 #pragma once
@@ -23,6 +25,9 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "tl_count.h"
+#include "tl_limits.h"
 
 namespace tl_minrank {
 
@@ -93,7 +98,7 @@ class Solver {
     double time_limit = -1.0;   // seconds, < 0: none
     double memory_limit = -1.0; // bytes, < 0: none
     double mem_used = 0.0;
-    int abort_reason = 0;       // 0 none, 1 time, 2 memory
+    int abort_reason = 0;       // 0 none, 1 time, 2 memory, 3 interrupted (Ctrl-C)
     uint64_t n_calls = 0, n_memo_hits = 0, n_memo_entries = 0;
     uint64_t words_split = 0, n_split = 0, words_find1 = 0, n_find1 = 0;  // work counters
     std::chrono::steady_clock::time_point start;
@@ -107,10 +112,8 @@ class Solver {
         col.assign(cols, cols + (size_t)vars * W);
         cls.assign((size_t)classes * W, 0ULL);
         y.resize(rows);
-        for (int i = 0; i < rows; ++i) {
-            y[i] = (int32_t)labels[i];
-            cls[(size_t)y[i] * W + (i >> 6)] |= 1ULL << (i & 63);
-        }
+        for (int i = 0; i < rows; ++i) y[i] = (int32_t)labels[i];
+        tlcount::class_bitsets(y.data(), rows, W, cls.data());
         k1.resize(W);
         k2.resize(W);
         uint64_t seed = 0x5EED5EED12345678ULL;
@@ -162,61 +165,194 @@ class Solver {
                Cover& c0, Cover& c1) {
         words_split += S.n;
         ++n_split;
-        const uint64_t* cv = &col[(size_t)v * W];
-        uint32_t n0 = 0, n1 = 0, cnt0 = 0, cnt1 = 0;
+        uint32_t n0, n1, cnt0, cnt1;
         uint64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0;
-        for (uint32_t e = 0; e < S.n; ++e) {
-            const uint32_t i = S.idx[e];
-            const uint64_t x = S.val[e], x1 = x & cv[i], x0 = x & ~cv[i];
-            if (x0) { i0[n0] = i; v0[n0++] = x0; cnt0 += __builtin_popcountll(x0); a1 ^= hw1(i, x0); a2 ^= hw2(i, x0); }
-            if (x1) { i1[n1] = i; v1[n1++] = x1; cnt1 += __builtin_popcountll(x1); b1 ^= hw1(i, x1); b2 ^= hw2(i, x1); }
-        }
+        tlcount::split_sparse(
+            S.idx, S.val, S.n, &col[(size_t)v * W], i0, v0, n0, cnt0, i1, v1, n1, cnt1,
+            [&](uint32_t i, uint64_t x) { a1 ^= hw1(i, x); a2 ^= hw2(i, x); },
+            [&](uint32_t i, uint64_t x) { b1 ^= hw1(i, x); b2 ^= hw2(i, x); });
         c0 = Cover{i0, v0, n0, cnt0, a1, a2};
         c1 = Cover{i1, v1, n1, cnt1, b1, b2};
     }
 
     inline int32_t class_of_first(uint32_t i, uint64_t x) const { return y[(i << 6) + __builtin_ctzll(x)]; }
 
-    // FIND(S', r) on a nonempty cover.
-    int32_t find(const Cover& S, int r) {
+    // FIND(S', r) on a nonempty cover. The procedure is recursive (a FIND calls FIND on the
+    // sides of a split, and step 3.3 calls it again with the same bound, so the depth grows with
+    // the number of rows a chain of splits peels off); it runs here on an explicit stack of
+    // frames, each a suspended call, in exactly the order of the recursion.
+    int32_t find(const Cover& S0, int r0) {
+        const size_t base = depth;
+        push(S0, r0);
+        int32_t ret = NONE;
+        while (depth > base) {
+            const size_t fi = depth - 1;
+            Frame& F = stack[fi];
+            switch (F.stage) {
+                case ENTER:
+                    if (enter(F, ret)) {
+                        --depth;
+                    } else if (F.r == 1) {
+                        start_find1(fi, ret);
+                    } else {
+                        F.transient = 24.0 * F.S.n;
+                        mem_used += F.transient;
+                        size_buffers(F);
+                        F.v = 0;
+                        F.stage = R_NEXT;
+                    }
+                    break;
+                case R_NEXT:  // step 3: the next informative variable, FIND(S'_0, r - 1)
+                    while (F.v < n_vars && !informative(F.S, F.v)) ++F.v;
+                    if (F.v >= n_vars) {
+                        ret = complete(F, NONE);  // step 4
+                        --depth;
+                        break;
+                    }
+                    split(F.S, F.v, F.ibuf.data(), F.vbuf.data(), F.ibuf.data() + F.S.n, F.vbuf.data() + F.S.n, F.s0,
+                          F.s1);
+                    F.stage = R_Q0;
+                    push(F.s0, F.r - 1);
+                    break;
+                case R_Q0:  // FIND(S'_1, r - 1)
+                    F.q0 = ret;
+                    if (ret == ABORT) {
+                        ret = complete(F, ABORT);
+                        --depth;
+                        break;
+                    }
+                    F.stage = R_Q1;
+                    push(F.s1, F.r - 1);
+                    break;
+                case R_Q1:
+                    F.q1 = ret;
+                    if (ret == ABORT) {
+                        ret = complete(F, ABORT);
+                        --depth;
+                    } else if (F.q0 >= 0 && F.q1 >= 0) {
+                        ret = complete(F, make_node(F.v, F.q0, F.q1));
+                        --depth;
+                    } else if (F.q0 >= 0 || F.q1 >= 0) {  // step 3.3: re-execute the failing side with bound r
+                        F.stage = TAIL;
+                        push(F.q0 < 0 ? F.s0 : F.s1, F.r);
+                    } else {
+                        ++F.v;
+                        F.stage = R_NEXT;
+                    }
+                    break;
+                case TAIL:  // the re-executed side's answer
+                    if (F.q0 < 0)
+                        F.q0 = ret;
+                    else
+                        F.q1 = ret;
+                    if (F.q0 == ABORT || F.q1 == ABORT)
+                        ret = complete(F, ABORT);
+                    else
+                        ret = complete(F, (F.q0 >= 0 && F.q1 >= 0) ? make_node(F.v, F.q0, F.q1) : NONE);
+                    --depth;
+                    break;
+            }
+        }
+        return ret;
+    }
+
+    bool informative(const Cover& S, int v) const { return tlcount::sparse_splits(S.idx, S.val, S.n, &col[(size_t)v * W]); }
+
+  private:
+    enum Stage { ENTER, R_NEXT, R_Q0, R_Q1, TAIL };
+    // one suspended call FIND(S, r); its buffers hold the covers of its split's sides (frames
+    // are reused, so the buffers are allocated once per depth)
+    struct Frame {
+        Cover S;
+        int r = 0;
+        Stage stage = ENTER;
+        int v = 0;
+        Cover s0, s1;
+        int32_t q0 = NONE, q1 = NONE;
+        bool memo_here = false;
+        Key key;
+        double transient = 0.0;
+        std::vector<uint32_t> ibuf;
+        std::vector<uint64_t> vbuf;
+    };
+    std::vector<Frame> stack;
+    size_t depth = 0;
+
+    void push(Cover S, int r) {  // (by value: emplace_back may move the frame S lives in)
+        if (depth == stack.size()) stack.emplace_back();
+        Frame& F = stack[depth++];
+        F.S = S;
+        F.r = r;
+        F.stage = ENTER;
+        F.transient = 0.0;
+        F.q0 = F.q1 = NONE;
+    }
+    void size_buffers(Frame& F) {
+        if (F.ibuf.size() < 2 * (size_t)F.S.n) {
+            F.ibuf.resize(2 * (size_t)F.S.n);
+            F.vbuf.resize(2 * (size_t)F.S.n);
+        }
+    }
+
+    // steps 1 and 2 and the memo: true when they answer the call (answer in out)
+    bool enter(Frame& F, int32_t& out) {
+        const Cover& S = F.S;
         ++n_calls;
-        if ((n_calls & 255) == 0 && time_limit >= 0 && elapsed() > time_limit) {
-            abort_reason = 1;
-            return ABORT;
+        if ((n_calls & 255) == 0 && ((time_limit >= 0 && elapsed() > time_limit) || tllimits::interrupted())) {
+            abort_reason = tllimits::interrupted() ? 3 : 1;
+            out = ABORT;
+            return true;
         }
         // step 1: all examples of one class -> a leaf
         const int32_t c0 = class_of_first(S.idx[0], S.val[0]);
-        const uint64_t* cc = &cls[(size_t)c0 * W];
-        bool pure = true;
-        for (uint32_t e = 0; e < S.n; ++e)
-            if (S.val[e] & ~cc[S.idx[e]]) { pure = false; break; }
-        if (pure) return leaf_of_class[c0];
+        if (tlcount::sparse_subset(S.idx, S.val, S.n, &cls[(size_t)c0 * W])) {
+            out = leaf_of_class[c0];
+            return true;
+        }
         // step 2
-        if (r == 0) return NONE;
-        const bool memo_here = use_memo && r >= memo_min_rank;
-        const Key key{S.h1, S.h2, S.count};
-        if (memo_here) {
-            auto it = memo.find(key);
+        if (F.r == 0) {
+            out = NONE;
+            return true;
+        }
+        F.memo_here = use_memo && F.r >= memo_min_rank;
+        F.key = Key{S.h1, S.h2, S.count};
+        if (F.memo_here) {
+            auto it = memo.find(F.key);
             if (it != memo.end()) {
                 const Entry& e = it->second;
-                if (e.fail_upto >= r) { ++n_memo_hits; return NONE; }
+                if (e.fail_upto >= F.r) {
+                    ++n_memo_hits;
+                    out = NONE;
+                    return true;
+                }
                 for (auto& p : e.success)
-                    if (p.first == r) { ++n_memo_hits; return p.second; }
+                    if (p.first == F.r) {
+                        ++n_memo_hits;
+                        out = p.second;
+                        return true;
+                    }
             }
         }
-        int32_t res = (r == 1) ? find1(S) : find_r(S, r);
+        return false;
+    }
+
+    // the call's result res: its transient memory released, stored in the memo; the answer
+    // (ABORT when the memory cap is passed)
+    int32_t complete(Frame& F, int32_t res) {
+        mem_used -= F.transient;
+        F.transient = 0.0;
         if (res == ABORT) return ABORT;
-        if (memo_here) {
-            auto ins = memo.emplace(key, Entry());
+        if (F.memo_here) {
+            auto ins = memo.emplace(F.key, Entry());
             Entry& e = ins.first->second;
             if (ins.second) {
                 ++n_memo_entries;
                 mem_used += 96.0;
             }
             if (res == NONE) {
-                if (r > e.fail_upto) e.fail_upto = r;
+                if (F.r > e.fail_upto) e.fail_upto = F.r;
             } else {
-                e.success.emplace_back(r, res);
+                e.success.emplace_back(F.r, res);
                 mem_used += 16.0;
             }
             if (memory_limit >= 0 && mem_used > memory_limit) {
@@ -227,49 +363,34 @@ class Solver {
         return res;
     }
 
-    bool informative(const Cover& S, int v) const {
-        const uint64_t* cv = &col[(size_t)v * W];
-        bool one = false, zero = false;
-        for (uint32_t e = 0; e < S.n; ++e) {
-            const uint64_t x = S.val[e], c = cv[S.idx[e]];
-            one |= (x & c) != 0;
-            zero |= (x & ~c) != 0;
-            if (one && zero) return true;
+    // step 3 for r == 1 (S' impure) on frame fi: answered at once (ret set, frame popped), or
+    // the impure side of the settling variable re-run with bound 1 (frame suspended at TAIL)
+    void start_find1(size_t fi, int32_t& ret) {
+        Frame& F = stack[fi];
+        int v = 0;
+        int32_t leaf0 = NONE, leaf1 = NONE;
+        const int32_t res = find1_scan(F.S, v, leaf0, leaf1);
+        if (res != RERUN) {
+            ret = complete(F, res);
+            --depth;
+            return;
         }
-        return false;
+        size_buffers(F);
+        split(F.S, v, F.ibuf.data(), F.vbuf.data(), F.ibuf.data() + F.S.n, F.vbuf.data() + F.S.n, F.s0, F.s1);
+        F.v = v;
+        F.q0 = leaf0;  // the pure side's leaf, NONE on the side re-run
+        F.q1 = leaf1;
+        F.stage = TAIL;
+        push(leaf0 < 0 ? F.s0 : F.s1, 1);
     }
 
-    // step 3 for r >= 2 (S' impure)
-    int32_t find_r(const Cover& S, int r) {
-        std::vector<uint32_t> ibuf(2 * (size_t)S.n);
-        std::vector<uint64_t> vbuf(2 * (size_t)S.n);
-        const double transient = 24.0 * S.n;
-        mem_used += transient;
-        int32_t result = NONE;
-        for (int v = 0; v < n_vars; ++v) {
-            if (!informative(S, v)) continue;
-            Cover s0, s1;
-            split(S, v, ibuf.data(), vbuf.data(), ibuf.data() + S.n, vbuf.data() + S.n, s0, s1);
-            int32_t q0 = find(s0, r - 1);
-            if (q0 == ABORT) { result = ABORT; break; }
-            int32_t q1 = find(s1, r - 1);
-            if (q1 == ABORT) { result = ABORT; break; }
-            if (q0 >= 0 && q1 >= 0) { result = make_node(v, q0, q1); break; }
-            if (q0 >= 0 || q1 >= 0) {  // step 3.3: re-execute the failing side with bound r
-                if (q0 < 0) q0 = find(s0, r); else q1 = find(s1, r);
-                if (q0 == ABORT || q1 == ABORT) result = ABORT;
-                else result = (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
-                break;
-            }
-        }
-        mem_used -= transient;
-        return result;  // step 4 when NONE
-    }
-
-    // step 3 for r == 1 (S' impure): FIND(S'_v, 0) succeeds iff side v of S' is pure. One scan
-    // per variable decides informativeness and the purity of both sides, stopping as soon as
-    // both sides are known to be impure.
-    int32_t find1(const Cover& S) {
+    static const int32_t RERUN = -3;
+    // FIND(S', 1) for impure S': FIND(S'_v, 0) succeeds iff side v of S' is pure. One scan per
+    // variable decides informativeness and the purity of both sides, stopping as soon as both
+    // sides are known to be impure. Returns the node (both sides pure), NONE, or RERUN: variable
+    // v has one pure side (its leaf in leaf0 / leaf1, NONE for the other side), and step 3.3
+    // re-runs the impure side with bound 1.
+    int32_t find1_scan(const Cover& S, int& v_out, int32_t& leaf0, int32_t& leaf1) {
         ++n_find1;
         for (int v = 0; v < n_vars; ++v) {
             const uint64_t* cv = &col[(size_t)v * W];
@@ -307,16 +428,10 @@ class Solver {
             if (imp1 && imp0) continue;         // both sides impure: FIND(S'_v, 0) fails twice
             if (c1 < 0 || c0 < 0) continue;     // not informative
             if (!imp0 && !imp1) return make_node(v, leaf_of_class[c0], leaf_of_class[c1]);
-            // step 3.3 with r = 1: re-run the impure side with bound 1
-            std::vector<uint32_t> ibuf(2 * (size_t)S.n);
-            std::vector<uint64_t> vbuf(2 * (size_t)S.n);
-            Cover s0, s1;
-            split(S, v, ibuf.data(), vbuf.data(), ibuf.data() + S.n, vbuf.data() + S.n, s0, s1);
-            int32_t q0, q1;
-            if (!imp1) { q1 = leaf_of_class[c1]; q0 = find(s0, 1); }
-            else { q0 = leaf_of_class[c0]; q1 = find(s1, 1); }
-            if (q0 == ABORT || q1 == ABORT) return ABORT;
-            return (q0 >= 0 && q1 >= 0) ? make_node(v, q0, q1) : NONE;
+            v_out = v;
+            leaf0 = imp0 ? NONE : leaf_of_class[c0];
+            leaf1 = imp1 ? NONE : leaf_of_class[c1];
+            return RERUN;
         }
         return NONE;
     }

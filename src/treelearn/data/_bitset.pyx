@@ -1,5 +1,5 @@
 # distutils: language = c++
-# distutils: depends = src/treelearn/_include/tl_bitpack.h
+# distutils: depends = src/treelearn/_include/tl_bitpack.h src/treelearn/_include/tl_count.h
 """Bitset kernels: packed binary features and per-class row bitsets.
 
 Layout: a bitset over rows is a uint64 array of ``n_words = ceil(n_rows / 64)`` words; bit
@@ -9,7 +9,8 @@ feature (shape ``(n_features, n_words)``), the class bitsets one per class.
 The counting kernel's contract is "rows in, per-feature per-class counts out": for a cover
 (the bitset of rows reaching a node) it returns ``counts[j, c]`` = (weighted) number of rows in
 the cover with feature j = 1 and class c. Sums of such counts over row blocks compose, so the
-same learners can later sum partial counts computed elsewhere.
+same learners can later sum partial counts computed elsewhere. The counting itself is the
+shared header ``tl_count.h`` (the compiled searches count through the same functions).
 """
 import numpy as np
 cimport numpy as cnp
@@ -17,13 +18,20 @@ from libc.stdint cimport uint64_t, int64_t, uint8_t, int8_t, int16_t, int32_t, u
 
 cnp.import_array()
 
-cdef extern from *:
-    """
-    static inline int tl_popcount64(unsigned long long x) { return __builtin_popcountll(x); }
-    static inline int tl_ctz64(unsigned long long x) { return __builtin_ctzll(x); }
-    """
-    int tl_popcount64(unsigned long long x) nogil
-    int tl_ctz64(unsigned long long x) nogil
+cdef extern from "tl_count.h" namespace "tlcount":
+    long long tl_count "tlcount::count"(const uint64_t* a, long long nw) nogil
+    int tl_and_count "tlcount::and_count"(const uint64_t* a, const uint64_t* b, int nw) nogil
+    double tl_weighted_and_sum "tlcount::weighted_and_sum"(const uint64_t* a, const uint64_t* b, int nw,
+                                                           const double* w) nogil
+    void tl_split_cover "tlcount::split_cover"(const uint64_t* cover, const uint64_t* col, uint64_t* one,
+                                               uint64_t* zero, int nw) nogil
+    void tl_class_bitsets "tlcount::class_bitsets"[Y](const Y* y, long long n, long long nw, uint64_t* out) nogil
+    void tl_feature_counts "tlcount::feature_counts"[CT](const uint64_t* M, int d, int wl, const uint64_t* mask,
+                                                         const uint64_t* cls, int C, uint64_t* mc, CT* cnt,
+                                                         int32_t* rc) nogil
+    void tl_weighted_feature_counts "tlcount::weighted_feature_counts"[CT, Y](
+        const uint64_t* M, int d, int wl, const uint64_t* mask, const Y* y, const double* w, int C, CT* cnt,
+        int32_t* rc) nogil
 
 
 cdef extern from "tl_bitpack.h" namespace "tlbits":
@@ -111,9 +119,9 @@ def class_bitsets(const int64_t[::1] y, Py_ssize_t n_classes):
         c = y[i]
         if c < 0 or c >= n_classes:
             raise ValueError(f"class code {c} at row {i} is outside 0..{n_classes - 1}")
-    with nogil:
-        for i in range(n):
-            o[y[i], i >> 6] |= (<uint64_t>1) << (i & 63)
+    if n and n_classes:
+        with nogil:
+            tl_class_bitsets(&y[0], n, (n + 63) // 64, &o[0, 0])
     return out
 
 
@@ -141,39 +149,34 @@ def unpack(const uint64_t[::1] bits, Py_ssize_t n_rows):
 
 
 def popcount(const uint64_t[::1] bits):
-    cdef Py_ssize_t w
-    cdef int64_t s = 0
-    with nogil:
-        for w in range(bits.shape[0]):
-            s += tl_popcount64(bits[w])
+    cdef long long s = 0
+    if bits.shape[0]:
+        with nogil:
+            s = tl_count(&bits[0], bits.shape[0])
     return s
 
 
 def class_counts(const uint64_t[:, ::1] class_bits, const uint64_t[::1] cover):
     """Per-class number of rows in the cover."""
-    cdef Py_ssize_t C = class_bits.shape[0], nw = cover.shape[0], c, w
+    cdef Py_ssize_t C = class_bits.shape[0], nw = cover.shape[0], c
     out = np.zeros(C, dtype=np.int64)
     cdef int64_t[::1] o = out
-    with nogil:
-        for c in range(C):
-            for w in range(nw):
-                o[c] += tl_popcount64(class_bits[c, w] & cover[w])
+    if nw:
+        with nogil:
+            for c in range(C):
+                o[c] = tl_and_count(&class_bits[c, 0], &cover[0], <int>nw)
     return out
 
 
 def class_counts_weighted(const uint64_t[:, ::1] class_bits, const uint64_t[::1] cover,
                           const double[::1] weights):
-    cdef Py_ssize_t C = class_bits.shape[0], nw = cover.shape[0], c, w
-    cdef uint64_t x
+    cdef Py_ssize_t C = class_bits.shape[0], nw = cover.shape[0], c
     out = np.zeros(C, dtype=np.float64)
     cdef double[::1] o = out
-    with nogil:
-        for c in range(C):
-            for w in range(nw):
-                x = class_bits[c, w] & cover[w]
-                while x:
-                    o[c] += weights[(w << 6) + tl_ctz64(x)]
-                    x &= x - 1
+    if nw:
+        with nogil:
+            for c in range(C):
+                o[c] = tl_weighted_and_sum(&class_bits[c, 0], &cover[0], <int>nw, &weights[0])
     return out
 
 
@@ -181,62 +184,44 @@ def count_features(const uint64_t[:, ::1] columns, const uint64_t[:, ::1] class_
                    const uint64_t[::1] cover):
     """counts[j, c] = #rows r in cover with feature j = 1 and class c (AND + popcount)."""
     cdef Py_ssize_t d = columns.shape[0], C = class_bits.shape[0], nw = cover.shape[0]
-    cdef Py_ssize_t j, c, w
-    cdef uint64_t cw
-    cdef int64_t s
     out = np.zeros((d, C), dtype=np.int64)
     cdef int64_t[:, ::1] o = out
-    # restrict each class bitset to the cover once
-    masked = np.empty((C, nw), dtype=np.uint64)
+    masked = np.empty((C, nw), dtype=np.uint64)  # scratch: the class bitsets AND the cover
     cdef uint64_t[:, ::1] m = masked
-    with nogil:
-        for c in range(C):
-            for w in range(nw):
-                m[c, w] = class_bits[c, w] & cover[w]
-        for j in range(d):
-            for c in range(C):
-                s = 0
-                for w in range(nw):
-                    s += tl_popcount64(columns[j, w] & m[c, w])
-                o[j, c] = s
+    rows = np.empty(d, dtype=np.int32)
+    cdef int32_t[::1] rc = rows
+    if d and C and nw:
+        with nogil:
+            tl_feature_counts[int64_t](&columns[0, 0], <int>d, <int>nw, &cover[0], &class_bits[0, 0], <int>C,
+                                       &m[0, 0], &o[0, 0], &rc[0])
     return out
 
 
-def count_features_weighted(const uint64_t[:, ::1] columns, const uint64_t[:, ::1] class_bits,
+def count_features_weighted(const uint64_t[:, ::1] columns, const int64_t[::1] y, Py_ssize_t n_classes,
                             const uint64_t[::1] cover, const double[::1] weights):
-    """Weighted form of count_features: sums of sample weights instead of row counts."""
-    cdef Py_ssize_t d = columns.shape[0], C = class_bits.shape[0], nw = cover.shape[0]
-    cdef Py_ssize_t j, c, w
-    cdef uint64_t x
-    cdef double s
+    """Weighted form of count_features: sums of sample weights instead of row counts (class of
+    row r: ``y[r]``)."""
+    cdef Py_ssize_t d = columns.shape[0], C = n_classes, nw = cover.shape[0]
+    if y.shape[0] > nw * 64 or weights.shape[0] != y.shape[0]:
+        raise ValueError("y and weights must have one value per row of the cover")
     out = np.zeros((d, C), dtype=np.float64)
     cdef double[:, ::1] o = out
-    masked = np.empty((C, nw), dtype=np.uint64)
-    cdef uint64_t[:, ::1] m = masked
-    with nogil:
-        for c in range(C):
-            for w in range(nw):
-                m[c, w] = class_bits[c, w] & cover[w]
-        for j in range(d):
-            for c in range(C):
-                s = 0.0
-                for w in range(nw):
-                    x = columns[j, w] & m[c, w]
-                    while x:
-                        s += weights[(w << 6) + tl_ctz64(x)]
-                        x &= x - 1
-                o[j, c] = s
+    rows = np.empty(d, dtype=np.int32)
+    cdef int32_t[::1] rc = rows
+    if d and C and nw and y.shape[0]:
+        with nogil:
+            tl_weighted_feature_counts[double, int64_t](&columns[0, 0], <int>d, <int>nw, &cover[0], &y[0],
+                                                        &weights[0], <int>C, &o[0, 0], &rc[0])
     return out
 
 
 def split_cover(const uint64_t[::1] cover, const uint64_t[::1] column):
     """(rows of cover with feature = 0, rows with feature = 1)."""
-    cdef Py_ssize_t nw = cover.shape[0], w
+    cdef Py_ssize_t nw = cover.shape[0]
     zero = np.empty(nw, dtype=np.uint64)
     one = np.empty(nw, dtype=np.uint64)
     cdef uint64_t[::1] z = zero, o = one
-    with nogil:
-        for w in range(nw):
-            o[w] = cover[w] & column[w]
-            z[w] = cover[w] & ~column[w]
+    if nw:
+        with nogil:
+            tl_split_cover(&cover[0], &column[0], &o[0], &z[0], <int>nw)
     return zero, one

@@ -19,11 +19,21 @@
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from treelearn._validation import TreeLearnValueError, _as_2d_raw, check_int_param
+from treelearn._validation import (
+    BOOLEAN,
+    COLUMNS,
+    INT32_MAX,
+    Interval,
+    _as_2d_raw,
+    validate_parameters,
+)
+from treelearn.data import _bitset
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 
@@ -94,17 +104,24 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.categorical = categorical
         self.full_one_hot = full_one_hot
 
+    _parameter_constraints = {
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "full_one_hot": [BOOLEAN],
+    }
+
     def fit(self, X, y=None):
-        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
-        check_int_param("max_binary_features", self.max_binary_features, low=1, allow_none=True)
+        validate_parameters(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
         _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)
         Xe = schema.encode(X)
-        self._fit_encoded(Xe, schema)
+        self.fit_encoded(Xe, schema)
         return self
 
-    def _fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema):
+    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema):
+        """Fit on an encoded matrix (``schema.encode(X)``) whose schema is known."""
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
         if schema.feature_names is not None:
@@ -137,17 +154,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self._feature_names_out = None  # built on first use (thousands of names cost a fit's time)
         return self
 
-    def _fit_binary_columns(self, schema: ColumnSchema, keep: np.ndarray):
-        """The fit of a matrix whose every value is 0 or 1, given the indices ``keep`` of its
-        non-constant columns: one ``x >= 0.5`` feature per kept column, as :meth:`fit` gives for
-        such data, without the per-column threshold search."""
+    def fit_binary_columns(self, schema: ColumnSchema, keep: np.ndarray, threshold: float = 0.5):
+        """The fit of a matrix whose every value is 0 or 1 (``threshold=0.5``) or -1 or +1
+        (``threshold=0``), given the indices ``keep`` of its non-constant columns: one
+        ``x >= threshold`` feature per kept column, as :meth:`fit` gives for such data (the midpoint
+        of the two values), without the per-column threshold search."""
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
         if schema.feature_names is not None:
             self.feature_names_in_ = np.asarray(schema.feature_names, dtype=object)
         self.feature_ = np.asarray(keep, dtype=np.int64)
         self.kind_ = np.zeros(self.feature_.size, dtype=np.int8)
-        self.threshold_ = np.full(self.feature_.size, 0.5)
+        self.threshold_ = np.full(self.feature_.size, float(threshold))
         self._feature_names_out = None
         return self
 
@@ -169,7 +187,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def condition_name(self, i: int, precision: int = 6) -> str:
         j = int(self.feature_[i])
-        name = self.schema_._name(j)
+        name = self.schema_.column_name(j)
         if self.kind_[i] == CATEGORICAL:
             return f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
         return f"{name} >= {self.threshold_[i]:.{precision}g}"
@@ -242,3 +260,37 @@ class Binarizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []  # always 0/1 uint8
         return tags
+
+
+def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
+                    max_binary_features=None, signed: bool = False, Xe=None) -> tuple[Binarizer, BinaryData]:
+    """The one path from a learner's input to a :class:`BinaryData`: ``(binarizer, data)``.
+
+    ``X`` is the raw matrix; ``Xe`` its encoding ``schema.encode(X)`` when the caller has it. When
+    every column is numeric and every value is 0 or 1 (or, with ``signed``, every value is -1 or
+    +1), the columns are packed straight into bits (one compiled pass in X's own dtype, no float
+    copy; a bool or uint8 matrix costs n·d/8 bytes) and each non-constant column is one feature
+    ``x >= 0.5`` (``x >= 0``): the features the Binarizer's exact encoding gives such data, in the
+    same order. Any other X is
+    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)``. Weights of 1
+    everywhere give unweighted (integer) counts.
+    """
+    n = int(np.asarray(y_codes).shape[0])
+    binz = Binarizer(max_thresholds=max_thresholds, max_binary_features=max_binary_features)
+    X = np.asarray(X)
+    packed, threshold = None, 0.5
+    if schema.all_numeric and X.dtype.kind in "biuf" and X.ndim == 2 and X.shape[0] == n:
+        packed = _bitset.pack_binary(X)
+        if packed is None and signed and X.dtype.kind in "if" and np.all((X == 1) | (X == -1)):
+            packed, threshold = _bitset.pack_binary(X > 0), 0.0
+    if packed is not None:
+        columns, ones = packed
+        keep = np.flatnonzero((ones > 0) & (ones < n))
+        binz.fit_binary_columns(schema, keep, threshold)
+        if keep.size != columns.shape[0]:
+            columns = columns[keep]
+        return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)
+    if Xe is None:
+        Xe = schema.encode(X)
+    binz.fit_encoded(Xe, schema)
+    return binz, BinaryData(binz.transform_encoded(Xe), y_codes, n_classes, sample_weight)

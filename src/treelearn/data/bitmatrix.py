@@ -1,8 +1,9 @@
 """BinaryData: binary features packed as uint64 bit columns, plus per-class row bitsets.
 
-Every learner on binary features (Top-k / optimal, min-rank, ...) counts through
-:meth:`BinaryData.count`, the one counting kernel: for a cover (a row bitset) it returns the
-per-feature per-class counts.
+:meth:`BinaryData.count` returns, for a cover (a row bitset), the per-feature per-class counts.
+It is the Python face of the one counting layer of the binary learners, the header
+``_include/tl_count.h``: the compiled Top-k / optimal and min-rank searches count through the
+same functions on their own covers.
 """
 from __future__ import annotations
 
@@ -48,6 +49,33 @@ class BinaryData:
             w = check_sample_weight(sample_weight, self.n_rows)
             self.weights = None if np.all(w == 1.0) else w
 
+    @classmethod
+    def from_packed(cls, columns, y_codes, n_classes: int, sample_weight=None) -> "BinaryData":
+        """A BinaryData from columns already packed as :func:`treelearn.data._bitset.pack_columns`
+        lays them out (``(n_features, n_words)`` uint64), without unpacking them."""
+        y = np.ascontiguousarray(y_codes, dtype=np.int64).ravel()
+        self = cls.__new__(cls)
+        self.n_rows = int(y.shape[0])
+        self.n_words = int(_bitset.n_words_for(self.n_rows))
+        columns = np.ascontiguousarray(columns, dtype=np.uint64)
+        if columns.ndim != 2 or columns.shape[1] != self.n_words:
+            raise TreeLearnValueError(
+                f"packed columns must have shape (n_features, {self.n_words}) for {self.n_rows} rows, "
+                f"got {columns.shape}")
+        self.n_features = int(columns.shape[0])
+        self.n_classes = int(n_classes)
+        if y.size and (y.min() < 0 or y.max() >= self.n_classes):
+            raise TreeLearnValueError(f"class codes must lie in 0..{self.n_classes - 1}")
+        self.columns = columns
+        self.class_bits = _bitset.class_bitsets(y, self.n_classes)
+        self.y = y
+        if sample_weight is None:
+            self.weights = None
+        else:
+            w = check_sample_weight(sample_weight, self.n_rows)
+            self.weights = None if np.all(w == 1.0) else w
+        return self
+
     @property
     def weighted(self) -> bool:
         return self.weights is not None
@@ -72,7 +100,7 @@ class BinaryData:
         """counts[j, c]: (weighted) number of rows in ``cover`` with feature j = 1 and class c."""
         if self.weights is None:
             return _bitset.count_features(self.columns, self.class_bits, cover)
-        return _bitset.count_features_weighted(self.columns, self.class_bits, cover, self.weights)
+        return _bitset.count_features_weighted(self.columns, self.y, self.n_classes, cover, self.weights)
 
     def class_counts(self, cover):
         """Per-class (weighted) number of rows in ``cover``."""

@@ -50,8 +50,10 @@ class ColumnSchema:
     def infer(cls, X, categorical=None) -> "ColumnSchema":
         """Decide the column kinds from training data.
 
-        ``categorical``: None (pandas ``category``/``object``/``string``/``bool`` columns are
-        categorical, the rest numeric), a list of column indices or names, or a boolean mask.
+        Inferred: pandas ``category``/``object``/``string``/``bool`` columns and columns with
+        non-numeric values are categorical, the rest (numpy bool arrays included, as 0/1) numeric.
+        ``categorical`` (a list of column indices or names, or a boolean mask) makes more columns
+        categorical: it adds to the inference, it does not replace it.
         """
         names = [str(c) for c in X.columns] if _is_dataframe(X) else None
         raw = _as_2d_raw(X)
@@ -74,28 +76,28 @@ class ColumnSchema:
                         f"column {names[j] if names else j} has a complex value at row {i}: "
                         "Complex data not supported; expected real numbers or categories"
                     )
+        # inferred kinds: pandas category/object/string/bool columns, and non-numeric values of
+        # an object or string array, are categorical; numbers (numpy bool included: 0/1) numeric
         mask = np.zeros(n_features, dtype=bool)
-        if categorical is None:
-            if _is_dataframe(X):
-                for j, dt in enumerate(X.dtypes):
-                    if not (pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)):
-                        mask[j] = True
-            elif raw.dtype == object or raw.dtype.kind in "USb":
-                # an object array: columns whose values are not all numbers are categorical
-                for j in range(n_features):
-                    col = raw[:, j]
-                    if raw.dtype.kind in "USb" or not all(
-                        isinstance(v, numbers.Number) and not isinstance(v, bool) for v in col
-                    ):
-                        mask[j] = True
-        else:
+        if _is_dataframe(X):
+            for j, dt in enumerate(X.dtypes):
+                if not (pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)):
+                    mask[j] = True
+        elif raw.dtype.kind in "US":
+            mask[:] = True
+        elif raw.dtype == object:
+            # an object array: columns whose values are not all numbers are categorical
+            for j in range(n_features):
+                if not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in raw[:, j]):
+                    mask[j] = True
+        if categorical is not None:  # the listed columns are categorical too (added to the inferred ones)
             cat = np.asarray(categorical)
             if cat.dtype == bool:
                 if cat.shape != (n_features,):
                     raise TreeLearnValueError(
                         f"categorical mask has shape {cat.shape}, expected ({n_features},)"
                     )
-                mask = cat.copy()
+                mask |= cat
             else:
                 for c in cat.ravel().tolist():
                     if isinstance(c, str):
@@ -177,9 +179,11 @@ class ColumnSchema:
         check_finite(out, what=what)
         return out
 
-    def _name(self, j: int) -> str:
+    def column_name(self, j: int) -> str:
+        """The name of raw column j (its DataFrame name, else ``x{j}``)."""
         return self.feature_names[j] if self.feature_names else f"x{j}"
 
+    _name = column_name  # the old private name, for code written against it
 
 # ---------------------------------------------------------------------------------- exactness
 #: integers of magnitude above this may share a float64 with their neighbours

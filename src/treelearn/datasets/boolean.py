@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
-from treelearn.learn.queries import MAX_EXACT_N, Oracle, _Builder, _rng_seed, all_points
+from treelearn.learn.queries.oracle import MAX_EXACT_N, Oracle, TreeBuilder, all_points, as_oracle, rng_seed
 from treelearn.tree.tree import Tree
 
 __all__ = [
@@ -44,7 +44,7 @@ def random_tree(n_features: int, size: int, random_state=None, *, max_depth: int
     max_depth = n if max_depth is None else min(int(max_depth), n)
     if s > 2**max_depth:
         raise TreeLearnValueError(f"a tree of depth <= {max_depth} has at most {2**max_depth} leaves, asked for {s}")
-    rng = np.random.default_rng(_rng_seed(random_state))
+    rng = np.random.default_rng(rng_seed(random_state))
     # nodes: var (or -1), children, path vars
     var, kids, path = [-1], [None], [frozenset()]
     leaves = [0]
@@ -67,7 +67,7 @@ def random_tree(n_features: int, size: int, random_state=None, *, max_depth: int
             a, b = kids[v]
             if var[a] < 0 and var[b] < 0 and label[a] == label[b]:
                 label[b] = -label[a]
-    bld = _Builder()
+    bld = TreeBuilder()
 
     def emit(v, mass):
         if kids[v] is None:
@@ -193,7 +193,7 @@ def _p_majority_negative(k):
 def tribes_tree(n_features: int, width: int, n_terms: int, offset: int = 0) -> Tree:
     """The decision tree computing TRIBES on variables offset.. (read-once DNF: test the terms in
     order, each variable at most once on a path); size <= 2^(w·m)."""
-    bld = _Builder()
+    bld = TreeBuilder()
 
     def term(t, j, mass):
         if t == n_terms:
@@ -226,7 +226,7 @@ def random_monotone(n_features: int, n_relevant: int | None = None, random_state
         raise TreeLearnValueError("n_relevant > n_features")
     if not 0 <= noise < 0.5:
         raise TreeLearnValueError("noise must lie in [0, 0.5)")
-    rng = np.random.default_rng(_rng_seed(random_state))
+    rng = np.random.default_rng(rng_seed(random_state))
     R = np.sort(rng.choice(n, size=r, replace=False))
     if kind == "threshold":
         wts = rng.uniform(0.5, 1.5, size=r)
@@ -265,13 +265,11 @@ def random_monotone(n_features: int, n_relevant: int | None = None, random_state
 def flip_labels(f, fraction: float, random_state=None) -> Oracle:
     """The truth table of f (n <= 20) with exactly round(fraction·2^n) uniformly chosen entries
     negated (the agnostic setting's corrupted target)."""
-    from treelearn.learn.queries import _as_oracle
-
-    o = _as_oracle(f)
+    o = as_oracle(f)
     if not 0 <= fraction <= 1:
         raise TreeLearnValueError("fraction must lie in [0, 1]")
     t = o.truth_table().copy()
-    rng = np.random.default_rng(_rng_seed(random_state))
+    rng = np.random.default_rng(rng_seed(random_state))
     idx = rng.choice(t.size, size=int(round(fraction * t.size)), replace=False)
     t[idx] *= -1
     return Oracle.from_truth_table(t, name=f"{o.name}+flips")

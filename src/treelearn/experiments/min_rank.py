@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treelearn.experiments._common import experiment_parser, pyplot, save_figure
+from treelearn.experiments._common import experiment_parser, figure_legend, mark_timed_out, pyplot, save_figure
 
 EXACT_MAX_N = 20
 FRESH_SAMPLES = 100_000
@@ -104,8 +104,10 @@ def plot(rows, summary, path):
         ss = sorted((s for s in summary if (s["n"], s["r"], s["eps"]) == (n, r, eps)), key=lambda s: s["fraction"])
         fr = [s["fraction"] for s in ss]
         color = cmap(k / max(len(groups) - 1, 1))
-        ax1.plot(fr, [s["success_fraction"] for s in ss], "o-", color=color, alpha=0.6, ms=3)
-        ax2.plot(fr, [max(s["mean_error"] / eps, 1e-6) for s in ss], "o-", color=color, alpha=0.6, ms=3)
+        series = f"n = {n}, r = {r}, eps = {eps:g}"
+        ax1.plot(fr, [s["success_fraction"] for s in ss], "o-", color=color, alpha=0.6, ms=3, label=series)
+        ax2.plot(fr, [max(s["mean_error"] / eps, 1e-6) for s in ss], "o-", color=color, alpha=0.6, ms=3,
+                 label=series)
     delta = summary[0]["delta"] if summary else 0.1
     ax1.axhline(1 - delta, color="C3", ls="--", label=f"1 - delta = {1 - delta:g} (promised at m)")
     ax1.axvline(1.0, color="0.5", lw=0.8)
@@ -113,7 +115,8 @@ def plot(rows, summary, path):
     ax1.set_xlabel("sample size / Theorem 2's m")
     ax1.set_ylabel("fraction of seeds with error <= eps")
     ax1.set_title(f"Theorem 2 (one line per (n, r, eps), {len(groups)} lines)")
-    ax1.legend(fontsize=8, loc="lower right")
+    ax1.legend(handles=[h for h, l in zip(*ax1.get_legend_handles_labels()) if l.startswith("1 - delta")],
+               fontsize=8, loc="lower right")
     ax2.axhline(1.0, color="C3", ls="--", label="error = eps")
     ax2.axvline(1.0, color="0.5", lw=0.8)
     ax2.set_xscale("log")
@@ -121,17 +124,22 @@ def plot(rows, summary, path):
     ax2.set_xlabel("sample size / Theorem 2's m")
     ax2.set_ylabel("mean true error / eps (0 drawn at 1e-6)")
     ax2.set_title("how loose the bound is")
-    ax2.legend(fontsize=8)
+    ax2.legend(handles=[h for h, l in zip(*ax2.get_legend_handles_labels()) if l == "error = eps"], fontsize=8)
     for r in sorted({x["r"] for x in ok}):
         pts = [(x["work_bound"], x["seconds"]) for x in ok if x["r"] == r]
         ax3.scatter(*zip(*pts), s=6, alpha=0.5, label=f"r = {r}")
+    late = [x for x in rows if "limit" in str(x["status"])]
+    if late:  # runs stopped by the time or memory limit: the time they ran
+        mark_timed_out(ax3, [x["work_bound"] for x in late], [x["seconds"] for x in late], [True] * len(late),
+                       label="stopped by a limit")
     ax3.set_xscale("log")
     ax3.set_yscale("log")
     ax3.set_xlabel("|S| (n+1)^(2r)  (Lemma 3 bound, up to a constant)")
     ax3.set_ylabel("FINDMIN CPU time (s)")
     ax3.set_title("run time against the time bound")
     ax3.legend(fontsize=8)
-    save_figure(fig, path, dpi=120)
+    figure_legend(fig, [ax1], ncol=min(6, max(1, len(groups))), fontsize=7)  # every (n, r, eps) line
+    save_figure(fig, path, dpi=120, rect=(0, 0.04 + 0.025 * ((len(groups) + 5) // 6), 1, 1))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ import statistics
 import time
 from pathlib import Path
 
-from treelearn.experiments._common import experiment_parser, pyplot, save_figure
+from treelearn.experiments._common import experiment_parser, mark_timed_out, pyplot, save_figure
 
 FRESH = 100_000
 
@@ -103,6 +103,12 @@ def plot(rows, path):
             axq.plot(ns, [bi * q[0] / b[0] for bi in b], ":", color=line.get_color(),
                      label=f"n²(s/ε)^loglog(s/ε), s = {s} (scaled)")
             axt.plot(ns, t, "o-", label=f"s = {s}")
+        late = [r for r in rows if r["mode"] == mode and str(r["status"]).startswith("limit")]
+        if late:  # runs stopped by the time limit: the queries and time they took
+            mark_timed_out(axq, [r["n"] for r in late], [r["queries"] for r in late], [True] * len(late),
+                           label="stopped by the time limit")
+            mark_timed_out(axt, [r["n"] for r in late], [r["seconds"] for r in late], [True] * len(late),
+                           label="stopped by the time limit")
         for ax, yl in ((axq, "queries (median)"), (axt, "seconds (median)")):
             ax.set_xscale("log")
             ax.set_yscale("log")

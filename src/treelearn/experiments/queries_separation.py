@@ -63,15 +63,15 @@ def k_for(l, c1):
 def run_l(l, k, construction, sizes, n_train, n_test, inf_samples, seed):
     from treelearn import GreedyTreeClassifier
     from treelearn.datasets import lower_bound_function, tribes_tree
-    from treelearn.learn.queries import _random_pm1, top_down_influence
+    from treelearn.learn.queries import random_pm1, top_down_influence
 
     f = lower_bound_function(l, k, p_rest=0.001 if construction == "refined" else None)
     n = l + k
     rng = np.random.default_rng([seed, l, k])
     zero = np.zeros(n, dtype=np.int8)
-    Xtr = _random_pm1(rng, n_train, zero)
+    Xtr = random_pm1(rng, n_train, zero)
     ytr = f(Xtr)
-    Xte = _random_pm1(rng, n_test, zero)
+    Xte = random_pm1(rng, n_test, zero)
     yte = f(Xte)
     info = dict(f.info)
     tt = tribes_tree(n, info["width"], info["n_terms"])

@@ -25,7 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from treelearn.experiments._common import experiment_parser, pyplot, save_figure
+from treelearn.experiments._common import (
+    experiment_parser, figure_legend, integer_ticks, mark_timed_out, pyplot, save_figure, series_label,
+)
 
 FIG2_K = ["1", "2", "3", "4", "8", "12", "16", "all"]
 FIG2_DEPTHS = [2, 3, 4, 5, 6]
@@ -138,10 +140,12 @@ def _write(path: Path, rows):
         w.writerows(rows)
 
 
-def _agg(rows, keys, value):
+def _agg(rows, keys, value, *, timed_out: bool = False):
+    """Mean, std and count of ``value`` per group; over the fits that finished (or, with
+    ``timed_out``, over those that hit the time limit)."""
     groups = {}
     for r in rows:
-        if r.get("timed_out") in (True, "True"):
+        if (r.get("timed_out") in (True, "True")) != timed_out:
             continue
         groups.setdefault(tuple(r[k] for k in keys), []).append(float(r[value]))
     return {g: (float(np.mean(v)), float(np.std(v)), len(v)) for g, v in groups.items()}
@@ -170,26 +174,33 @@ def plot_fig2(rows, path: Path):
     if not names:
         return
     agg = _agg(rows, ("dataset", "k", "depth"), "test_acc")
+    late = _agg(rows, ("dataset", "k", "depth"), "test_acc", timed_out=True)
     cols = min(4, len(names))
     nrows = math.ceil(len(names) / cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.2 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3.2 * nrows + 0.6), squeeze=False)
+    present = {str(r["k"]) for r in rows}
+    order = sorted(present, key=lambda k: (k == "all", int(k) if k.isdigit() else 0, k))
+    colors = {k: f"C{i % 10}" for i, k in enumerate(order)}
     for ax, name in zip(axes.ravel(), names):
-        for k in FIG2_K:
+        for k in order:
             pts = sorted((d, agg[(name, k, d)]) for d in FIG2_DEPTHS if (name, k, d) in agg)
-            if not pts:
-                continue
-            ds = np.array([p[0] for p in pts])
-            mu = np.array([p[1][0] for p in pts])
-            sd = np.array([p[1][1] for p in pts])
-            ax.plot(ds, mu, marker="o", ms=3, label=f"k={k}")
-            ax.fill_between(ds, mu - 2 * sd, mu + 2 * sd, alpha=0.12)
+            if pts:
+                ds = np.array([p[0] for p in pts])
+                mu = np.array([p[1][0] for p in pts])
+                sd = np.array([p[1][1] for p in pts])
+                ax.plot(ds, mu, marker="o", ms=3, color=colors[k], label=series_label("k", k))
+                ax.fill_between(ds, mu - 2 * sd, mu + 2 * sd, alpha=0.12, color=colors[k])
+            tpts = sorted((d, late[(name, k, d)][0]) for d in FIG2_DEPTHS if (name, k, d) in late)
+            if tpts:
+                mark_timed_out(ax, [p[0] for p in tpts], [p[1] for p in tpts], [True] * len(tpts))
         ax.set_title(name)
         ax.set_xlabel("depth")
         ax.set_ylabel("test accuracy")
+        integer_ticks(ax, "x")
     for ax in axes.ravel()[len(names):]:
         ax.axis("off")
-    axes.ravel()[0].legend(fontsize=7)
-    save_figure(fig, path, dpi=110)
+    figure_legend(fig, axes)
+    save_figure(fig, path, dpi=110, rect=(0, 0.06, 1, 1))
 
 
 def plot_fig4(rows, path: Path):
@@ -200,14 +211,23 @@ def plot_fig4(rows, path: Path):
         return
     fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 3.2), squeeze=False)
     for ax, name in zip(axes.ravel(), names):
+        sub = [r for r in rows if r["dataset"] == name]
         for value, style in (("train_acc", "--"), ("test_acc", "-")):
-            agg = _agg([r for r in rows if r["dataset"] == name], ("k",), value)
+            agg = _agg(sub, ("k",), value)
             ks = sorted(k[0] for k in agg)
             mu = np.array([agg[(k,)][0] for k in ks])
             sd = np.array([agg[(k,)][1] for k in ks])
             ax.plot(ks, mu, style, marker="o", ms=3, label=value.replace("_acc", ""))
             ax.fill_between(ks, mu - 2 * sd, mu + 2 * sd, alpha=0.12)
+            late = _agg(sub, ("k",), value, timed_out=True)
+            if late:
+                tks = sorted(k[0] for k in late)
+                mark_timed_out(ax, tks, [late[(k,)][0] for k in tks], [True] * len(tks))
         ax.set_xscale("log", base=2)
+        ks_all = sorted({int(r["k"]) for r in sub})
+        d = max(int(r.get("n_binary_features") or 0) for r in sub)
+        ax.set_xticks(ks_all, [f"all ({k})" if k == d else str(k) for k in ks_all], fontsize=7)
+        ax.xaxis.set_minor_locator(__import__("matplotlib.ticker", fromlist=["NullLocator"]).NullLocator())
         ax.set_title(f"{name} (depth 3)")
         ax.set_xlabel("k")
         ax.set_ylabel("accuracy")

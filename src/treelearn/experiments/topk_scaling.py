@@ -26,7 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from treelearn.experiments._common import experiment_parser, pyplot, save_figure
+from treelearn.experiments._common import (
+    experiment_parser, figure_legend, integer_ticks, mark_timed_out, pyplot, save_figure,
+)
 
 FEATURES = [10, 25, 50, 100, 200, 300, 500, 800, 1100, 1384]
 SAMPLES = [50, 100, 150, 200, 300, 500, 750, 1000]
@@ -125,12 +127,18 @@ def plot(rows, path: Path, depths):
                        if r["sweep"] == sweep and r["depth"] == h and r["solver"] == name and r["fit_time_s"] != ""]
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+                late = [(r["size"], r["fit_time_s"]) for r in rows
+                        if r["sweep"] == sweep and r["depth"] == h and r["solver"] == name
+                        and r["fit_time_s"] != "" and r.get("timed_out") in (True, "True")]
+                if late:
+                    mark_timed_out(ax, [p[0] for p in late], [p[1] for p in late], [True] * len(late))
             ax.set_yscale("log")
+            integer_ticks(ax, "x")
             ax.set_xlabel(f"number of {sweep}")
             ax.set_ylabel("training time (s)")
             ax.set_title(f"FICO, depth {h}")
-    axes[0, 0].legend(fontsize=7)
-    save_figure(fig, path, dpi=110)
+    figure_legend(fig, axes)
+    save_figure(fig, path, dpi=110, rect=(0, 0.06, 1, 1))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,9 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, int32_t, uint8_t
 from libcpp.vector cimport vector
+from libcpp cimport bool as cbool
+
+from treelearn._criteria cimport CostState, batch_cost, batch_fn
 
 cnp.import_array()
 
@@ -15,9 +18,12 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
         int64_t max_depth
         int64_t max_leaves
         int64_t min_samples_leaf
+        int64_t min_samples_split
         double min_impurity_decrease
         int hist
         double hist_budget
+        batch_fn cost_cb
+        void* cost_ctx
 
     cdef struct Problem:
         int64_t n
@@ -34,8 +40,11 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
         vector[int64_t] left, right, feature, split_code, split_low, n_samples
         vector[double] value, impurity
         int64_t n_nodes
+        cbool cost_failed
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
+    int64_t ccp_prune(int64_t m, const int64_t* left, const int64_t* right, const double* r, double alpha,
+                      uint8_t* cut) except + nogil
 
     cdef struct KeyRow:
         pass
@@ -71,8 +80,13 @@ def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t ma
 def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,
                const int32_t[::1] cat_only, const int64_t[::1] y, const double[::1] w, int n_classes,
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
-               double min_impurity_decrease, bint hist, double hist_budget=-1.0):
+               double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
+               int64_t min_samples_split=2):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
+
+    ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
+    (rows, C) class counts -> rows' weight x impurity, called once per node with the two sides of
+    every candidate split (in batches of at most 65,536 candidates).
 
     ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
     256 MB); past it a node's children are built from its rows instead of by subtraction.
@@ -82,6 +96,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     cdef Problem P
     cdef Params prm
     cdef Result res
+    cdef CostState state = None
     P.n = codes.shape[1]
     P.d = codes.shape[0]
     P.C = n_classes
@@ -96,11 +111,22 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.max_depth = max_depth
     prm.max_leaves = max_leaves
     prm.min_samples_leaf = min_samples_leaf
+    prm.min_samples_split = min_samples_split
     prm.min_impurity_decrease = min_impurity_decrease
     prm.hist = 1 if hist else 0
     prm.hist_budget = hist_budget
+    prm.cost_cb = NULL
+    prm.cost_ctx = NULL
+    if criterion < 0:
+        if cost is None:
+            raise ValueError("criterion -1 needs a cost callable")
+        state = CostState(cost)
+        prm.cost_cb = batch_cost
+        prm.cost_ctx = <void*>state
     with nogil:
         grow(P, prm, res)
+    if res.cost_failed:
+        state.raise_error()
     cdef Py_ssize_t m = res.n_nodes
     out = {}
     out["children_left"] = np.asarray(<int64_t[:m]> res.left.data()).copy() if m else np.zeros(0, np.int64)
@@ -112,3 +138,16 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
     return out
+
+
+def prune_ccp(const int64_t[::1] left, const int64_t[::1] right, const double[::1] r, double alpha):
+    """Minimal cost-complexity pruning (``_greedy_prune.h``): a bool mask of the nodes that become
+    leaves (roots of the removed subtrees). ``r[i]`` = (weight of node i / root weight) x its
+    impurity in scikit-learn's units; children have larger ids than their parents."""
+    cdef Py_ssize_t m = left.shape[0]
+    cut = np.zeros(m, dtype=np.uint8)
+    cdef uint8_t[::1] c = cut
+    if m:
+        with nogil:
+            ccp_prune(m, &left[0], &right[0], &r[0], alpha, &c[0])
+    return cut.astype(bool)

@@ -1,15 +1,17 @@
 // Greedy top-down tree growth (ID3/C4.5/CART depth-first, and BuildTopDownDT best-first).
 //
 // Input: every feature pre-coded to small integers ("codes", 0..n_codes-1, ascending in the raw
-// value). A numeric feature's candidate conditions are `code >= k` (k = 1..n_codes-1, i.e.
-// x >= threshold[k-1]); a categorical one's are `code == v` (one-vs-rest).
+// value; see _greedy_coding.h). A numeric feature's candidate conditions are `code >= k`
+// (k = 1..n_codes-1, i.e. x >= threshold[k-1]); a categorical one's are `code == v` (one-vs-rest).
 //
-// Two split finders share one growth loop:
+// The impurity is a template parameter (a policy of _include/tl_criteria.h: entropy, Gini,
+// Kearns-Mansour, or a user G called back in batches). Two split finders share one growth loop:
 // * SortedFinder (exact mode): per feature, the rows sorted by code; every node owns the same
 //   position range [start, end) in every feature's array, kept by a stable partition when the
 //   node is split (O(d * n_node) per node, no sorting after the first counting sort).
 // * HistFinder (histogram mode, few codes): per node a histogram (feature x code x class) built
-//   from the node's rows, the larger child by subtraction from the parent.
+//   from the node's rows by the kernel of _include/tl_histogram.h, the larger child by
+//   subtraction from the parent.
 //
 // Both score a candidate by the weighted child impurity W_L*G(L) + W_R*G(R) (lower is better) and
 // replace the best only when strictly better by more than a tolerance, scanning features in
@@ -25,6 +27,11 @@
 #include <tuple>
 #include <type_traits>
 #include <vector>
+
+#include "tl_criteria.h"
+#include "tl_histogram.h"
+#include "_greedy_coding.h"
+#include "_greedy_prune.h"
 
 namespace tlgreedy {
 
@@ -43,87 +50,23 @@ struct Entry {
 
 struct Params {
     int n_classes;
-    int criterion;          // 0 entropy, 1 gini, 2 kearns-mansour
+    int criterion;          // 0 entropy, 1 gini, 2 kearns-mansour, -1 user G (cost_cb)
     int64_t max_depth;      // < 0: unlimited
     int64_t max_leaves;     // < 0: depth-first (no leaf budget)
     int64_t min_samples_leaf;
-    double min_impurity_decrease;
+    int64_t min_samples_split;  // a node with fewer rows is a leaf
+    double min_impurity_decrease;  // scikit-learn's units (Crit::sklearn_scale x normalised gain)
     int hist;               // 1: histogram finder
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
+    tlcrit::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
+    void* cost_ctx = nullptr;
 };
 
 struct Result {
     std::vector<int64_t> left, right, feature, split_code, split_low, n_samples;
     std::vector<double> value, impurity;
     int64_t n_nodes = 0;
-};
-
-static inline double xlog2x(double x) { return x > 0.0 ? x * std::log2(x) : 0.0; }
-
-// W * impurity(counts), counts summing to W (multiclass forms of criteria.py)
-struct Crit {
-    int kind;
-    int C;
-    const double* tab = nullptr;  // xlog2x of integers (entropy, integer counts), or null
-    int64_t tab_size = 0;
-    // Counts below zeps (half the smallest row weight) are exact zeros that came out of a
-    // subtraction (tot - prefix, parent - sibling) as rounding residues; Kearns-Mansour's sqrt
-    // would turn a 1e-17 residue into a 1e-9 gain difference, so they are snapped to 0.
-    double zeps = 0.0;
-
-    bool int_counts = false;  // every count is an integer in [0, tab_size): xl is a table read
-
-    TL_INLINE double z(double x) const { return x < zeps ? 0.0 : x; }
-
-    TL_INLINE double xl(double x) const {
-        if (int_counts) return tab[(int64_t)x];
-        if (tab) {
-            int64_t i = (int64_t)x;
-            if ((double)i == x && i >= 0 && i < tab_size) return tab[i];
-        }
-        return xlog2x(x);
-    }
-    TL_INLINE double wimp(const double* c, double W) const {
-        if (W <= 0.0) return 0.0;
-        if (kind == 0) {
-            double s = xl(W);
-            for (int i = 0; i < C; ++i) s -= xl(z(c[i]));
-            return s;
-        } else if (kind == 1) {
-            double q = 0.0;
-            for (int i = 0; i < C; ++i) { const double ci = z(c[i]); q += ci * ci; }
-            return 2.0 * (W - q / W);
-        } else {
-            double s = 0.0;
-            for (int i = 0; i < C; ++i) {
-                const double t = z(c[i]) * z(W - c[i]);
-                s += t > 0.0 ? std::sqrt(t) : 0.0;
-            }
-            return s;
-        }
-    }
-    // both sides at once: left counts l (sum WL), right = tot - l (sum WR)
-    TL_INLINE double score(const double* l, const double* tot, double WL, double WR, double* buf) const {
-        for (int i = 0; i < C; ++i) buf[i] = tot[i] - l[i];
-        return wimp(l, WL) + wimp(buf, WR);
-    }
-    TL_INLINE double score2(double l0, double l1, double r0, double r1, double WL, double WR) const {
-        l0 = z(l0); l1 = z(l1); r0 = z(r0); r1 = z(r1);
-        if (kind == 0) {
-            double s = 0.0;
-            if (WL > 0.0) s += xl(WL) - xl(l0) - xl(l1);
-            if (WR > 0.0) s += xl(WR) - xl(r0) - xl(r1);
-            return s;
-        } else if (kind == 1) {
-            double s = 0.0;
-            if (WL > 0.0) s += 2.0 * (WL - (l0 * l0 + l1 * l1) / WL);
-            if (WR > 0.0) s += 2.0 * (WR - (r0 * r0 + r1 * r1) / WR);
-            return s;
-        } else {
-            double a = l0 * l1, b = r0 * r1;  // sqrt(c(W-c)) is the same for both classes
-            return 2.0 * ((a > 0.0 ? std::sqrt(a) : 0.0) + (b > 0.0 ? std::sqrt(b) : 0.0));
-        }
-    }
+    bool cost_failed = false;  // the user criterion failed: the growth stopped early
 };
 
 struct Split {
@@ -157,9 +100,73 @@ struct Problem {
     const double* w;           // (n,)
 };
 
-class Grower;
+// The selection rule of a node's split search: a candidate replaces the best only when strictly
+// better by more than tol, in scan order. A batched criterion's candidates are kept (sides'
+// counts and the split) and replayed through the same rule once scored, in flushes of bounded
+// size: the result is the one the rule gives over the whole scan.
+template <class Crit>
+struct Picker {
+    const Crit& crit;
+    Split& best;
+    double tol;
+    tlcrit::CandidateBatch* batch;
+    std::vector<Split>* pending;
+    static constexpr size_t FLUSH = 1 << 16;
+
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t low) {
+        if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = code; best.low = low; }
+    }
+    TL_INLINE void keep(int32_t f, int32_t code, int32_t low) {
+        Split s;
+        s.feature = f; s.code = code; s.low = low;
+        pending->push_back(s);
+        if (pending->size() >= FLUSH) flush();
+    }
+    // two classes, both sides' counts given
+    TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
+                       int32_t f, int32_t code, int32_t low) {
+        if constexpr (Crit::batched) {
+            const double l[2] = {l0, l1}, r[2] = {r0, r1};
+            batch->push(crit, l, r);
+            keep(f, code, low);
+        } else {
+            take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, low);
+        }
+    }
+    // one side's counts L (sum WL), the other tot - L (sum WR)
+    TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
+                        int32_t f, int32_t code, int32_t low) {
+        if constexpr (Crit::batched) {
+            batch->push_rest(crit, L, tot);
+            keep(f, code, low);
+        } else {
+            take(crit.score(L, tot, WL, WR, buf), f, code, low);
+        }
+    }
+    void flush() {
+        if constexpr (Crit::batched) {
+            if (!pending->empty()) {
+                if (batch->evaluate(crit)) {
+                    for (size_t i = 0; i < pending->size(); ++i) {
+                        const Split& s = (*pending)[i];
+                        take(batch->score(i), s.feature, s.code, s.low);
+                    }
+                } else {
+                    best = Split();  // the criterion failed: no split
+                }
+            }
+            pending->clear();
+            batch->clear();
+        }
+    }
+    bool failed() const {
+        if constexpr (Crit::batched) return crit.failed;
+        return false;
+    }
+};
 
 // ----------------------------------------------------------------------------------------------
+template <class Crit>
 class SortedFinder {
 public:
     const Problem& P;
@@ -171,6 +178,8 @@ public:
     std::vector<double> buf, buf2, pre, gpre;
     std::vector<uint32_t> ycls;  // class codes, compact, for the scans
     bool unit = true;            // every weight is 1: counts are row counts
+    tlcrit::CandidateBatch batch;
+    std::vector<Split> pending;
 
     SortedFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
         : P(p), crit(c), msl(min_samples_leaf) {
@@ -184,12 +193,16 @@ public:
         buf2.resize(P.C);
         pre.resize(P.C);
         gpre.resize(P.C);
+        batch.C = P.C;
         std::vector<int64_t> cnt;
+        const int64_t off0 = 0;
         for (int f = 0; f < P.d; ++f) {  // counting sort of rows by code (stable in row order)
             const int32_t* cf = P.codes + (size_t)f * n;
-            cnt.assign((size_t)P.n_codes[f] + 1, 0);
-            for (int64_t i = 0; i < n; ++i) cnt[cf[i] + 1]++;
-            for (int32_t k = 0; k < P.n_codes[f]; ++k) cnt[k + 1] += cnt[k];
+            cnt.assign((size_t)P.n_codes[f], 0);
+            tlhist::count_rows<tlhist::Layout::ColMajor, false>(nullptr, n, cf, n, 1, &off0, P.C, P.y, P.w,
+                                                                 nullptr, cnt.data());
+            int64_t pos = 0;  // counts -> first position of each code
+            for (int32_t k = 0; k < P.n_codes[f]; ++k) { const int64_t t = cnt[k]; cnt[k] = pos; pos += t; }
             Entry* ef = &E[(size_t)f * n];
             for (int64_t i = 0; i < n; ++i) {
                 int32_t c = cf[i];
@@ -201,11 +214,10 @@ public:
     void init_root(Node& root) { root.start = 0; root.end = P.n; }
 
     template <bool BIN, bool UNIT>
-    void scan_numeric(int f, const Node& nd, const double* tot, Split& best) {
+    void scan_numeric(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
         const Entry* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = nd.end, m = t - s;
         if (e[s].code == e[t - 1].code) return;  // constant in this node
-        const double tol = GAIN_TOL * nd.W;
         // unit weights: integer counters (no floating-point add latency chain); the counts are the
         // same exact integers as the weighted sums
         double l0 = 0.0, l1 = 0.0, wl = 0.0;
@@ -220,14 +232,12 @@ public:
             if (x.code != prev) {
                 const int64_t nl = p - s, nr = m - nl;
                 if (nl >= msl && nr >= msl) {
-                    double sc;
                     if (BIN) {
                         if (UNIT) { wl = (double)nl; l1 = (double)c1; l0 = (double)(nl - c1); }
-                        sc = crit.score2(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl);
+                        pk.two(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl, f, x.code, prev);
                     } else {
-                        sc = crit.score(L, tot, wl, nd.W - wl, buf.data());
+                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, x.code, prev);
                     }
-                    if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = x.code; best.low = prev; }
                 }
                 prev = x.code;
             }
@@ -242,11 +252,10 @@ public:
         }
     }
 
-    void scan_categorical(int f, const Node& nd, const double* tot, Split& best) {
+    void scan_categorical(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
         const Entry* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = nd.end, m = t - s;
         if (e[s].code == e[t - 1].code) return;
-        const double tol = GAIN_TOL * nd.W;
         const int C = P.C;
         std::fill(pre.begin(), pre.end(), 0.0);
         std::fill(gpre.begin(), gpre.end(), 0.0);
@@ -262,8 +271,7 @@ public:
                     // right: x == gcode (the group); left: the rest
                     for (int c = 0; c < C; ++c) grp[c] = pre[c] - gpre[c];
                     const double wr = wl - gw;
-                    double sc = crit.score(grp, tot, wr, nd.W - wr, buf.data());
-                    if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = gcode; }
+                    pk.rest(grp, tot, wr, nd.W - wr, buf.data(), f, gcode, 0);
                 }
                 if (p == t) break;
                 gs = p;
@@ -279,14 +287,16 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        for (int f = 0; f < P.d; ++f) {
-            if (P.is_cat[f]) scan_categorical(f, nd, tot, best);
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending};
+        for (int f = 0; f < P.d && !pk.failed(); ++f) {
+            if (P.is_cat[f]) scan_categorical(f, nd, tot, pk);
             else if (P.C == 2) {
-                if (unit) scan_numeric<true, true>(f, nd, tot, best);
-                else scan_numeric<true, false>(f, nd, tot, best);
-            } else if (unit) scan_numeric<false, true>(f, nd, tot, best);
-            else scan_numeric<false, false>(f, nd, tot, best);
+                if (unit) scan_numeric<true, true>(f, nd, tot, pk);
+                else scan_numeric<true, false>(f, nd, tot, pk);
+            } else if (unit) scan_numeric<false, true>(f, nd, tot, pk);
+            else scan_numeric<false, false>(f, nd, tot, pk);
         }
+        pk.flush();
         nd.best = best;
     }
 
@@ -307,7 +317,7 @@ public:
     }
 
     // stable partition of every feature's range; children get [start, start+nl), [start+nl, end)
-    void partition(const Node& nd, int64_t nl, Node& L, Node& R) {
+    void partition(Node& nd, int64_t nl, Node& L, Node& R, bool, bool) {
         L.start = nd.start; L.end = nd.start + nl;
         R.start = nd.start + nl; R.end = nd.end;
         const uint8_t* rt = right.data();
@@ -332,6 +342,7 @@ public:
 };
 
 // ----------------------------------------------------------------------------------------------
+template <class Crit>
 class HistFinder {
 public:
     const Problem& P;
@@ -348,6 +359,8 @@ public:
     std::vector<int64_t> free_slots;
     std::vector<uint16_t> bins;    // (n, d) row-major codes
     std::vector<double> buf, pre;
+    tlcrit::CandidateBatch batch;
+    std::vector<Split> pending;
 
     double budget = 256.0 * 1024 * 1024;
 
@@ -370,6 +383,7 @@ public:
         }
         buf.resize(P.C);
         pre.resize(P.C);
+        batch.C = P.C;
     }
 
     int64_t alloc() {
@@ -398,31 +412,20 @@ public:
         int64_t* hc = cpool[nd.hist].data();
         std::fill(h, h + hsize, 0.0);
         std::fill(hc, hc + csize, 0);
-        const int d = P.d, C = P.C;
-        const int64_t* off = offset.data();
-        for (int64_t p = nd.start; p < nd.end; ++p) {
-            const int32_t r = rows[p];
-            const uint16_t* b = &bins[(size_t)r * d];
-            const int64_t yc = P.y[r];
-            const double wi = P.w[r];
-            for (int f = 0; f < d; ++f) {
-                const int64_t cell = off[f] + b[f];
-                h[cell * C + yc] += wi;
-                hc[cell] += 1;
-            }
-        }
+        tlhist::count_rows<tlhist::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start, bins.data(),
+                                                           P.n, P.d, offset.data(), P.C, P.y, P.w, h, hc);
     }
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; build(root); }
 
     void find(Node& nd, const double* tot) {
         Split best;
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending};
         const int C = P.C;
         const double* h = pool[nd.hist].data();
         const int64_t* hc = cpool[nd.hist].data();
-        const double tol = GAIN_TOL * nd.W;
         const int64_t m = nd.end - nd.start;
-        for (int f = 0; f < P.d; ++f) {
+        for (int f = 0; f < P.d && !pk.failed(); ++f) {
             const int64_t o = offset[f];
             const int32_t nc = P.n_codes[f];
             if (P.is_cat[f]) {
@@ -433,8 +436,7 @@ public:
                     const double* g = h + (o + k) * C;
                     double wr = 0.0;
                     for (int c = 0; c < C; ++c) wr += g[c];
-                    double sc = crit.score(g, tot, wr, nd.W - wr, buf.data());
-                    if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = k; }
+                    pk.rest(g, tot, wr, nd.W - wr, buf.data(), f, k, 0);
                 }
                 continue;
             }
@@ -453,10 +455,8 @@ public:
                     const int64_t nr = m - nl;
                     if (nr == 0) break;
                     if (nl >= msl && nr >= msl) {
-                        double sc;
-                        if (C == 2) sc = crit.score2(L[0], L[1], tot[0] - L[0], tot[1] - L[1], wl, nd.W - wl);
-                        else sc = crit.score(L, tot, wl, nd.W - wl, buf.data());
-                        if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = k; best.low = last; }
+                        if (C == 2) pk.two(L[0], L[1], tot[0] - L[0], tot[1] - L[1], wl, nd.W - wl, f, k, last);
+                        else pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, k, last);
                     }
                 }
                 last = k;
@@ -465,6 +465,7 @@ public:
                 nl += cnt;
             }
         }
+        pk.flush();
         nd.best = best;
     }
 
@@ -523,13 +524,13 @@ public:
 };
 
 // ----------------------------------------------------------------------------------------------
-template <class Finder>
+template <template <class> class FinderT, class Crit>
 class GrowerT {
 public:
     const Problem& P;
     const Params& prm;
     const Crit& crit;
-    Finder finder;
+    FinderT<Crit> finder;
     Result& res;
     double Wtot = 0.0;
 
@@ -545,13 +546,14 @@ public:
         res.split_low.push_back(0);
         res.n_samples.push_back(n_samples);
         for (int c = 0; c < P.C; ++c) res.value.push_back(counts[c]);
-        res.impurity.push_back(W > 0.0 ? std::max(0.0, wimp / W) : 0.0);
+        // scikit-learn's units (entropy in bits, Gini 1 - sum p^2)
+        res.impurity.push_back(W > 0.0 ? Crit::sklearn_scale * std::max(0.0, wimp / W) : 0.0);
         return id;
     }
 
     bool terminal(const double* counts, int64_t n_samples, int64_t depth) const {
         if (prm.max_depth >= 0 && depth >= prm.max_depth) return true;
-        if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf) return true;
+        if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf || n_samples < prm.min_samples_split) return true;
         int pos = 0;
         for (int c = 0; c < P.C; ++c) pos += counts[c] > 0.0;
         return pos <= 1;
@@ -562,7 +564,8 @@ public:
 
     bool splittable(const Node& nd) const {
         if (nd.best.feature < 0) return false;
-        if (prm.min_impurity_decrease > 0.0 && global_gain(nd) + GAIN_TOL < prm.min_impurity_decrease) return false;
+        if (prm.min_impurity_decrease > 0.0
+            && Crit::sklearn_scale * (global_gain(nd) + GAIN_TOL) < prm.min_impurity_decrease) return false;
         return true;
     }
 
@@ -574,8 +577,10 @@ public:
         finder.mark(nd, cl.data(), cr.data(), nl, nr);
         double WL = 0.0, WR = 0.0;
         for (int c = 0; c < C; ++c) { WL += cl[c]; WR += cr[c]; }
-        L.id = add_node(cl.data(), nl, WL, crit.wimp(cl.data(), WL));
-        R.id = add_node(cr.data(), nr, WR, crit.wimp(cr.data(), WR));
+        L.wimp = crit.wimp(cl.data(), WL);
+        R.wimp = crit.wimp(cr.data(), WR);
+        L.id = add_node(cl.data(), nl, WL, L.wimp);
+        R.id = add_node(cr.data(), nr, WR, R.wimp);
         res.left[nd.id] = L.id;
         res.right[nd.id] = R.id;
         res.feature[nd.id] = nd.best.feature;
@@ -583,15 +588,10 @@ public:
         res.split_low[nd.id] = nd.best.low;
         L.depth = R.depth = nd.depth + 1;
         L.W = WL; R.W = WR;
-        L.wimp = crit.wimp(cl.data(), WL);
-        R.wimp = crit.wimp(cr.data(), WR);
         L.hist = R.hist = -1;
         openL = !terminal(cl.data(), nl, L.depth);
         openR = !terminal(cr.data(), nr, R.depth);
-        if (openL || openR) {
-            if constexpr (std::is_same<Finder, HistFinder>::value) finder.partition(nd, nl, L, R, openL, openR);
-            else finder.partition(nd, nl, L, R);
-        }
+        if (openL || openR) finder.partition(nd, nl, L, R, openL, openR);
         finder.release(nd);
         if (openL) { finder.find(L, cl.data()); if (!splittable(L)) { openL = false; finder.release(L); } }
         if (openR) { finder.find(R, cr.data()); if (!splittable(R)) { openR = false; finder.release(R); } }
@@ -649,152 +649,29 @@ public:
     }
 };
 
-inline void grow(const Problem& P, const Params& prm, Result& res) {
-    Crit crit;
-    crit.kind = prm.criterion;
-    crit.C = P.C;
-    double wmin = std::numeric_limits<double>::infinity();
-    for (int64_t i = 0; i < P.n; ++i) wmin = std::min(wmin, P.w[i]);
-    crit.zeps = P.n > 0 ? 0.5 * wmin : 0.0;
-    std::vector<double> tab;
-    if (prm.criterion == 0) {
-        // memo of x*log2(x) for integer x (exact same values as the direct formula)
-        bool integral = true;
-        double W = 0.0;
-        for (int64_t i = 0; i < P.n && integral; ++i) {
-            integral = P.w[i] == std::floor(P.w[i]);
-            W += P.w[i];
-        }
-        if (integral && W <= 4.0 * (double)P.n + 16.0) {
-            const int64_t sz = (int64_t)W + 1;
-            tab.resize(sz);
-            for (int64_t i = 0; i < sz; ++i) tab[i] = xlog2x((double)i);
-            crit.tab = tab.data();
-            crit.tab_size = sz;
-            // integer weights: every count (a sum of weights, or its difference from a total) is
-            // an exact integer in [0, W]
-            crit.int_counts = true;
-        }
-    }
+template <class Crit>
+inline void grow_with(const Problem& P, const Params& prm, Crit& crit, Result& res) {
+    crit.setup(P.w, P.n, P.C);
     if (prm.hist) {
-        GrowerT<HistFinder> g(P, prm, crit, res);
+        GrowerT<HistFinder, Crit> g(P, prm, crit, res);
         if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
         g.grow();
     } else {
-        GrowerT<SortedFinder> g(P, prm, crit, res);
+        GrowerT<SortedFinder, Crit> g(P, prm, crit, res);
         g.grow();
     }
 }
 
-// ----------------------------------------------------------------------------------------------
-// Feature coding: one numeric column -> codes, distinct values and thresholds, reproducing
-// treelearn.data.binarize.numeric_thresholds exactly (a test checks it): exact mode every
-// midpoint between consecutive distinct values; with max_thr = m > 0 and more than m midpoints,
-// the midpoints just above the data quantiles s[(i*n)//(m+1)], i = 1..m. The code of a value is
-// the number of thresholds <= it. One LSD radix sort per column instead of two comparison sorts.
-static inline uint64_t sortable_key(double v) {
-    if (v == 0.0) v = 0.0;  // -0.0 and +0.0 are the same value
-    uint64_t b;
-    std::memcpy(&b, &v, sizeof b);
-    return (b & 0x8000000000000000ULL) ? ~b : (b | 0x8000000000000000ULL);
-}
-
-struct KeyRow {
-    uint64_t key;
-    int64_t row;
-};
-
-static inline double key_value(uint64_t k) {
-    const uint64_t b = (k & 0x8000000000000000ULL) ? (k & 0x7FFFFFFFFFFFFFFFULL) : ~k;
-    double v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-}
-
-inline void radix_sort(std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
-    const size_t n = a.size();
-    tmp.resize(n);
-    const int BITS = 11, B = 1 << BITS, PASSES = 6;
-    std::vector<size_t> cnt((size_t)B * PASSES, 0);
-    for (size_t i = 0; i < n; ++i) {  // all digit histograms in one pass
-        const uint64_t k = a[i].key;
-        for (int p = 0; p < PASSES; ++p) cnt[(size_t)p * B + ((k >> (p * BITS)) & (B - 1))]++;
-    }
-    for (int p = 0; p < PASSES; ++p) {
-        size_t* c = &cnt[(size_t)p * B];
-        const int shift = p * BITS;
-        if (n == 0 || c[(a[0].key >> shift) & (B - 1)] == n) continue;  // one digit value: nothing to do
-        size_t sum = 0;
-        for (int k = 0; k < B; ++k) { size_t t = c[k]; c[k] = sum; sum += t; }
-        for (size_t i = 0; i < n; ++i) tmp[c[(a[i].key >> shift) & (B - 1)]++] = a[i];
-        a.swap(tmp);
-    }
-}
-
-inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
-                        std::vector<double>& u, std::vector<double>& thr,
-                        std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
-    u.clear();
-    thr.clear();
-    if (n == 0) return;
-    {   // fast path: at most two distinct values (binary features), no sort needed
-        double lo = X[0], hi = X[0];
-        bool two = true;
-        for (int64_t i = 1; i < n && two; ++i) {
-            const double v = X[i * stride];
-            if (v == lo || v == hi) continue;
-            if (lo == hi) { if (v < lo) lo = v; else hi = v; }
-            else two = false;
-        }
-        if (two) {
-            u.push_back(lo == 0.0 ? 0.0 : lo);
-            if (hi != lo) {
-                u.push_back(hi == 0.0 ? 0.0 : hi);
-                double m = (u[0] + u[1]) / 2.0;
-                if (m <= u[0]) m = u[1];
-                thr.push_back(m);  // one midpoint <= any max_thr >= 1
-            }
-            for (int64_t i = 0; i < n; ++i) codes[i] = (hi != lo && X[i * stride] == hi) ? 1 : 0;
-            return;
-        }
-    }
-    a.resize(n);
-    for (int64_t i = 0; i < n; ++i) a[i] = KeyRow{sortable_key(X[i * stride]), i};
-    radix_sort(a, tmp);
-    std::vector<int32_t> rank_at(n);
-    double prev = 0.0;
-    for (int64_t p = 0; p < n; ++p) {
-        const double v = key_value(a[p].key);
-        if (p == 0 || v != prev) { u.push_back(v); prev = v; }
-        rank_at[p] = (int32_t)u.size() - 1;
-    }
-    const int64_t U = (int64_t)u.size();
-    std::vector<double> mids(U > 1 ? U - 1 : 0);
-    for (int64_t j = 0; j + 1 < U; ++j) {
-        double m = (u[j] + u[j + 1]) / 2.0;
-        if (m <= u[j]) m = u[j + 1];
-        mids[j] = m;
-    }
-    if (max_thr <= 0 || (int64_t)mids.size() <= max_thr) {
-        thr = mids;
-        for (int64_t p = 0; p < n; ++p) codes[a[p].row] = rank_at[p];
+inline void grow(const Problem& P, const Params& prm, Result& res) {
+    if (prm.criterion < 0) {
+        tlcrit::Callback crit;
+        crit.fn = prm.cost_cb;
+        crit.ctx = prm.cost_ctx;
+        grow_with(P, prm, crit, res);
+        res.cost_failed = crit.failed;
         return;
     }
-    // quantile thresholds; code(rank r) = #{selected j : j < r}
-    std::vector<uint8_t> sel(U, 0);
-    for (int64_t i = 1; i <= max_thr; ++i) {
-        int64_t pos = (i * n) / (max_thr + 1);
-        if (pos > n - 1) pos = n - 1;
-        const int32_t j = rank_at[pos];
-        if (j < U - 1) sel[j] = 1;
-    }
-    std::vector<int32_t> code_of(U);
-    int32_t c = 0;
-    for (int64_t r = 0; r < U; ++r) {
-        code_of[r] = c;
-        if (sel[r]) { thr.push_back(mids[r]); ++c; }
-    }
-    for (int64_t p = 0; p < n; ++p) codes[a[p].row] = code_of[rank_at[p]];
+    tlcrit::with_builtin(prm.criterion, [&](auto crit) { grow_with(P, prm, crit, res); });
 }
 
 }  // namespace tlgreedy

@@ -1,4 +1,5 @@
 # distutils: language = c++
+# distutils: depends = src/treelearn/_include/tl_minrank.h src/treelearn/_include/tl_count.h src/treelearn/_include/tl_bitpack.h src/treelearn/_include/tl_limits.h
 """Compiled FIND(S, r) of Ehrenfeucht & Haussler (001) with (cover, r) memoisation.
 
 The search itself lives in ``tl_minrank.h`` (see its header comment); this module wraps it:
@@ -6,13 +7,28 @@ The search itself lives in ``tl_minrank.h`` (see its header comment); this modul
 on the whole sample (the memo persists, so FINDMIN's successive calls share it), ``nodes()``
 exports the result DAG.
 """
+import threading
+
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint8_t, int64_t, int32_t, uint32_t, uint64_t
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
 
 cnp.import_array()
+
+cdef extern from "tl_bitpack.h" namespace "tlbits":
+    bint tl_pack_binary "tlbits::pack_binary"[T](const T* X, long long n, int d, long long stride,
+                                                 uint64_t* out, long long* counts) nogil
+
+
+cdef extern from "tl_limits.h" namespace "tllimits":
+    cdef cppclass SigintScope:
+        pass
+    SigintScope* open_sigint_scope() except +
+    void close_sigint_scope(SigintScope* s)
+
 
 cdef extern from "tl_minrank.h" namespace "tl_minrank":
     cdef struct Node:
@@ -39,7 +55,7 @@ cdef extern from "tl_minrank.h" namespace "tl_minrank":
 
 NONE = -1
 ABORT = -2
-ABORT_REASONS = {1: "time", 2: "memory"}
+ABORT_REASONS = {1: "time", 2: "memory", 3: "interrupted"}
 
 
 cdef class RankSearch:
@@ -53,11 +69,20 @@ cdef class RankSearch:
         if B.shape[0] != y.shape[0]:
             raise ValueError("B and y have different numbers of rows")
         cdef Py_ssize_t n = B.shape[0], d = B.shape[1], W = (B.shape[0] + 63) // 64
-        packed = np.zeros((max(d, 1), W * 8), dtype=np.uint8)
+        # the columns packed as bitsets (tl_bitpack.h: row bitsets, then 64x64 transposes)
+        packed = np.zeros((max(d, 1), W), dtype=np.uint64)
+        ones = np.empty(max(d, 1), dtype=np.int64)
+        cdef uint64_t[:, ::1] pk = packed
+        cdef long long[::1] on = ones
+        cdef bint ok = True
         if d:
-            bytes_ = np.packbits(np.asarray(B).T, axis=1, bitorder="little")
-            packed[:, :bytes_.shape[1]] = bytes_
-        cdef const uint64_t[:, ::1] cols = packed.view("<u8")
+            with nogil:
+                ok = tl_pack_binary[uint8_t](&B[0, 0], n, <int>d, d, &pk[0, 0], &on[0])
+            if not ok:  # values other than 0/1: nonzero is 1
+                packed[:] = 0
+                bytes_ = np.packbits(np.asarray(B).T != 0, axis=1, bitorder="little")
+                packed.view(np.uint8)[:, :bytes_.shape[1]] = bytes_
+        cdef const uint64_t[:, ::1] cols = packed
         self.s = new Solver()
         self.s.init(&cols[0, 0], &y[0], <int>n, <int>d, n_classes)
         self.s.use_memo = memoize
@@ -74,8 +99,18 @@ cdef class RankSearch:
         self.s.memory_limit = -1.0 if memory_limit is None else float(memory_limit)
         self.s.start_clock()
         cdef int32_t res
-        with nogil:
-            res = self.s.find_all(r)
+        cdef SigintScope* scope = NULL
+        if threading.current_thread() is threading.main_thread():
+            scope = open_sigint_scope()  # Ctrl-C stops the search (abort reason 3)
+        try:
+            with nogil:
+                res = self.s.find_all(r)
+        finally:
+            if scope != NULL:
+                close_sigint_scope(scope)
+        if res == ABORT and self.s.abort_reason == 3:
+            PyErr_CheckSignals()  # Python's own handler ran too: its KeyboardInterrupt
+            raise KeyboardInterrupt("FIND interrupted")
         return int(res)
 
     @property

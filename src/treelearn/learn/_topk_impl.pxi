@@ -1,7 +1,10 @@
 # The body of the compiled Top-k search binding, included by _topk.pyx (portable x86-64-v2
 # build) and _topk_avx512.pyx (AVX-512 build with VPOPCNTDQ, chosen at import when the CPU has it).
+import threading
+
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint64_t, int64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
@@ -10,29 +13,39 @@ cnp.import_array()
 
 ctypedef int (*cost_fn_t)(void*, const double*, int, int, double*) noexcept nogil
 
-cdef extern from "_topk_search.h" namespace "tltopk":
-    cdef cppclass Params:
+cdef extern from "tl_limits.h" namespace "tllimits":
+    cdef cppclass SigintScope:
+        pass
+    SigintScope* open_sigint_scope() except +
+    void close_sigint_scope(SigintScope* s)
+
+
+cdef extern from "topk/run.h" namespace "tltopk":
+    cdef cppclass Problem:
         int n, d, C, nw
         const uint64_t* columns
         const int64_t* y
         const double* w
-        int k, max_depth, crit, gain_ratio
-        double time_limit, mem_limit_bytes
-        int n_jobs
-        int cache_depth1
-        cost_fn_t cost_cb
+
+    cdef cppclass Options:
+        int k, max_depth, criterion
+        cbool gain_ratio
+        cost_fn_t cost
         void* cost_ctx
+        double time_limit, memory_limit_bytes
+        int n_jobs
+        cbool cache_depth1, feature_classes
 
     cdef cppclass Output:
         vector[int] feature, left, right
         vector[double] value
         vector[int64_t] nsamp
         double error, root_lb
-        cbool timed_out, cost_failed
+        cbool timed_out, cost_failed, interrupted
         long long nodes, cache_hits, evictions, cache_entries
         double peak_bytes
 
-    void run_search(const Params& P, Output& out) except + nogil
+    void run_search(const Problem& P, const Options& O, Output& out) except + nogil
 
 
 cdef class _CostState:
@@ -70,7 +83,8 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
            cost=None):
     """``cost``: for ``criterion_code`` 3 (a user impurity), a callable (rows, C) class counts ->
     rows' weight x impurity, called once per ranked node with every candidate's two sides."""
-    cdef Params P
+    cdef Problem P
+    cdef Options O
     cdef _CostState state = None
     cdef Output out
     cdef const double[::1] wv
@@ -89,24 +103,34 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     else:
         wv = np.ascontiguousarray(weights, dtype=np.float64)
         P.w = &wv[0]
-    P.k = k
-    P.max_depth = max_depth
-    P.crit = criterion_code
-    P.gain_ratio = 1 if gain_ratio else 0
-    P.time_limit = time_limit
-    P.mem_limit_bytes = memory_limit_bytes
-    P.n_jobs = n_jobs
-    P.cache_depth1 = (1 if cache_depth1 else 0) | (0 if feature_classes else 2)
-    P.cost_cb = NULL
-    P.cost_ctx = NULL
+    O.k = k
+    O.max_depth = max_depth
+    O.criterion = criterion_code
+    O.gain_ratio = gain_ratio
+    O.time_limit = time_limit
+    O.memory_limit_bytes = memory_limit_bytes
+    O.n_jobs = n_jobs
+    O.cache_depth1 = cache_depth1
+    O.feature_classes = feature_classes
+    O.cost = NULL
+    O.cost_ctx = NULL
     if criterion_code == 3:
         if cost is None:
             raise ValueError("criterion code 3 needs a cost callable")
         state = _CostState(cost)
-        P.cost_cb = _py_cost
-        P.cost_ctx = <void*>state
-    with nogil:
-        run_search(P, out)
+        O.cost = _py_cost
+        O.cost_ctx = <void*>state
+    # Ctrl-C during the search: a C-level handler (main thread only) sets a flag the search
+    # polls; it stops, and KeyboardInterrupt is raised here with the best tree found so far
+    cdef SigintScope* scope = NULL
+    if threading.current_thread() is threading.main_thread():
+        scope = open_sigint_scope()
+    try:
+        with nogil:
+            run_search(P, O, out)
+    finally:
+        if scope != NULL:
+            close_sigint_scope(scope)
     if out.cost_failed:
         err = state.error if state is not None else None
         if err is None:
@@ -118,10 +142,27 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
     value = np.asarray(<double[:nn * n_classes]> out.value.data()).copy().reshape(nn, n_classes)
     nsamp = np.asarray(<int64_t[:nn]> out.nsamp.data()).copy()
-    return {
+    result = {
         "feature": feature, "left": left, "right": right, "value": value, "n_node_samples": nsamp,
         "error": out.error, "lower_bound": out.root_lb, "timed_out": bool(out.timed_out),
         "nodes": out.nodes, "cache_hits": out.cache_hits, "evictions": out.evictions,
         "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
+        "interrupted": bool(out.interrupted),
     }
+    if out.interrupted:
+        _raise_interrupt(result)
+    return result
+
+
+def _raise_interrupt(result):
+    """KeyboardInterrupt for a search stopped by Ctrl-C, carrying the best tree found so far
+    (``partial_result``, the dictionary ``search`` would have returned)."""
+    try:
+        PyErr_CheckSignals()  # Python's own handler ran too: its KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        exc.partial_result = result
+        raise
+    exc = KeyboardInterrupt("search interrupted")
+    exc.partial_result = result
+    raise exc
 

@@ -14,8 +14,8 @@ The local gain of a split of a node with class counts ``c`` (total W) into ``L``
 ``G(c) − (W_L/W)·G(L) − (W_R/W)·G(R)`` for the multiclass form of the impurity G (see
 :mod:`treelearn.criteria`).
 
-Conditions. A numeric column j gives ``x_j >= t`` with t a midpoint between consecutive distinct
-training values (exact; ``max_thresholds=None``) or one of at most ``max_thresholds`` quantile
+Conditions. A numeric column j gives ``x_j >= t``: the candidates are the cuts between consecutive
+distinct training values (exact; ``max_thresholds=None``) or at most ``max_thresholds`` quantile
 thresholds (the same thresholds as :func:`treelearn.data.binarize.numeric_thresholds` and the
 :class:`~treelearn.Binarizer`, histogram-style split finding). A categorical column gives the
 one-hot conditions ``x_j == v`` (a column with exactly two values only ``x_j == larger value``, as
@@ -25,40 +25,50 @@ Rules (deterministic on every machine): an impure node with a valid split (both 
 at least ``min_samples_leaf`` rows each) is split even if its best gain is 0, unless
 ``min_impurity_decrease > 0``, when the split's global gain must be at least that. Gains that
 differ by less than 1e-12 are ties, broken by the lowest feature index, then the lowest threshold
-(category code); in best-first growth, ties between leaves go to the leaf created first. So of
-the candidate thresholds that cut a node's rows the same way (all those between its two
-consecutive values), the lowest is used: the threshold just above the largest value on the left,
-in exact mode the midpoint between that value and the next distinct *training* value
-(scikit-learn instead uses the midpoint between the node's two values; the training partition
-is the same). Leaf labels: majority, ties to the first class.
+(category code); in best-first growth, ties between leaves go to the leaf created first. A numeric
+split's threshold is then CART's node-local midpoint: halfway between the node's largest value
+going left and its smallest value going right (in histogram mode, of the quantile thresholds
+that cut the node's rows the same way, the middle one). Leaf labels: majority, ties to the first
+class. Node impurities (``tree_.impurity``) and ``min_impurity_decrease`` are in scikit-learn's
+units (entropy in bits, Gini 1 − Σp²); the search itself uses the papers' normalised G, which
+orders splits identically. ``min_samples_split`` and ``ccp_alpha`` (minimal cost-complexity
+pruning after growth) follow scikit-learn.
 
 The growth runs in compiled code (``_greedy_core.h``) with one of two split finders, chosen by
 a cost model (both give the same tree): per-feature row lists sorted once and stably partitioned
 per node, or per-node (feature × bin × class) histograms, the larger child by subtraction
-(always used with ``max_thresholds``). User callable criteria run a NumPy path with the same
-rules.
+(always used with ``max_thresholds``). The impurity is one of the compiled policies of
+``_include/tl_criteria.h``; a user callable G is evaluated by the same engine through a callback,
+one batch of candidate splits per node.
 """
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from treelearn._validation import (
+    CLASS_WEIGHT,
+    COLUMNS,
+    INT32_MAX,
+    INT64_MAX,
+    RANDOM_STATE,
+    Interval,
+    RealNotInt,
     TreeLearnValueError,
     check_float_param,
     check_int_param,
     check_sample_weight,
 )
-from treelearn.base import BaseTreeClassifier
-from treelearn.criteria import Criterion, get_criterion
+from treelearn.base import CRITERION, BaseTreeClassifier
+from treelearn.criteria import get_criterion
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn import _greedy
-from treelearn.tree.tree import Tree
+from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
 
-_GAIN_TOL = 1e-12
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
 
@@ -71,7 +81,8 @@ class CodedFeatures:
         self.is_cat = is_cat          # (d,) uint8
         self.cat_only = cat_only      # (d,) int32: the only candidate code of a two-valued categorical column
         self.thresholds = thresholds  # per feature: ascending thresholds (numeric) or None
-        self.values = values          # exact mode, per feature: the distinct values (code = index), else None
+        self.values = values          # per numeric feature whose codes are the ranks of its distinct values
+                                      # (exact mode, or no more values than max_thresholds): those values, else None
 
 
 def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
@@ -98,7 +109,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
             continue
         c = Xe[:, j].astype(np.int64)
         if c.size and c.min() < 0:
-            raise TreeLearnValueError(f"column {schema._name(j)}: unseen category codes in training data")
+            raise TreeLearnValueError(f"column {schema.column_name(j)}: unseen category codes in training data")
         is_cat[j] = 1
         codes[j] = c
         n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
@@ -114,7 +125,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         for j, t, u in zip(numeric, thr, vals):
             thresholds[j] = t
             n_codes[j] = t.size + 1
-            values[j] = u if max_thresholds is None else None
+            values[j] = u if (max_thresholds is None or t.size == u.size - 1) else None
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values)
 
 
@@ -122,7 +133,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 criterion="entropy", max_depth: int | None = None, max_leaves: int | None = None,
                 min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
-                finder: str = "auto") -> Tree:
+                finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
+                random_state=None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -136,11 +148,16 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     max_depth : None or the maximum depth (0: a single leaf).
     max_leaves : None for depth-first growth; t for best-first BuildTopDownDT to t leaves.
     min_samples_leaf : minimum number of rows on each side of a split.
-    min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this.
+    min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this, in
+        scikit-learn's units (entropy in bits, Gini 1 − Σp²; Kearns–Mansour and a user G normalised).
     max_thresholds : None (exact midpoints) or at most this many quantile thresholds per column.
     classes : class labels stored in the Tree (default 0..n_classes-1).
     coded : precomputed :func:`code_features` output (reused by callers growing many trees).
     finder : "auto", "sorted" or "hist" (compiled split finder; the tree is the same).
+    min_samples_split : a node with fewer rows is a leaf (>= 2).
+    ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
+    random_state : None (ties between features go to the lowest index) or a seed / RandomState:
+        ties go to the lowest index in a random order of the features drawn from it.
 
     Returns
     -------
@@ -169,192 +186,121 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     min_samples_leaf = check_int_param("min_samples_leaf", min_samples_leaf, low=1)
     min_impurity_decrease = check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0)
     max_thresholds = check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True)
+    min_samples_split = check_int_param("min_samples_split", min_samples_split, low=2)
+    ccp_alpha = check_float_param("ccp_alpha", ccp_alpha, low=0.0)
     if finder not in ("auto", "sorted", "hist"):
         raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
+    return _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf,
+                         min_impurity_decrease, max_thresholds, classes, coded, finder,
+                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state)
+
+
+def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease,
+                  max_thresholds, classes, coded, finder, *, min_samples_split=2, ccp_alpha=0.0,
+                  random_state=None) -> Tree:
+    """:func:`grow_greedy` on checked arguments (positive weights, a Criterion, ints, a schema)."""
     if classes is None:
         classes = np.arange(n_classes)
     if coded is None:
         coded = code_features(Xe, schema, max_thresholds)
     args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
             min_samples_leaf, min_impurity_decrease)
-    if crit.code >= 0:
-        if finder == "auto":
-            # histograms cost O(sum of codes x classes) per node on top of the rows; sorted lists
-            # O(rows x features): histograms win when the codes are few (measured on the benchmarks)
-            # (~1 ns per histogram cell per node vs ~5 ns per row and feature per level), with the
-            # number of nodes bounded by the depth and leaf budgets
-            cells = float(coded.n_codes.sum()) * n_classes
-            rows_x_features = float(Xe.shape[0]) * Xe.shape[1]
-            few = cells <= _HIST_CODE_FRACTION * rows_x_features
-            if not few and (max_depth is not None or max_leaves is not None):
-                depth_est = min(max_depth if max_depth is not None else 64, 64)
-                nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (max_leaves or Xe.shape[0]) - 1)
-                few = nodes_est * cells < 4.0 * rows_x_features * max(1, min(depth_est, np.log2(nodes_est + 1)))
-            finder = "hist" if (max_thresholds is not None or few) else "sorted"
-        if finder == "hist" and int(coded.n_codes.max()) > 65536:
-            finder = "sorted"
-        out = _greedy.grow_coded(coded.codes, coded.n_codes, coded.is_cat, coded.cat_only, y, w, n_classes,
-                                 crit.code, *args, finder == "hist")
-    else:
-        out = _grow_python(coded, y, w, n_classes, crit, *args)
-    return _to_tree(out, coded, classes, schema)
+    if finder == "auto":
+        # histograms cost O(sum of codes x classes) per node on top of the rows; sorted lists
+        # O(rows x features): histograms win when the codes are few (measured on the benchmarks)
+        # (~1 ns per histogram cell per node vs ~5 ns per row and feature per level), with the
+        # number of nodes bounded by the depth and leaf budgets
+        cells = float(coded.n_codes.sum()) * n_classes
+        rows_x_features = float(Xe.shape[0]) * Xe.shape[1]
+        few = cells <= _HIST_CODE_FRACTION * rows_x_features
+        if not few and (max_depth is not None or max_leaves is not None):
+            depth_est = min(max_depth if max_depth is not None else 64, 64)
+            nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (max_leaves or Xe.shape[0]) - 1)
+            few = nodes_est * cells < 4.0 * rows_x_features * max(1, min(depth_est, np.log2(nodes_est + 1)))
+        finder = "hist" if (max_thresholds is not None or few) else "sorted"
+    if finder == "hist" and int(coded.n_codes.max()) > 65536:
+        finder = "sorted"
+    cost = None
+    if crit.code < 0:
+        # a user G: the engine asks for the weighted impurities of a node's candidates in batches
+
+        def cost(counts, _imp=crit.impurity):
+            return counts.sum(axis=1) * _imp(counts)
+    if random_state is None:
+        grow_on, perm = coded, None
+    else:  # the same coded features in a random order: ties between features broken at random
+        rng = random_state if isinstance(random_state, np.random.Generator) else check_random_state(random_state)
+        perm = rng.permutation(coded.n_codes.size)
+        grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
+                                np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
+                                None)
+    out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, y, w, n_classes,
+                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split)
+    if perm is not None:
+        internal = out["children_left"] >= 0
+        out["feature"][internal] = perm[out["feature"][internal]]
+    tree = _to_tree(out, coded, classes, schema)
+    if ccp_alpha > 0.0:
+        tree = _prune_ccp(tree, out, ccp_alpha)
+    return tree
+
+
+def _prune_ccp(tree: Tree, out: dict, alpha: float) -> Tree:
+    """Minimal cost-complexity pruning as scikit-learn's ``ccp_alpha``: R(t) = (weight of t /
+    total) x impurity(t) in scikit-learn's units, weakest links collapsed while their effective
+    alpha is <= alpha (nodes in creation order: children after parents)."""
+    W = tree.value.sum(axis=1)
+    r = np.ascontiguousarray(W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W))
+    cut = _greedy.prune_ccp(out["children_left"], out["children_right"], r, float(alpha))
+    return tree.prune(np.nonzero(cut)[0]) if cut.any() else tree
+
+
+def _numeric_thresholds(coded: CodedFeatures, f, low, k) -> np.ndarray:
+    """Thresholds of numeric splits ``code >= k`` of nodes whose largest code on the left is low.
+
+    Codes that are ranks of the distinct values u: the node-local midpoint m (CART's) between the
+    node's largest value going left, u[low], and its smallest going right, u[k]. CART sends
+    x <= m left; here a row goes right when x >= t, so t is the next double above m (a value
+    equal to m, unseen in training, goes left as in CART), and t = u[k] when no double lies
+    strictly between u[low] and u[k]. Quantile codes (histogram mode): thresholds t[low]..t[k-1]
+    cut the node's rows the same way; the middle one (the lower of two middles).
+    """
+    out = np.empty(f.size)
+    for g in np.unique(f).tolist():  # per feature used (at most d)
+        sel = f == g
+        lo, kk = low[sel], k[sel]
+        u = coded.values[g]
+        if u is None:
+            out[sel] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
+            continue
+        a, b = u[lo], u[kk]
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = (a + b) / 2.0
+        m = np.where(np.isfinite(m), m, a / 2.0 + b / 2.0)
+        t = np.nextafter(m, np.inf)
+        out[sel] = np.where((a < t) & (t <= b), t, b)
+    return out
 
 
 def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
+    out = kernel_nodes(out)
     left = out["children_left"]
     internal = np.nonzero(left >= 0)[0]
     m = left.size
     feature = out["feature"].copy()
     threshold = np.full(m, -2.0)
     kind = np.full(m, -1, dtype=np.int8)
-    for i in internal.tolist():
-        f = int(feature[i])
-        k = int(out["split_code"][i])
-        if coded.is_cat[f]:
-            kind[i] = 1
-            threshold[i] = float(k)
-        else:
-            kind[i] = 0
-            # of the thresholds that split the node's rows the same way (codes low+1..k), the
-            # lowest: the midpoint just above the node's largest value on the left
-            threshold[i] = coded.thresholds[f][int(out["split_low"][i])]
+    f = feature[internal]
+    k = out["split_code"][internal]
+    cat = coded.is_cat[f].astype(bool)
+    kind[internal] = np.where(cat, 1, 0)
+    threshold[internal[cat]] = k[cat].astype(np.float64)
+    num = internal[~cat]
+    if num.size:
+        threshold[num] = _numeric_thresholds(coded, feature[num], out["split_low"][num], out["split_code"][num])
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
                 classes=classes, schema=schema)
-
-
-# ---------------------------------------------------------------------------------------------
-# NumPy path (user callable criteria): the same growth rules as the compiled one.
-def _grow_python(coded: CodedFeatures, y, w, C, crit: Criterion, max_depth, max_leaves, msl, mid):
-    codes, n_codes, is_cat, cat_only = coded.codes, coded.n_codes, coded.is_cat, coded.cat_only
-    d, n = codes.shape
-    nodes = {"children_left": [], "children_right": [], "feature": [], "split_code": [], "split_low": [],
-             "n_node_samples": [],
-             "impurity": [], "value": []}
-
-    def wimp(counts):
-        counts = np.asarray(counts, dtype=np.float64)
-        return counts.sum(axis=-1) * crit.impurity(counts)
-
-    def add(counts, rows):
-        nodes["children_left"].append(-1)
-        nodes["children_right"].append(-1)
-        nodes["feature"].append(-2)
-        nodes["split_code"].append(0)
-        nodes["split_low"].append(0)
-        nodes["n_node_samples"].append(rows.size)
-        nodes["value"].append(counts)
-        nodes["impurity"].append(max(0.0, float(crit.impurity(counts))) if counts.sum() > 0 else 0.0)
-        return len(nodes["feature"]) - 1
-
-    def terminal(counts, rows, depth):
-        if max_depth >= 0 and depth >= max_depth:
-            return True
-        if rows.size < 2 or rows.size < 2 * msl:
-            return True
-        return np.count_nonzero(counts > 0) <= 1
-
-    def find(rows, tot):
-        W = tot.sum()
-        tol = _GAIN_TOL * W
-        m = rows.size
-        yr, wr = y[rows], w[rows]
-        best_sc, best_f, best_k, best_low = np.inf, -1, 0, 0
-        for f in range(d):
-            c = codes[f, rows].astype(np.int64)
-            nc = int(n_codes[f])
-            H = np.bincount(c * C + yr, weights=wr, minlength=nc * C).reshape(nc, C)
-            R = np.bincount(c, minlength=nc)
-            if is_cat[f]:
-                cand = np.nonzero(R > 0)[0]
-                if cat_only[f] >= 0:
-                    cand = cand[cand == cat_only[f]]
-                low = cand
-                right = H[cand]
-                left = tot - right
-                nr = R[cand]
-                nl = m - nr
-            else:
-                nz = np.nonzero(R > 0)[0]
-                cand, low = nz[1:], nz[:-1]
-                left = np.cumsum(H, axis=0)[cand - 1]
-                nl = np.cumsum(R)[cand - 1]
-                right = tot - left
-                nr = m - nl
-            ok = (nl >= msl) & (nr >= msl) & (nl > 0) & (nr > 0)
-            if not ok.any():
-                continue
-            # counts below half the smallest weight are rounding residues of exact zeros
-            sc = wimp(np.where(left[ok] < zeps, 0.0, left[ok])) + wimp(np.where(right[ok] < zeps, 0.0, right[ok]))
-            i = int(np.nonzero(sc <= sc.min() + tol)[0][0])
-            if sc[i] < best_sc - tol:
-                best_sc, best_f, best_k, best_low = float(sc[i]), f, int(cand[ok][i]), int(low[ok][i])
-        return best_sc, best_f, best_k, best_low
-
-    def split(node):
-        nid, rows, depth, counts, (sc, f, k, low) = node
-        c = codes[f, rows]
-        go = (c == k) if is_cat[f] else (c >= k)
-        children = []
-        for side in (rows[~go], rows[go]):
-            cc = np.bincount(y[side], weights=w[side], minlength=C).astype(np.float64)
-            children.append((add(cc, side), side, depth + 1, cc))
-        nodes["children_left"][nid] = children[0][0]
-        nodes["children_right"][nid] = children[1][0]
-        nodes["feature"][nid] = f
-        nodes["split_code"][nid] = k
-        nodes["split_low"][nid] = low
-        out = []
-        for cid, side, dep, cc in children:
-            if terminal(cc, side, dep):
-                out.append(None)
-                continue
-            best = find(side, cc)
-            out.append((cid, side, dep, cc, best) if splittable(cc, best) else None)
-        return out
-
-    Wtot = float(w.sum())
-    zeps = 0.5 * float(w.min())
-
-    def global_gain(counts, best):
-        return (float(wimp(counts)) - best[0]) / Wtot
-
-    def splittable(counts, best):
-        if best[1] < 0:
-            return False
-        return not (mid > 0 and global_gain(counts, best) + _GAIN_TOL < mid)
-
-    rows = np.arange(n)
-    tot = np.bincount(y, weights=w, minlength=C).astype(np.float64)
-    root = add(tot, rows)
-    if not terminal(tot, rows, 0):
-        best = find(rows, tot)
-        if splittable(tot, best):
-            first = (root, rows, 0, tot, best)
-            if max_leaves < 0:
-                stack = [first]
-                while stack:
-                    kids = split(stack.pop())
-                    for kid in kids[::-1]:
-                        if kid is not None:
-                            stack.append(kid)
-            else:
-                frontier, leaves = [first], 1
-                while leaves < max_leaves and frontier:
-                    gains = [global_gain(nd[3], nd[4]) for nd in frontier]
-                    bi = 0
-                    for i in range(1, len(gains)):
-                        if gains[i] > gains[bi] + _GAIN_TOL:
-                            bi = i
-                    kids = split(frontier.pop(bi))
-                    leaves += 1
-                    frontier.extend(k for k in kids if k is not None)
-    out = {key: np.asarray(v) for key, v in nodes.items() if key != "value"}
-    for key in ("children_left", "children_right", "feature", "split_code", "split_low", "n_node_samples"):
-        out[key] = out[key].astype(np.int64)
-    out["impurity"] = out["impurity"].astype(np.float64)
-    out["value"] = np.asarray(nodes["value"], dtype=np.float64).reshape(-1, C)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,17 +322,30 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         Minimum number of training rows on each side of a split (a float in (0, 1): a fraction
         of the rows, rounded up).
     min_impurity_decrease : float, default=0.0
-        If > 0, split only when the global gain Pr[reach node]·(local gain) is at least this
-        (in the units of the chosen G; our Gini is 2× sklearn's). At 0, an impure node with a
-        valid split is split even when its best gain is 0.
+        If > 0, split only when the global gain Pr[reach node]·(local gain) is at least this, in
+        scikit-learn's units (entropy in bits, Gini 1 − Σp², as ``tree_.impurity``; Kearns–Mansour
+        and a user G in their normalised units). At 0, an impure node with a valid split is split
+        even when its best gain is 0.
     max_thresholds : int or None, default=None
-        None: exact (every midpoint between consecutive distinct values). m: at most m quantile
+        None: exact (every cut between consecutive distinct values). m: at most m quantile
         thresholds per numeric column (the Binarizer's), histogram-style split finding.
     categorical : None, list of int/str, or bool mask, default=None
         Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
-    random_state : ignored, default=None
-        Accepted for API compatibility: the learner is deterministic (ties go to the lowest
-        feature index, then the lowest threshold).
+    random_state : None, int or RandomState, default=None
+        None: deterministic, ties between equally good splits go to the lowest feature index,
+        then the lowest threshold. Otherwise ties between features go to the first in a random
+        order of the features drawn from it (scikit-learn breaks ties by a random feature order
+        too; unlike scikit-learn, None is not random).
+    min_samples_split : int or float, default=2
+        A node with fewer training rows is a leaf (a float in (0, 1]: a fraction of the rows,
+        rounded up), as scikit-learn's.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning after growth, as scikit-learn's: the weakest link (the
+        internal node of smallest (R(t) − R(T_t)) / (|leaves(T_t)| − 1), R = weighted fraction ×
+        impurity in scikit-learn's units) is collapsed while that is <= ccp_alpha. 0: no pruning.
+    class_weight : None, "balanced" or dict {class: weight}, default=None
+        Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
+        weight is n_samples / (n_classes · its count)).
 
     Attributes
     ----------
@@ -398,9 +357,10 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     The fit runs in compiled code: features are coded once (one radix sort per column), then
     either per-feature sorted row lists (stably partitioned per node) or per-node histograms
     (the larger child by subtraction) find the splits; the cheaper one is picked from the number
-    of distinct values, and both give the same tree. Of thresholds that cut a node's rows the
-    same way the lowest is used, so every threshold is one of the :class:`~treelearn.Binarizer`'s
-    (``Binarizer(max_thresholds=max_thresholds)``). ``sample_weight`` multiplies counts; all-ones
+    of distinct values, and both give the same tree. A numeric threshold is the node-local
+    midpoint (CART's) between the largest value going left and the smallest going right; with
+    ``max_thresholds`` the middle of the quantile thresholds (the Binarizer's) that cut the node
+    the same way. ``sample_weight`` multiplies counts; all-ones
     weights give exactly the unweighted tree, integer weights the tree of repeated rows (exact
     mode; quantile thresholds are quantiles of the rows).
 
@@ -416,8 +376,23 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     3
     """
 
+    _parameter_constraints = {
+        "criterion": [CRITERION],
+        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
+        "min_impurity_decrease": [Interval(numbers.Real, 0, None)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
+        "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
+        "ccp_alpha": [Interval(numbers.Real, 0, None)],
+    }
+
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None):
+                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
+                 class_weight=None, min_samples_split=2, ccp_alpha=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -426,24 +401,19 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.max_thresholds = max_thresholds
         self.categorical = categorical
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.min_samples_split = min_samples_split
+        self.ccp_alpha = ccp_alpha
 
-    def _check_params(self) -> None:
-        get_criterion(self.criterion)
-        check_int_param("max_depth", self.max_depth, low=0, allow_none=True)
-        check_int_param("max_leaves", self.max_leaves, low=1, allow_none=True)
-        msl = self.min_samples_leaf
-        if isinstance(msl, numbers.Real) and not isinstance(msl, (bool, numbers.Integral)):
-            check_float_param("min_samples_leaf", msl, low=0.0, high=1.0, low_open=True, high_open=True)
-        else:
-            check_int_param("min_samples_leaf", msl, low=1)
-        check_float_param("min_impurity_decrease", self.min_impurity_decrease, low=0.0)
-        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
-
-    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
+    def _fit(self, sample, params) -> Tree:
         msl = self.min_samples_leaf
         if not isinstance(msl, numbers.Integral):
-            msl = max(1, int(np.ceil(msl * Xe.shape[0])))
-        return grow_greedy(Xe, y, n_classes, sample_weight, schema, criterion=self.criterion,
-                           max_depth=self.max_depth, max_leaves=self.max_leaves, min_samples_leaf=int(msl),
-                           min_impurity_decrease=float(self.min_impurity_decrease),
-                           max_thresholds=self.max_thresholds)
+            msl = max(1, int(np.ceil(msl * sample.n_samples)))
+        mss = self.min_samples_split
+        if not isinstance(mss, numbers.Integral):
+            mss = max(2, int(np.ceil(mss * sample.n_samples)))
+        return _grow_checked(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                             params["criterion"], self.max_depth, self.max_leaves, int(msl),
+                             float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
+                             min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
+                             random_state=self.random_state)

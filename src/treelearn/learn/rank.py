@@ -29,11 +29,16 @@ The sample-size bounds of the paper are here too: :func:`rank_class_size_bound` 
 from __future__ import annotations
 
 import math
+import numbers
 import time
 
 import numpy as np
 
 from treelearn._validation import (
+    CLASS_WEIGHT,
+    COLUMNS,
+    INT32_MAX,
+    Interval,
     TreeLearnValueError,
     _as_2d_raw,
     check_float_param,
@@ -41,9 +46,11 @@ from treelearn._validation import (
     check_target,
 )
 from treelearn.base import BaseTreeClassifier
-from treelearn.data.binarize import Binarizer
+from treelearn.data.binarize import Binarizer, binarize_sample
+from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn._rank import RankSearch
+from treelearn.tree._tree import tree_eval
 from treelearn.tree.tree import LEAF, UNDEFINED, Tree
 
 __all__ = [
@@ -91,23 +98,13 @@ class RankSearchLimitError(TreeLearnValueError):
 
 
 # ---------------------------------------------------------------------------------- the search
-def _binary_passthrough(Xe, schema):
-    """``(binarizer, B)`` without searching thresholds when every column is numeric with values
-    in {0, 1} (conditions x >= 0.5) or every column in {-1, +1} (x >= 0): the same features, in
-    the same order, as the exact Binarizer (constant columns give none). None otherwise."""
-    if not schema.all_numeric:
-        return None
-    pos = Xe > 0
-    if np.array_equal(Xe, pos):
-        t = 0.5
-    elif np.array_equal(Xe, 2.0 * pos - 1.0):
-        t = 0.0
-    else:
-        return None
-    bz = Binarizer()._fit_binary_columns(schema, np.nonzero(pos.any(axis=0) & ~pos.all(axis=0))[0])
-    bz.threshold_[:] = t
-    B = (pos if bz.feature_.size == pos.shape[1] else np.ascontiguousarray(pos[:, bz.feature_])).view(np.uint8)
-    return bz, B
+def _unpack_rows(data: BinaryData) -> np.ndarray:
+    """The (n_rows, n_features) uint8 0/1 matrix of a BinaryData (the search reads rows)."""
+    if data.n_features == 0:
+        return np.zeros((data.n_rows, 0), dtype=np.uint8)
+    bits = np.unpackbits(np.ascontiguousarray(data.columns).view(np.uint8), axis=1, count=data.n_rows,
+                         bitorder="little")
+    return np.ascontiguousarray(bits.T)
 
 
 class MinRankSearch:
@@ -116,7 +113,9 @@ class MinRankSearch:
     Parameters
     ----------
     X : array-like or DataFrame (n_samples, n_features)
-        Binary data (0/1 or ±1) or any data (binarized with the exact :class:`Binarizer` encoding).
+        Binary data (0/1 or ±1) or any data (binarized with the exact :class:`Binarizer` encoding,
+        :func:`treelearn.data.binarize.binarize_sample`). :meth:`from_binary` starts from an
+        already binarized sample instead.
     y : array-like (n_samples,)
         Labels (any number of classes).
     time_limit : float or None
@@ -136,26 +135,31 @@ class MinRankSearch:
     """
 
     def __init__(self, X, y, *, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True,
-                 categorical=None, _encoded=None):
+                 categorical=None):
+        schema = ColumnSchema.infer(X, categorical)
+        raw = _as_2d_raw(X)
+        classes, codes = check_target(y, raw.shape[0])
+        binarizer, data = binarize_sample(raw, schema, codes, len(classes), signed=True)
+        self._setup(binarizer, data, classes, time_limit, memory_limit_mb, memoize)
+
+    @classmethod
+    def from_binary(cls, binarizer: Binarizer, data: BinaryData, classes, *, time_limit=None,
+                    memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True) -> "MinRankSearch":
+        """The search on a binarized sample: ``binarizer`` (fitted; its features are the
+        variables) and ``data`` (its BinaryData, class codes into ``classes``)."""
+        self = cls.__new__(cls)
+        self._setup(binarizer, data, np.asarray(classes), time_limit, memory_limit_mb, memoize)
+        return self
+
+    def _setup(self, binarizer, data, classes, time_limit, memory_limit_mb, memoize):
         self.time_limit = check_float_param("time_limit", time_limit, low=0, low_open=True, allow_none=True)
         self.memory_limit_mb = check_float_param("memory_limit_mb", memory_limit_mb, low=0, low_open=True,
                                                  allow_none=True)
-        if _encoded is not None:  # (Xe, y_codes, classes, schema) from the estimator
-            Xe, codes, classes, schema = _encoded
-        else:
-            schema = ColumnSchema.infer(X, categorical)
-            Xe = schema.encode(_as_2d_raw(X))
-            classes, codes = check_target(y, Xe.shape[0])
-        self.schema_ = schema
+        self.schema_ = binarizer.schema_
         self.classes_ = classes
-        self._Xe = Xe
-        self.y_ = np.asarray(codes, dtype=np.int64)
-        passthrough = _binary_passthrough(Xe, schema)
-        if passthrough is not None:
-            self.binarizer_, self.B_ = passthrough
-        else:  # not 0/1 or ±1 data: the exact Binarizer encoding
-            self.binarizer_ = Binarizer(categorical=categorical)._fit_encoded(Xe, schema)
-            self.B_ = np.ascontiguousarray(self.binarizer_.transform_encoded(Xe), dtype=np.uint8)
+        self.y_ = np.asarray(data.y, dtype=np.int64)
+        self.binarizer_ = binarizer
+        self.B_ = _unpack_rows(data)
         self.n_variables_ = self.B_.shape[1]
         # identical rows: one key per row (its packed bits), grouped once for the consistency
         # check and the dedup. FIND's answer depends only on the set of distinct points (a
@@ -247,13 +251,18 @@ class MinRankSearch:
     def _record(self, t0):
         self.stats_ = dict(self._search.stats, seconds=time.perf_counter() - t0)
 
+    def tree(self, sample_weight=None) -> Tree | None:
+        """The tree of the last ``find``/``find_min`` (None if it found none), its node counts
+        weighted by ``sample_weight`` (one weight per row of the sample; None: ones)."""
+        return None if self.root_ is None else self._to_tree(self.root_, sample_weight)
+
     def _to_tree(self, root, sample_weight=None) -> Tree:
         """Expand the result DAG from ``root`` into a Tree on raw columns (preorder)."""
         nodes = self._search.nodes()
         bz = self.binarizer_
         C = len(self.classes_)
         w = np.ones(self.y_.size) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        left, right, feat, thr, kind = [], [], [], [], []
+        left, right, feat, thr, kind, variables = [], [], [], [], [], []
         stack = [(int(root), -1, 0)]  # (dag node, parent, side)
         while stack:
             d, parent, side = stack.pop()
@@ -261,6 +270,7 @@ class MinRankSearch:
             if parent >= 0:
                 (right if side else left)[parent] = me
             var = int(nodes[d, 0])
+            variables.append(var)
             left.append(LEAF)
             right.append(LEAF)
             if var < 0:
@@ -274,15 +284,16 @@ class MinRankSearch:
             stack.append((int(nodes[d, 2]), me, 1))
             stack.append((int(nodes[d, 1]), me, 0))
         n_nodes = len(left)
-        tree = Tree(children_left=left, children_right=right, feature=feat, threshold=thr, kind=kind,
-                    value=np.zeros((n_nodes, C)), classes=self.classes_, schema=self.schema_, validate=False)
-        # node counts: leaf of every training row (compiled routing on the encoded matrix), then
+        # node counts: the leaf of every training row (routed on its binary variables), then
         # sums up the tree (children are listed after their parents)
-        leaves = tree._apply_encoded(self._Xe)
+        leaves = _route_rows(self.B_, variables, left, right)
         value = np.zeros((n_nodes, C))
         np.add.at(value, (leaves, self.y_), w)
         nsamp = np.bincount(leaves, minlength=n_nodes).astype(np.int64)
-        parent = tree.parents()
+        parent = np.full(n_nodes, -1, dtype=np.int64)
+        for node in range(n_nodes):
+            if left[node] >= 0:
+                parent[left[node]] = parent[right[node]] = node
         for node in range(n_nodes - 1, 0, -1):
             value[parent[node]] += value[node]
             nsamp[parent[node]] += nsamp[node]
@@ -291,6 +302,18 @@ class MinRankSearch:
         return Tree(children_left=left, children_right=right, feature=feat, threshold=thr, kind=kind,
                     value=value, n_node_samples=nsamp, impurity=1.0 - (p * p).sum(axis=1),
                     classes=self.classes_, schema=self.schema_)
+
+
+def _route_rows(B: np.ndarray, var: list, left: list, right: list) -> np.ndarray:
+    """Leaf (preorder node index) of every row of the 0/1 matrix ``B`` in a tree whose node i
+    tests variable ``var[i]`` (-1 at a leaf; a row with the variable 1 goes right): the compiled
+    evaluator of trees over binary points, with each leaf's value its own index."""
+    n_nodes = len(var)
+    feature = np.maximum(np.asarray(var, dtype=np.int64), 0)
+    leaves = tree_eval(np.ascontiguousarray(B).view(np.int8), np.asarray(left, dtype=np.int64),
+                       np.asarray(right, dtype=np.int64), feature, np.full(n_nodes, 0.5),
+                       np.arange(n_nodes, dtype=np.float64))
+    return leaves.astype(np.int64)
 
 
 def find(X, y, r, *, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None) -> Tree | None:
@@ -326,7 +349,10 @@ class MinRankTreeClassifier(BaseTreeClassifier):
         Seconds for the search; when hit, ``fit`` raises :class:`RankSearchLimitError`.
     memory_limit_mb : float or None
         Cap on the memo (MiB); when hit, ``fit`` raises :class:`RankSearchLimitError`.
-    categorical : columns to treat as categorical (see :class:`treelearn.Binarizer`).
+    categorical : columns to treat as categorical, besides those inferred (see ColumnSchema).
+    class_weight : None, "balanced" or dict {class: weight}
+        Multiplies ``sample_weight`` as in scikit-learn; weights only change the node counts of
+        the consistent tree (a zero weight drops the row from the sample).
 
     Attributes
     ----------
@@ -336,21 +362,26 @@ class MinRankTreeClassifier(BaseTreeClassifier):
     search_stats_ : counters of the search (calls, memo hits and entries, memory, seconds)
     """
 
-    def __init__(self, max_rank=None, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None):
+    _parameter_constraints = {
+        "max_rank": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "categorical": [COLUMNS, None],
+        "class_weight": CLASS_WEIGHT,
+    }
+
+    def __init__(self, max_rank=None, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None,
+                 class_weight=None):
         self.max_rank = max_rank
         self.time_limit = time_limit
         self.memory_limit_mb = memory_limit_mb
         self.categorical = categorical
+        self.class_weight = class_weight
 
-    def _check_params(self):
-        check_int_param("max_rank", self.max_rank, low=0, allow_none=True)
-        check_float_param("time_limit", self.time_limit, low=0, low_open=True, allow_none=True)
-        check_float_param("memory_limit_mb", self.memory_limit_mb, low=0, low_open=True, allow_none=True)
-
-    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema):
-        classes = np.arange(n_classes)
-        search = MinRankSearch(None, None, time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
-                               categorical=self.categorical, _encoded=(Xe, y, classes, schema))
+    def _fit(self, sample, params):
+        binarizer, data = sample.binarize(signed=True)
+        search = MinRankSearch.from_binary(binarizer, data, np.arange(sample.n_classes), time_limit=self.time_limit,
+                                           memory_limit_mb=self.memory_limit_mb)
         root_tree = search.find_min(self.max_rank)
         self.binarizer_ = search.binarizer_
         self.search_stats_ = search.stats_
@@ -358,9 +389,9 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             raise TreeLearnValueError(
                 f"no decision tree of rank <= max_rank={self.max_rank} is consistent with the training sample "
                 f"(FIND(S, {self.max_rank}) returned none, so r(S) > {self.max_rank}); raise max_rank or use None")
-        if np.all(sample_weight == 1.0):
+        if sample.unit_weights:
             return root_tree
-        return search._to_tree(search.root_, sample_weight)  # node counts with the sample weights
+        return search.tree(sample.weights)  # node counts with the sample weights
 
     def _after_fit(self):
         self.rank_ = self.tree_.rank

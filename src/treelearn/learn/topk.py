@@ -12,7 +12,7 @@ Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot `
 ``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C); the
 returned :class:`treelearn.Tree` predicts on raw X.
 
-The search is compiled (``_topk_search.h``): exact (cover, depth) cache with lower bounds and a
+The search is compiled (``_include/topk/``): exact (cover, depth) cache with lower bounds and a
 memory cap, branch-and-bound (Fig. 5) with both children bounded before either is solved, a
 specialised depth-2 step (child counts by one AND + popcount pass, siblings by subtraction),
 duplicate and complementary splits skipped, rows re-packed per node, an optional depth-1 cache;
@@ -23,15 +23,15 @@ weight are ties (so that ulp noise never decides a rank).
 """
 from __future__ import annotations
 
+import numbers
 import time
 
 import numpy as np
 
-from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
-from treelearn.base import BaseTreeClassifier
+from treelearn._validation import CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
+from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
-from treelearn.data import _bitset
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.learn import _topk as _topk_baseline
 
@@ -68,7 +68,7 @@ def _pick_search_module():
 
 
 _topk, SEARCH_KERNEL = _pick_search_module()
-from treelearn.tree.tree import Tree
+from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
 
@@ -78,7 +78,8 @@ _SCORINGS = ("gain", "gain_ratio")
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
-    preorder arrays ``feature``/``left``/``right``/``value``/``n_node_samples``) and statistics
+    preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
+    names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
     (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``).
 
     Tuning switches (none changes the result): ``cache_depth1`` also caches depth-1 subproblems
@@ -99,7 +100,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     if cache_depth1 is None:
         cache_depth1 = d >= 2 * data.n_words and kk < d
     kk = max(1, min(kk, max(d, 1)))
-    return _topk.search(
+    return kernel_nodes(_topk.search(
         np.ascontiguousarray(data.columns, dtype=np.uint64).reshape(d, data.n_words),
         np.ascontiguousarray(data.y, dtype=np.int64),
         int(data.n_classes),
@@ -114,35 +115,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         bool(cache_depth1),
         bool(feature_classes),
         cost,
-    )
-
-
-def _binary_from_packed(binz: Binarizer, schema, columns, ones, y, n_classes, sample_weight) -> BinaryData:
-    """A 0/1 numeric matrix given as packed columns and ones per column: the Binarizer's result
-    (one ``x >= 0.5`` feature per non-constant column, as :class:`~treelearn.Binarizer` gives)
-    and the packed :class:`BinaryData`, without the per-column threshold search."""
-    n = int(np.asarray(y).shape[0])
-    keep = np.flatnonzero((ones > 0) & (ones < n))
-    binz._fit_binary_columns(schema, keep)
-    if keep.size != columns.shape[0]:
-        columns = columns[keep]
-    return _binary_data_from_columns(columns, y, n_classes, sample_weight)
-
-
-def _binary_data_from_columns(columns, y, n_classes, sample_weight) -> BinaryData:
-    """A BinaryData with the fields its constructor would set, from already packed columns."""
-    data = BinaryData.__new__(BinaryData)
-    y = np.asarray(y, dtype=np.int64)
-    data.n_rows = int(y.shape[0])
-    data.n_features = int(columns.shape[0])
-    data.n_classes = int(n_classes)
-    data.n_words = int(_bitset.n_words_for(data.n_rows))
-    data.columns = np.ascontiguousarray(columns, dtype=np.uint64).reshape(data.n_features, data.n_words)
-    data.class_bits = _bitset.class_bitsets(y, data.n_classes)
-    data.y = y
-    data.weights = None if sample_weight is None or np.all(sample_weight == 1.0) else np.asarray(sample_weight,
-                                                                                                dtype=np.float64)
-    return data
+    ))
 
 
 class TopKTreeClassifier(BaseTreeClassifier):
@@ -172,7 +145,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
     n_jobs : int or None
         Threads over the root candidates (results identical to ``n_jobs=1``); -1: all cores.
     random_state : ignored (the search is deterministic); kept for the common API.
-    categorical : column indices or names to treat as categorical (see ColumnSchema).
+    categorical : column indices or names to treat as categorical, besides those inferred from
+        the dtypes (see ColumnSchema).
+    class_weight : None, "balanced" or dict {class: weight}, default=None
+        Multiplies ``sample_weight`` as in scikit-learn (``"balanced"``: n / (n_classes · count)).
 
     Attributes
     ----------
@@ -182,9 +158,24 @@ class TopKTreeClassifier(BaseTreeClassifier):
     peak_memory_mb_, fit_time_.
     """
 
+    _parameter_constraints = {
+        "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
+        "max_depth": [Interval(numbers.Integral, 0, 64)],
+        "criterion": [CRITERION],
+        "scoring": [Options(*_SCORINGS)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
+        "random_state": RANDOM_STATE,
+        "categorical": [COLUMNS, None],
+        "class_weight": CLASS_WEIGHT,
+    }
+
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None,
-                 random_state=None, categorical=None):
+                 random_state=None, categorical=None, class_weight=None):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -196,30 +187,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.categorical = categorical
-
-    _packed_input = True
+        self.class_weight = class_weight
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
         return self.k
-
-    def _check_params(self) -> None:
-        k = self._k_value()
-        if not (isinstance(k, str) and k == "all"):
-            check_int_param("k", k, low=1)
-        check_int_param("max_depth", self.max_depth, low=0, high=64)
-        get_criterion(self.criterion)  # a name, or a user G checked for normalisation, symmetry, concavity
-        if self.scoring not in _SCORINGS:
-            raise TreeLearnValueError(f"scoring must be one of {_SCORINGS}, got {self.scoring!r}")
-        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
-        check_int_param("max_binary_features", self.max_binary_features, low=1, allow_none=True)
-        if self.time_limit is not None:
-            check_float_param("time_limit", self.time_limit, low=0.0, low_open=True)
-        check_float_param("memory_limit_mb", self.memory_limit_mb, low=0.0, low_open=True)
-        if self.n_jobs is not None:
-            check_int_param("n_jobs", self.n_jobs)
-            if self.n_jobs == 0:
-                raise TreeLearnValueError("n_jobs must be a positive number of threads, -1 (all cores) or None")
 
     def _n_threads(self) -> int:
         import os
@@ -231,35 +203,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return int(self.n_jobs)
 
     # ------------------------------------------------------------------ fit
-    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
+    def _fit(self, sample, params) -> Tree:
         t0 = time.perf_counter()
-        binz = Binarizer(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
-        w = None if np.all(sample_weight == 1.0) else sample_weight
-        packed = _bitset.pack_binary(Xe) if schema.all_numeric else None
-        if packed is not None:
-            data = _binary_from_packed(binz, schema, packed[0], packed[1], y, n_classes, w)
-        else:
-            binz._fit_encoded(Xe, schema)
-            data = BinaryData(binz.transform_encoded(Xe), y, n_classes, w)
-        return self._fit_data(data, binz, n_classes, schema, t0)
+        binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
+        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, params["criterion"])
 
-    def _fit_packed(self, columns, ones, y, n_classes, sample_weight, schema) -> Tree:
-        t0 = time.perf_counter()
-        binz = Binarizer(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
-        w = None if np.all(sample_weight == 1.0) else sample_weight
-        data = _binary_from_packed(binz, schema, columns, ones, y, n_classes, w)
-        return self._fit_data(data, binz, n_classes, schema, t0)
-
-    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0) -> Tree:
+    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit) -> Tree:
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
         kk = d if (isinstance(k, str) or k >= d) else int(k)
-        res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=self.criterion, scoring=self.scoring,
+        res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
                           time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
                           n_jobs=self._n_threads())
         tree = self._to_tree(res, binz, n_classes, schema)
-        crit = get_criterion(self.criterion)
         tree.impurity = crit.impurity(tree.value)
         self.timed_out_ = bool(res["timed_out"])
         # the returned tree's own (weighted) training misclassifications: the search's error when it
@@ -286,8 +243,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         kind = np.where(internal, binz.kind_[np.where(internal, f, 0)] if binz.kind_.size else -1, -1)
         threshold = np.where(internal, binz.threshold_[np.where(internal, f, 0)] if binz.threshold_.size else -2.0,
                              -2.0)
-        return Tree(children_left=res["left"], children_right=res["right"], feature=feature, threshold=threshold,
-                    kind=kind, value=res["value"], n_node_samples=res["n_node_samples"],
+        return Tree(children_left=res["children_left"], children_right=res["children_right"], feature=feature,
+                    threshold=threshold, kind=kind, value=res["value"], n_node_samples=res["n_node_samples"],
                     classes=np.arange(n_classes), schema=schema)
 
 
@@ -296,9 +253,11 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     trees on the binary features (Top-k with k = all, 003 §1.1.1). ``is_optimal_`` is True when
     the search finished within ``time_limit``; ``lower_bound_`` bounds the optimum from below."""
 
+    _parameter_constraints = {k: v for k, v in TopKTreeClassifier._parameter_constraints.items() if k != "k"}
+
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None, random_state=None,
-                 categorical=None):
+                 categorical=None, class_weight=None):
         self.max_depth = max_depth
         self.criterion = criterion
         self.scoring = scoring
@@ -309,6 +268,7 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.categorical = categorical
+        self.class_weight = class_weight
 
     def _k_value(self):
         return "all"

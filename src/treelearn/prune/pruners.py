@@ -22,9 +22,21 @@ import time
 import numpy as np
 from sklearn.utils import Bunch
 
-from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
-from treelearn.base import BaseTreeClassifier
-from treelearn.criteria import get_criterion
+from treelearn._validation import (
+    BOOLEAN,
+    CLASS_WEIGHT,
+    COLUMNS,
+    INT32_MAX,
+    INT64_MAX,
+    RANDOM_STATE,
+    Check,
+    Interval,
+    Options,
+    TreeLearnValueError,
+    check_float_param,
+    check_int_param,
+)
+from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.prune.bounds import (
     DEFAULT_R, LEAF, TightEvaluator, TreeShape, _falling, as_shape, log_growth_function_upper_bound,
     log_p_wedderburn, log_q_geometric, stirling2,
@@ -279,6 +291,7 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
         raise TreeLearnValueError(f"cost_complexity_pruning_path needs a fitted Tree, got {type(tree).__name__}")
     left, right = tree.children_left, tree.children_right
     N = tree.node_count
+    parent = tree.parents()
     total = float(tree.value[0].sum())
     if total <= 0:
         total = 1.0
@@ -345,7 +358,7 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
         # collapse the chosen nodes (a chosen node inside another chosen subtree disappears with it)
         new_cut = set(cut)
         for v in sorted(chosen):
-            if any(a in new_cut for a in _ancestors(tree, v)):
+            if any(a in new_cut for a in _ancestors(parent, v)):
                 continue
             sub = set(tree.subtree_nodes(v))
             new_cut = {u for u in new_cut if u not in sub} | {v}
@@ -362,11 +375,7 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
                  n_leaves=np.array(leaves), pruned_nodes=cuts, complexity=complexity)
 
 
-def _ancestors(tree: Tree, v: int):
-    parent = getattr(tree, "_parent_cache", None)
-    if parent is None or parent.shape[0] != tree.node_count:
-        parent = tree.parents()
-        tree._parent_cache = parent
+def _ancestors(parent: np.ndarray, v: int):
     out = []
     v = parent[v]
     while v >= 0:
@@ -443,7 +452,7 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
             i = _select_from_path(p, a)
             cut = p.pruned_nodes[i]
             pt = t.prune(cut) if cut else t
-            leaves_te = pt._apply_encoded(Xe[te])
+            leaves_te = pt.apply_encoded(Xe[te])
             pred = pt.leaf_class_index()[leaves_te]
             errs[gi] += float(np.sum(w[te] * (pred != y[te])))
     best = errs.min()
@@ -452,6 +461,14 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
 
 
 # ====================================================================== estimator
+def _check_cv(cv) -> None:
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
+        raise TreeLearnValueError(f"cv must be >= 2 (the number of folds), got {cv}")
+    if isinstance(cv, (str, bytes, bool, np.bool_)) or not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
+        raise TreeLearnValueError(
+            f"cv must be an integer >= 2, a CV splitter or an iterable of (train, test) splits, got {cv!r}")
+
+
 class PrunedTreeClassifier(BaseTreeClassifier):
     """Greedy tree (grown until pure or ``max_leaves``) then pruned (002 §6).
 
@@ -477,6 +494,8 @@ class PrunedTreeClassifier(BaseTreeClassifier):
     max_depth, min_samples_leaf, max_thresholds, categorical : passed to the greedy growth.
     random_state : int or None
         Seed of the CV folds.
+    class_weight : None, "balanced" or dict {class: weight}
+        Multiplies ``sample_weight`` as in scikit-learn (growth, pruning counts and CV errors).
 
     Attributes
     ----------
@@ -485,9 +504,26 @@ class PrunedTreeClassifier(BaseTreeClassifier):
     (including the CV); classes_, n_classes_, n_features_in_.
     """
 
+    _parameter_constraints = {
+        "pruning": [Options("bound", "ccp", "mcart"), None],
+        "criterion": [CRITERION],
+        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "r": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "loose": [BOOLEAN],
+        "cv": [Interval(numbers.Integral, 2, INT32_MAX),
+               Check(_check_cv, "a CV splitter or an iterable of (train, test) splits")],
+        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
+    }
+
     def __init__(self, pruning="bound", criterion="gini", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
                  cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
-                 random_state=None):
+                 random_state=None, class_weight=None):
         self.pruning = pruning
         self.criterion = criterion
         self.max_leaves = max_leaves
@@ -500,55 +536,33 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.max_thresholds = max_thresholds
         self.categorical = categorical
         self.random_state = random_state
+        self.class_weight = class_weight
 
-    def _check_params(self) -> None:
-        if self.pruning not in ("bound", "ccp", "mcart", None):
-            raise TreeLearnValueError(
-                f"pruning must be 'bound', 'ccp', 'mcart' or None, got {self.pruning!r}")
-        get_criterion(self.criterion)
-        check_int_param("max_leaves", self.max_leaves, low=1, allow_none=True)
-        check_float_param("delta", self.delta, low=0.0, high=1.0, low_open=True, high_open=True)
-        check_float_param("r", self.r, low=0.0, high=1.0, low_open=True, high_open=True)
-        if not isinstance(self.loose, (bool, np.bool_)):
-            raise TreeLearnValueError(f"loose must be True or False, got {self.loose!r}")
-        if isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool):
-            check_int_param("cv", self.cv, low=2)
-        elif not (hasattr(self.cv, "split") or hasattr(self.cv, "__iter__")):
-            raise TreeLearnValueError(
-                f"cv must be an integer >= 2, a CV splitter or an iterable of (train, test) splits, got {self.cv!r}")
-        check_int_param("max_depth", self.max_depth, low=0, allow_none=True)
-        check_int_param("min_samples_leaf", self.min_samples_leaf, low=1)
-        check_int_param("max_thresholds", self.max_thresholds, low=1, allow_none=True)
-
-    def _grower(self, n_classes, schema):
+    def _grower(self, n_classes, schema, criterion):
         from treelearn.learn.greedy import grow_greedy
 
         def grow(Xe, y, w):
-            return grow_greedy(Xe, y, n_classes, w, schema, criterion=self.criterion, max_depth=self.max_depth,
+            return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,
                                max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
                                max_thresholds=self.max_thresholds)
         return grow
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the greedy tree on (X, y) and prune it (see the class docstring)."""
-        # the base class drops zero-weight rows before growing: explicit CV splits must follow
-        self._keep_rows = None if sample_weight is None else np.asarray(sample_weight, dtype=float) > 0
-        try:
-            return super().fit(X, y, sample_weight)
-        finally:
-            self._keep_rows = None
-
-    def _cv_for_rows(self):
-        cv, keep = self.cv, getattr(self, "_keep_rows", None)
-        if isinstance(cv, numbers.Integral) or keep is None or keep.all():
+    def _cv_for_rows(self, rows, n_rows):
+        """The CV splits in the numbering of the rows the learner sees: the base class dropped the
+        rows of weight zero (``rows`` are the kept ones), so explicit splits are renumbered."""
+        cv = self.cv
+        if isinstance(cv, numbers.Integral) or rows is None:
             return cv
+        keep = np.zeros(n_rows, dtype=bool)
+        keep[rows] = True
         new_index = np.cumsum(keep) - 1
-        folds = cv.split(np.zeros((keep.size, 1)), None) if hasattr(cv, "split") else cv
+        folds = cv.split(np.zeros((n_rows, 1)), None) if hasattr(cv, "split") else cv
         return [(new_index[np.asarray(tr)[keep[np.asarray(tr)]]], new_index[np.asarray(te)[keep[np.asarray(te)]]])
                 for tr, te in folds]
 
-    def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:
-        grow = self._grower(n_classes, schema)
+    def _fit(self, sample, params) -> Tree:
+        Xe, y, sample_weight, n_classes = sample.encoded, sample.y, sample.weights, sample.n_classes
+        grow = self._grower(n_classes, sample.schema, params["criterion"])
         tree = grow(Xe, y, sample_weight)
         self.unpruned_tree_ = tree
         t0 = time.perf_counter()
@@ -565,19 +579,20 @@ class PrunedTreeClassifier(BaseTreeClassifier):
             complexity = "leaves" if self.pruning == "ccp" else "mcart"
             path = cost_complexity_pruning_path(tree, complexity)
             alpha = select_alpha_cv(grow, Xe, y, sample_weight, path, complexity=complexity,
-                                    n_features=tree.n_features, cv=self._cv_for_rows(),
+                                    n_features=tree.n_features, cv=self._cv_for_rows(sample.rows, sample.n_input_rows),
                                     random_state=self.random_state)
             self.ccp_alpha_ = alpha
             self.ccp_path_ = path
             out = prune_cost_complexity(tree, alpha, complexity, path=path)
         self.pruning_time_ = time.perf_counter() - t0
-        self._fitted_tree = out
         return out
 
-    def _after_fit(self) -> None:
-        if getattr(self, "_fitted_tree", None) is not self.tree_:
-            # a single-class sample: the base class made a one-leaf tree without growing
-            self.unpruned_tree_ = self.tree_
-            self.bound_ = None
-            self.ccp_alpha_ = None
-            self.pruning_time_ = 0.0
+    def _fit_single_class(self, sample, params) -> bool:
+        # a single-class sample: grow and prune it like any other (every fitted attribute set);
+        # when the grower cannot, the base class's one-leaf tree stands
+        if super()._fit_single_class(sample, params):
+            return True
+        self.unpruned_tree_ = self.tree_
+        self.bound_ = None
+        self.ccp_alpha_ = None
+        self.pruning_time_ = 0.0

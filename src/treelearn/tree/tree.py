@@ -23,12 +23,26 @@ import numpy as np
 
 from treelearn._validation import TreeLearnValueError
 from treelearn.data.schema import ColumnSchema
+from treelearn.tree import formats
 from treelearn.tree._tree import apply_rows
+from treelearn.tree._nodes import CATEGORICAL, LEAF, NUMERIC, UNDEFINED  # noqa: F401 - re-exported
 
-LEAF = -1
-UNDEFINED = -2
-NUMERIC = 0
-CATEGORICAL = 1
+#: The one dictionary shape from a kernel to a Tree: every compiled learner's result is read
+#: through :func:`kernel_nodes`, which gives its node arrays these names (the Tree's own).
+KERNEL_NODE_KEYS = ("children_left", "children_right", "feature", "value", "n_node_samples")
+# names some kernels use for the same arrays (renamed here, at the one seam)
+_KERNEL_ALIASES = {"left": "children_left", "right": "children_right", "nsamp": "n_node_samples"}
+
+
+def kernel_nodes(out: dict) -> dict:
+    """A kernel's result dict with its node arrays under :data:`KERNEL_NODE_KEYS` (preorder or
+    creation order, ``children_left < 0`` at a leaf; ``feature`` as the kernel numbers features);
+    any other entries (statistics, learner-specific arrays) are kept as they are."""
+    res = {_KERNEL_ALIASES.get(k, k): v for k, v in out.items()}
+    missing = [k for k in KERNEL_NODE_KEYS if k not in res]
+    if missing:
+        raise KeyError(f"kernel result lacks the node arrays {missing}")
+    return res
 
 
 class Tree:
@@ -119,11 +133,14 @@ class Tree:
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row of raw X reaches."""
-        return self._apply_encoded(self.encode(X))
+        return self.apply_encoded(self.encode(X))
 
-    def _apply_encoded(self, Xe: np.ndarray) -> np.ndarray:
+    def apply_encoded(self, Xe: np.ndarray) -> np.ndarray:
+        """Leaf index of each row of an encoded matrix (``schema.encode(X)``)."""
         return apply_rows(np.ascontiguousarray(Xe, dtype=np.float64), self.children_left, self.children_right,
                           self.feature, self.threshold, self.kind)
+
+    _apply_encoded = apply_encoded  # the old private name, for code written against it
 
     def predict_proba(self, X) -> np.ndarray:
         leaves = self.apply(X)
@@ -146,7 +163,7 @@ class Tree:
 
         Xe = self.encode(X)
         n = Xe.shape[0]
-        leaves = self._apply_encoded(Xe)
+        leaves = self.apply_encoded(Xe)
         parent = self.parents()
         paths = []
         lengths = np.empty(n, dtype=np.int64)
@@ -349,7 +366,7 @@ class Tree:
     def condition_name(self, node: int, *, negate: bool = False, precision: int = 4) -> str:
         """Readable condition of an internal node, e.g. ``petal width >= 0.8`` or ``color == red``."""
         f = int(self.feature[node])
-        name = self.schema._name(f)
+        name = self.schema.column_name(f)
         if self.kind[node] == CATEGORICAL:
             value = self.schema.categories[f][int(self.threshold[node])]
             return f"{name} {'!=' if negate else '=='} {value}"
@@ -370,38 +387,39 @@ class Tree:
 
     __hash__ = None
 
-    # ------------------------------------------------------------------ export (see export.py)
+    # ------------------------------------------------------------------ formats (see formats.py)
     def export_text(self, **kw) -> str:
-        from treelearn.tree.export import export_text
-
-        return export_text(self, **kw)
+        return formats.export_text(self, **kw)
 
     def export_graphviz(self, **kw) -> str:
-        from treelearn.tree.export import export_graphviz
-
-        return export_graphviz(self, **kw)
+        return formats.export_graphviz(self, **kw)
 
     def to_json(self, **kw) -> str:
-        from treelearn.tree.export import tree_to_json
-
-        return tree_to_json(self, **kw)
+        return formats.tree_to_json(self, **kw)
 
     @classmethod
-    def from_json(cls, text, **kw) -> "Tree":
-        """A tree from the text of :meth:`to_json` (see :func:`treelearn.tree.export.tree_from_json`)."""
-        from treelearn.tree.export import tree_from_json
-
-        return tree_from_json(text, **kw)
+    def from_json(cls, text, *, return_metadata: bool = False, max_size: int = formats.MAX_JSON_SIZE):
+        """The tree of a JSON document of :meth:`to_json` (``(tree, metadata)`` with
+        ``return_metadata``); see :func:`treelearn.tree.formats.read_json` for the checks."""
+        fields, metadata = formats.read_json(text, max_size=max_size)
+        try:
+            tree = cls(**fields)
+        except TreeLearnValueError as exc:
+            raise TreeLearnValueError(f"JSON model: {exc}") from None
+        return (tree, metadata) if return_metadata else tree
 
     @classmethod
     def load(cls, path, *, max_bytes: int | None = None, return_metadata: bool = False):
         """A tree from a JSON model file, its size checked before it is read: a file over
-        ``max_bytes`` (default ``treelearn.tree.export.MAX_JSON_SIZE``, 256 MiB) raises
-        :class:`TreeLearnValueError` (see :func:`treelearn.tree.export.load_tree_json`)."""
-        from treelearn.tree.export import MAX_JSON_SIZE, load_tree_json
-
-        return load_tree_json(path, max_bytes=MAX_JSON_SIZE if max_bytes is None else max_bytes,
-                              return_metadata=return_metadata)
+        ``max_bytes`` (default ``treelearn.tree.formats.MAX_JSON_SIZE``, 256 MiB) raises
+        :class:`TreeLearnValueError` (see :func:`treelearn.tree.formats.read_json_file`)."""
+        fields, metadata = formats.read_json_file(path, max_bytes=formats.MAX_JSON_SIZE if max_bytes is None
+                                                  else max_bytes)
+        try:
+            tree = cls(**fields)
+        except TreeLearnValueError as exc:
+            raise TreeLearnValueError(f"JSON model: {exc}") from None
+        return (tree, metadata) if return_metadata else tree
 
 
 def _categories_equal(a: ColumnSchema, b: ColumnSchema) -> bool:

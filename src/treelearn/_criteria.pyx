@@ -1,0 +1,88 @@
+# distutils: language = c++
+"""The compiled impurity definitions (``_include/tl_criteria.h``) for :mod:`treelearn.criteria`,
+and the callback through which the compiled engines evaluate a user G (``batch_cost``)."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int64_t
+
+cnp.import_array()
+
+
+cdef extern from "tl_criteria.h" namespace "tlcrit":
+    void impurity_rows(int code, const double* counts, int64_t rows, int C, double* out) except + nogil
+    void binary_values(int code, const double* p, int64_t n, double* out) except + nogil
+    double kappa_of(int code) except +
+    double sklearn_scale_of(int code) except +
+
+
+def impurity(counts, int code):
+    """Normalised multiclass impurity of class-count vectors (last axis = classes) for a built-in
+    criterion code; 0 for empty vectors."""
+    c = np.asarray(counts, dtype=np.float64)
+    if c.ndim == 0:
+        c = c.reshape(1)
+    nd = c.ndim
+    shape = tuple(c.shape[i] for i in range(nd - 1))
+    cdef const double[:, ::1] m = np.ascontiguousarray(c.reshape(-1, c.shape[nd - 1]))
+    out = np.empty(m.shape[0], dtype=np.float64)
+    cdef double[::1] o = out
+    if m.shape[0] and m.shape[1]:
+        with nogil:
+            impurity_rows(code, &m[0, 0], m.shape[0], <int>m.shape[1], &o[0])
+    elif m.shape[0]:
+        out[:] = 0.0
+    return out.reshape(shape)
+
+
+def binary(p, int code):
+    """The binary G of a built-in criterion code at the points p (any shape)."""
+    a = np.asarray(p, dtype=np.float64)
+    cdef const double[::1] v = np.ascontiguousarray(a.ravel())
+    out = np.empty(v.shape[0], dtype=np.float64)
+    cdef double[::1] o = out
+    if v.shape[0]:
+        with nogil:
+            binary_values(code, &v[0], v.shape[0], &o[0])
+    return out.reshape(a.shape)
+
+
+def kappa(int code):
+    """Strong-concavity constant of a built-in criterion code."""
+    return kappa_of(code)
+
+
+def sklearn_scale(int code):
+    """Factor from the normalised impurity to scikit-learn's units (entropy in bits, Gini
+    1 - sum p^2); 1 for Kearns-Mansour and user criteria (code -1), which have no counterpart."""
+    return sklearn_scale_of(code)
+
+
+cdef class CostState:
+    """A user criterion for a compiled engine: ``cost(counts)`` maps an (rows, C) array of class
+    counts to the rows' weight x impurity; the first exception it raises is kept for the caller."""
+
+    def __init__(self, cost):
+        self.cost = cost
+        self.error = None
+
+    def raise_error(self):
+        err = self.error if self.error is not None else RuntimeError("the criterion failed")
+        raise err
+
+
+cdef int batch_cost(void* ctx, const double* counts, int rows, int C, double* out) noexcept with gil:
+    cdef CostState st = <CostState>ctx
+    cdef Py_ssize_t r
+    cdef const double[::1] res
+    try:
+        arr = np.asarray(<double[:rows * C]> <double*> counts).reshape(rows, C).copy()
+        res = np.ascontiguousarray(st.cost(arr), dtype=np.float64).ravel()
+        if res.shape[0] != rows:
+            raise ValueError(f"criterion cost returned {res.shape[0]} values for {rows} rows")
+        for r in range(rows):
+            out[r] = res[r]
+        return 0
+    except BaseException as exc:  # noqa: B902 - handed back to the engine's caller
+        if st.error is None:
+            st.error = exc
+        return 1

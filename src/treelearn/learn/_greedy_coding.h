@@ -1,0 +1,121 @@
+// Feature coding for the greedy learner: one numeric column -> integer codes, its distinct values
+// and thresholds (see code_column).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace tlgreedy {
+
+// Feature coding: one numeric column -> codes, distinct values and thresholds, reproducing
+// treelearn.data.binarize.numeric_thresholds exactly (a test checks it): exact mode every
+// midpoint between consecutive distinct values; with max_thr = m > 0 and more than m midpoints,
+// the midpoints just above the data quantiles s[(i*n)//(m+1)], i = 1..m. The code of a value is
+// the number of thresholds <= it. One LSD radix sort per column instead of two comparison sorts.
+static inline uint64_t sortable_key(double v) {
+    if (v == 0.0) v = 0.0;  // -0.0 and +0.0 are the same value
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return (b & 0x8000000000000000ULL) ? ~b : (b | 0x8000000000000000ULL);
+}
+
+struct KeyRow {
+    uint64_t key;
+    int64_t row;
+};
+
+static inline double key_value(uint64_t k) {
+    const uint64_t b = (k & 0x8000000000000000ULL) ? (k & 0x7FFFFFFFFFFFFFFFULL) : ~k;
+    double v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+inline void radix_sort(std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
+    const size_t n = a.size();
+    tmp.resize(n);
+    const int BITS = 11, B = 1 << BITS, PASSES = 6;
+    std::vector<size_t> cnt((size_t)B * PASSES, 0);
+    for (size_t i = 0; i < n; ++i) {  // all digit histograms in one pass
+        const uint64_t k = a[i].key;
+        for (int p = 0; p < PASSES; ++p) cnt[(size_t)p * B + ((k >> (p * BITS)) & (B - 1))]++;
+    }
+    for (int p = 0; p < PASSES; ++p) {
+        size_t* c = &cnt[(size_t)p * B];
+        const int shift = p * BITS;
+        if (n == 0 || c[(a[0].key >> shift) & (B - 1)] == n) continue;  // one digit value: nothing to do
+        size_t sum = 0;
+        for (int k = 0; k < B; ++k) { size_t t = c[k]; c[k] = sum; sum += t; }
+        for (size_t i = 0; i < n; ++i) tmp[c[(a[i].key >> shift) & (B - 1)]++] = a[i];
+        a.swap(tmp);
+    }
+}
+
+inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
+                        std::vector<double>& u, std::vector<double>& thr,
+                        std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
+    u.clear();
+    thr.clear();
+    if (n == 0) return;
+    {   // fast path: at most two distinct values (binary features), no sort needed
+        double lo = X[0], hi = X[0];
+        bool two = true;
+        for (int64_t i = 1; i < n && two; ++i) {
+            const double v = X[i * stride];
+            if (v == lo || v == hi) continue;
+            if (lo == hi) { if (v < lo) lo = v; else hi = v; }
+            else two = false;
+        }
+        if (two) {
+            u.push_back(lo == 0.0 ? 0.0 : lo);
+            if (hi != lo) {
+                u.push_back(hi == 0.0 ? 0.0 : hi);
+                double m = (u[0] + u[1]) / 2.0;
+                if (m <= u[0]) m = u[1];
+                thr.push_back(m);  // one midpoint <= any max_thr >= 1
+            }
+            for (int64_t i = 0; i < n; ++i) codes[i] = (hi != lo && X[i * stride] == hi) ? 1 : 0;
+            return;
+        }
+    }
+    a.resize(n);
+    for (int64_t i = 0; i < n; ++i) a[i] = KeyRow{sortable_key(X[i * stride]), i};
+    radix_sort(a, tmp);
+    std::vector<int32_t> rank_at(n);
+    double prev = 0.0;
+    for (int64_t p = 0; p < n; ++p) {
+        const double v = key_value(a[p].key);
+        if (p == 0 || v != prev) { u.push_back(v); prev = v; }
+        rank_at[p] = (int32_t)u.size() - 1;
+    }
+    const int64_t U = (int64_t)u.size();
+    std::vector<double> mids(U > 1 ? U - 1 : 0);
+    for (int64_t j = 0; j + 1 < U; ++j) {
+        double m = (u[j] + u[j + 1]) / 2.0;
+        if (m <= u[j]) m = u[j + 1];
+        mids[j] = m;
+    }
+    if (max_thr <= 0 || (int64_t)mids.size() <= max_thr) {
+        thr = mids;
+        for (int64_t p = 0; p < n; ++p) codes[a[p].row] = rank_at[p];
+        return;
+    }
+    // quantile thresholds; code(rank r) = #{selected j : j < r}
+    std::vector<uint8_t> sel(U, 0);
+    for (int64_t i = 1; i <= max_thr; ++i) {
+        int64_t pos = (i * n) / (max_thr + 1);
+        if (pos > n - 1) pos = n - 1;
+        const int32_t j = rank_at[pos];
+        if (j < U - 1) sel[j] = 1;
+    }
+    std::vector<int32_t> code_of(U);
+    int32_t c = 0;
+    for (int64_t r = 0; r < U; ++r) {
+        code_of[r] = c;
+        if (sel[r]) { thr.push_back(mids[r]); ++c; }
+    }
+    for (int64_t p = 0; p < n; ++p) codes[a[p].row] = code_of[rank_at[p]];
+}
+
+}  // namespace tlgreedy

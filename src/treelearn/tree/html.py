@@ -1,0 +1,317 @@
+"""A self-contained interactive HTML view of a tree: :func:`export_html`.
+
+One HTML file, no network access needed (inline CSS and JavaScript, no fonts or libraries
+fetched): every node is an element with its condition, sample count, impurity and a bar of its
+class distribution; clicking a node folds or unfolds its subtree; a sample pasted into the box
+(``name=value`` pairs, a JSON object, or one CSV row of all the features in order) has its path
+from the root to its leaf highlighted and its prediction shown. Several trees can share one page
+(:func:`export_html_page`).
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+
+import numpy as np
+
+from treelearn.tree.formats import _as_tree, _class_colors, _class_names, _feature_names
+from treelearn.tree.plot import missing_directions, tree_criterion
+from treelearn.tree.tree import CATEGORICAL
+
+__all__ = ["export_html", "export_html_page", "tree_view_data"]
+
+
+def _json_value(v):
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    return str(v)
+
+
+def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int = 4) -> dict:
+    """The JSON-able description of a tree the HTML view draws (nodes, names, colours)."""
+    tree = _as_tree(obj)
+    names = _feature_names(tree, feature_names)
+    classes = _class_names(tree, class_names)
+    missing = missing_directions(tree)
+    crit = tree_criterion(obj) or "impurity"
+    nodes = []
+    for i in range(tree.node_count):
+        left, right = int(tree.children_left[i]), int(tree.children_right[i])
+        node = {"id": i, "left": left, "right": right, "samples": int(tree.n_node_samples[i]),
+                "value": [_json_value(v) for v in tree.value[i]], "impurity": _json_value(tree.impurity[i]),
+                "predict": int(np.argmax(tree.value[i]))}
+        if left >= 0:
+            f = int(tree.feature[i])
+            node["feature"] = f
+            if tree.kind[i] == CATEGORICAL:
+                cat = tree.schema.categories[f][int(tree.threshold[i])]
+                node["category"] = _json_value(cat)
+                node["cond"] = f"{names[f]} == {cat}"
+            else:
+                node["threshold"] = float(tree.threshold[i])
+                node["cond"] = f"{names[f]} >= {tree.threshold[i]:.{precision}g}"
+            node["missing_left"] = (bool(missing[i]) if missing is not None else
+                                    bool(tree.value[left].sum() >= tree.value[right].sum()))
+            node["missing_recorded"] = missing is not None
+        nodes.append(node)
+    used = sorted({int(f) for f in tree.feature[tree.children_left >= 0]})
+    return {"nodes": nodes, "feature_names": names, "used_features": used, "classes": classes,
+            "colors": ["#{:02x}{:02x}{:02x}".format(*c) for c in _class_colors(tree.n_classes)],
+            "criterion": crit, "n_features": tree.n_features}
+
+
+_CSS = """
+body { font-family: sans-serif; margin: 1em; color: #222; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.5em; }
+.tl-tree ul { list-style: none; margin: 0; padding-left: 1.6em; border-left: 1px dotted #aaa; }
+.tl-tree > ul { padding-left: 0; border-left: none; }
+.tl-node > .tl-box { display: inline-block; border: 1px solid #888; border-radius: 5px; padding: 2px 6px;
+  margin: 2px 0; cursor: pointer; background: #fff; font-size: 0.85em; }
+.tl-node.tl-leaf > .tl-box { cursor: default; border-style: dashed; }
+.tl-node.tl-collapsed > ul { display: none; }
+.tl-toggle { display: inline-block; width: 1em; font-family: monospace; }
+.tl-branch { color: #666; font-size: 0.8em; margin-right: 0.3em; }
+.tl-cond { font-weight: bold; }
+.tl-bar { display: inline-flex; width: 90px; height: 0.8em; border: 1px solid #999; vertical-align: middle;
+  margin: 0 0.4em; }
+.tl-bar span { display: block; height: 100%; }
+.tl-onpath > .tl-box { background: #fff3b0; border: 2px solid #d08000; }
+.tl-leafhit > .tl-box { background: #ffd966; }
+.tl-sample textarea { width: 40em; height: 4em; font-family: monospace; }
+.tl-legend span.tl-swatch { display: inline-block; width: 0.9em; height: 0.9em; margin: 0 0.2em 0 0.8em;
+  vertical-align: middle; border: 1px solid #999; }
+.tl-result { margin-left: 1em; font-weight: bold; }
+.tl-error { color: #b00; }
+"""
+
+_JS = r"""
+(function () {
+  "use strict";
+  function fmt(v) {
+    if (v === null) return "nan";
+    if (Math.abs(v - Math.round(v)) < 1e-9) return String(Math.round(v));
+    return v.toPrecision(4);
+  }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function buildTree(root, data, openDepth) {
+    var nodes = data.nodes;
+    function box(n, branch) {
+      var li = el("li", "tl-node" + (n.left < 0 ? " tl-leaf" : ""));
+      li.setAttribute("data-node", n.id);
+      var b = el("div", "tl-box");
+      b.appendChild(el("span", "tl-toggle", n.left < 0 ? "\u2022" : "\u25be"));
+      if (branch) b.appendChild(el("span", "tl-branch", branch));
+      if (n.left >= 0) {
+        var c = n.cond;
+        if (n.missing_recorded) c += " (NaN \u2192 " + (n.missing_left ? "left" : "right") + ")";
+        b.appendChild(el("span", "tl-cond", c));
+      } else {
+        b.appendChild(el("span", "tl-cond", "class = " + data.classes[n.predict]));
+      }
+      var tot = n.value.reduce(function (a, x) { return a + (x || 0); }, 0);
+      var bar = el("span", "tl-bar");
+      n.value.forEach(function (x, k) {
+        var s = el("span");
+        s.style.width = (tot > 0 ? 100 * x / tot : 0) + "%";
+        s.style.background = data.colors[k];
+        s.title = data.classes[k] + ": " + fmt(x);
+        bar.appendChild(s);
+      });
+      b.appendChild(bar);
+      b.appendChild(el("span", "tl-info", "samples = " + n.samples + ", value = [" +
+        n.value.map(fmt).join(", ") + "], " + data.criterion + " = " + fmt(n.impurity) +
+        (n.left >= 0 ? ", class = " + data.classes[n.predict] : "")));
+      li.appendChild(b);
+      return li;
+    }
+    // iterative construction (trees can be deep)
+    var ul = el("ul");
+    root.appendChild(ul);
+    var stack = [[0, ul, "", 0]];
+    while (stack.length) {
+      var item = stack.pop();
+      var n = nodes[item[0]];
+      var li = box(n, item[2]);
+      item[1].appendChild(li);
+      if (n.left >= 0) {
+        var sub = el("ul");
+        li.appendChild(sub);
+        if (item[3] >= openDepth) li.classList.add("tl-collapsed");
+        stack.push([n.right, sub, "true:", item[3] + 1]);
+        stack.push([n.left, sub, "false:", item[3] + 1]);
+      }
+    }
+    // pushed right then left, so left is appended first: keep the order left, right
+    root.addEventListener("click", function (ev) {
+      var b = ev.target.closest(".tl-box");
+      if (!b || !root.contains(b)) return;
+      var li = b.parentNode;
+      if (li.classList.contains("tl-leaf")) return;
+      li.classList.toggle("tl-collapsed");
+      b.querySelector(".tl-toggle").textContent = li.classList.contains("tl-collapsed") ? "\u25b8" : "\u25be";
+    });
+    root.querySelectorAll(".tl-node.tl-collapsed > .tl-box .tl-toggle").forEach(function (t) {
+      t.textContent = "\u25b8";
+    });
+  }
+  function parseSample(text, data) {
+    var names = data.feature_names, values = {}, t = text.trim();
+    if (!t) throw new Error("paste a sample first");
+    if (t.charAt(0) === "{") {
+      var obj = JSON.parse(t);
+      Object.keys(obj).forEach(function (k) { values[k] = obj[k] === null ? "" : String(obj[k]); });
+    } else if (t.indexOf("=") >= 0) {
+      t.split(/[\n,;]+/).forEach(function (part) {
+        var i = part.indexOf("=");
+        if (i < 0) { if (part.trim()) throw new Error("expected name=value, got " + part.trim()); return; }
+        values[part.slice(0, i).trim()] = part.slice(i + 1).trim();
+      });
+    } else {
+      var lines = t.split(/\n/), row = lines[lines.length - 1].split(/[,;\t]/);
+      var head = lines.length > 1 ? lines[0].split(/[,;\t]/).map(function (s) { return s.trim(); }) : names;
+      if (row.length !== head.length && !(lines.length === 1 && row.length === names.length + 1))
+        throw new Error("a row of " + head.length + " values expected, got " + row.length);
+      head.forEach(function (h, i) { values[h] = row[i].trim(); });
+    }
+    data.used_features.forEach(function (f) {
+      if (!(names[f] in values)) throw new Error("the sample has no value for " + names[f]);
+    });
+    return values;
+  }
+  function isMissing(s) { return s === "" || s === "?" || s === "NA" || s.toLowerCase() === "nan"; }
+  function path(data, values) {
+    var nodes = data.nodes, out = [0], n = nodes[0];
+    while (n.left >= 0) {
+      var raw = values[data.feature_names[n.feature]], right;
+      if (isMissing(raw)) right = !n.missing_left;
+      else if ("category" in n) right = raw === String(n.category);
+      else {
+        var x = Number(raw);
+        if (isNaN(x)) throw new Error(data.feature_names[n.feature] + ": not a number: " + raw);
+        right = x >= n.threshold;
+      }
+      n = nodes[right ? n.right : n.left];
+      out.push(n.id);
+    }
+    return out;
+  }
+  function setup(section) {
+    var data = JSON.parse(section.querySelector("script.tl-data").textContent);
+    var root = section.querySelector(".tl-tree");
+    buildTree(root, data, Number(section.getAttribute("data-open-depth")));
+    var legend = section.querySelector(".tl-legend");
+    data.classes.forEach(function (c, k) {
+      var s = el("span", "tl-swatch"); s.style.background = data.colors[k];
+      legend.appendChild(s); legend.appendChild(document.createTextNode(c));
+    });
+    var input = section.querySelector("textarea"), result = section.querySelector(".tl-result");
+    section.querySelector(".tl-go").addEventListener("click", function () {
+      root.querySelectorAll(".tl-onpath, .tl-leafhit").forEach(function (e) {
+        e.classList.remove("tl-onpath"); e.classList.remove("tl-leafhit");
+      });
+      result.classList.remove("tl-error");
+      try {
+        var p = path(data, parseSample(input.value, data));
+        p.forEach(function (id, i) {
+          var li = root.querySelector('.tl-node[data-node="' + id + '"]');
+          li.classList.add("tl-onpath");
+          if (i === p.length - 1) li.classList.add("tl-leafhit");
+          else {
+            li.classList.remove("tl-collapsed");
+            li.querySelector(".tl-toggle").textContent = "\u25be";
+          }
+        });
+        var leaf = data.nodes[p[p.length - 1]];
+        result.textContent = "prediction: " + data.classes[leaf.predict] + " (leaf " + leaf.id + ", path " +
+          p.join(" \u2192 ") + ")";
+      } catch (e) {
+        result.classList.add("tl-error");
+        result.textContent = String(e.message || e);
+      }
+    });
+    section.querySelector(".tl-expand").addEventListener("click", function () {
+      root.querySelectorAll(".tl-node.tl-collapsed").forEach(function (li) {
+        li.classList.remove("tl-collapsed");
+        li.querySelector(".tl-toggle").textContent = "\u25be";
+      });
+    });
+  }
+  document.querySelectorAll(".tl-view").forEach(setup);
+})();
+"""
+
+
+def _section(obj, title: str | None, *, feature_names, class_names, precision, open_depth, index: int,
+             description: str | None = None) -> str:
+    data = tree_view_data(obj, feature_names=feature_names, class_names=class_names, precision=precision)
+    tree = _as_tree(obj)
+    # "</" must not appear inside a script element
+    payload = json.dumps(data, ensure_ascii=True, allow_nan=False).replace("</", "<\\/")
+    used = [data["feature_names"][f] for f in data["used_features"]]
+    example = ", ".join(f"{name}=" for name in used[:6]) + (", ..." if len(used) > 6 else "")
+    head = f"<h2>{html.escape(title)}</h2>\n" if title else ""
+    desc = f"<p>{html.escape(description)}</p>\n" if description else ""
+    return (
+        f'<section class="tl-view" id="tree-{index}" data-open-depth="{int(open_depth)}">\n{head}{desc}'
+        f"<p>{tree.n_leaves} leaves, depth {tree.depth}, {tree.node_count} nodes; "
+        f"right branch (true:) when the condition holds. Click a node to fold or unfold it.</p>\n"
+        f'<p class="tl-legend">classes:</p>\n'
+        f'<div class="tl-sample"><textarea aria-label="sample" placeholder="{html.escape(example)}"></textarea><br>'
+        f'<button type="button" class="tl-go">highlight path</button> '
+        f'<button type="button" class="tl-expand">unfold all</button><span class="tl-result"></span></div>\n'
+        f'<div class="tl-tree"></div>\n'
+        f'<script type="application/json" class="tl-data">{payload}</script>\n</section>\n'
+    )
+
+
+def export_html_page(trees, *, title: str = "treelearn trees", feature_names=None, class_names=None,
+                     precision: int = 4, open_depth: int = 3, intro: str | None = None) -> str:
+    """One HTML page with several trees: ``trees`` is a list of ``(title, est_or_tree)`` or
+    ``(title, est_or_tree, description)`` tuples. See :func:`export_html`."""
+    sections = []
+    for i, item in enumerate(trees):
+        name, obj = item[0], item[1]
+        description = item[2] if len(item) > 2 else None
+        sections.append(_section(obj, name, feature_names=feature_names, class_names=class_names,
+                                 precision=precision, open_depth=open_depth, index=i, description=description))
+    intro_html = f"<p>{html.escape(intro)}</p>\n" if intro else ""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+            f"<h1>{html.escape(title)}</h1>\n{intro_html}" + "".join(sections)
+            + f"<script>{_JS}</script>\n</body>\n</html>\n")
+
+
+def export_html(est_or_tree, *, title: str | None = None, feature_names=None, class_names=None,
+                precision: int = 4, open_depth: int = 3) -> str:
+    """The tree as one self-contained interactive HTML page (a string; write it to a ``.html``).
+
+    Every node is a box (``li.tl-node`` with ``data-node`` = its id) with its condition, sample
+    count, class counts, impurity in the tree's criterion and a bar of its class distribution;
+    a click on an internal node folds or unfolds its subtree (nodes deeper than ``open_depth``
+    start folded). Paste a sample (``name=value`` pairs, a JSON object, or a CSV row of all
+    features) and press "highlight path": the nodes it passes are highlighted and its prediction
+    shown. Missing values (empty, ``?``, ``NA``, ``nan``) follow the tree's stored direction, or
+    the child with more training weight. Nothing is fetched from the network.
+
+    >>> from sklearn.datasets import load_iris
+    >>> from treelearn import GreedyTreeClassifier, export_html
+    >>> page = export_html(GreedyTreeClassifier(max_depth=2).fit(*load_iris(return_X_y=True)))
+    >>> page.startswith("<!DOCTYPE html>") and "http" not in page
+    True
+    """
+    tree = _as_tree(est_or_tree)
+    if title is None:
+        title = f"{type(est_or_tree).__name__ if tree is not est_or_tree else 'Tree'}: {tree.n_leaves} leaves"
+    return export_html_page([(None, est_or_tree)], title=title, feature_names=feature_names,
+                            class_names=class_names, precision=precision, open_depth=open_depth)
