@@ -205,3 +205,26 @@ def test_one_class_fit_sets_every_fitted_attribute(make, how):
     if w is not None and how == "one weighted class" and not isinstance(est, QueryTreeClassifier):
         assert est.tree_.value[0].tolist() == [0.0, float(np.sum(w))]
     del yy
+
+
+# ---------------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize("make, name", [
+    (GreedyTreeClassifier, "ccp_alpha"), (GreedyTreeClassifier, "min_impurity_decrease"),
+    (TopKTreeClassifier, "time_limit"), (OptimalTreeClassifier, "memory_limit_mb"),
+    (MinRankTreeClassifier, "time_limit"), (MinRankTreeClassifier, "memory_limit_mb"),
+    (QueryTreeClassifier, "max_memory_mb"), (QueryTreeClassifier, "tau"),
+])
+@pytest.mark.parametrize("value", [2**64, 10**400], ids=["2**64", "10**400"])
+def test_real_parameter_given_an_integer_no_float64_holds_is_a_named_error(make, name, value):
+    # 10**400 overflowed in float(), 2**64 in numpy's isfinite: deep OverflowError/TypeError before
+    X, y = _binary_data()
+    if value == 2**64:  # a float64 holds it: a fit, or a named range error (tau must be <= 1/4)
+        try:
+            est = make(**{name: value}).fit(X, y)
+        except TreeLearnValueError as exc:
+            assert name in str(exc)
+        else:
+            assert est.get_n_leaves() >= 1
+        return
+    with pytest.raises(TreeLearnValueError, match=f"{name} must be a finite number a float64 can hold"):
+        make(**{name: value}).fit(X, y)

@@ -256,8 +256,8 @@ def check_float_param(name: str, value, *, low=None, high=None, low_open=False, 
         if allow_none:
             return None
         raise TreeLearnValueError(f"{name} must be a number, got None")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise TreeLearnValueError(f"{name} must be a finite number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite_float(value):
+        raise TreeLearnValueError(f"{name} must be a finite number a float64 can hold, got {_describe_value(value)}")
     if low is not None and (value <= low if low_open else value < low):
         raise TreeLearnValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
     if high is not None and (value >= high if high_open else value > high):
@@ -279,6 +279,15 @@ INT32_MAX = 2**31 - 1
 
 class RealNotInt:
     """Marker for :class:`Interval`: a real number that is not an integer (``0.5``, not ``1``)."""
+
+
+def _finite_float(value) -> bool:
+    """Whether a real number is finite as a float64 (an integer such as 10**400 is not: float()
+    overflows; numpy cannot even test 2**64 for finiteness)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _describe_value(value) -> str:
@@ -315,14 +324,18 @@ class Interval:
             return True
         return value <= self.high if self.closed in ("both", "right") else value < self.high
 
+    def _finite(self, value) -> bool:
+        # an integer parameter may be any size (its bounds say how large); a real one becomes a
+        # float64 in the learner, so an integer such as 10**400 must fit one
+        return (self.kind is numbers.Integral and isinstance(value, numbers.Integral)) or _finite_float(value)
+
     def is_satisfied_by(self, value) -> bool:
-        return (self.matches_type(value) and (isinstance(value, numbers.Integral) or math.isfinite(value))
-                and self._low_ok(value) and self._high_ok(value))
+        return self.matches_type(value) and self._finite(value) and self._low_ok(value) and self._high_ok(value)
 
     def range_error(self, name: str, value) -> str:
         """The message for a value of the right type outside the interval."""
-        if not isinstance(value, numbers.Integral) and not math.isfinite(value):
-            return f"{name} must be a finite number, got {value!r}"
+        if not self._finite(value):
+            return f"{name} must be a finite number a float64 can hold, got {_describe_value(value)}"
         if not self._low_ok(value):
             op = ">=" if self.closed in ("both", "left") else ">"
             return f"{name} must be {op} {self.low}, got {_describe_value(value)}"

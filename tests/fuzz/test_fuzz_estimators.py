@@ -185,14 +185,7 @@ def test_fuzz_one_class_sets_every_attribute(name):
 
 
 # ---------------------------------------------------------------------------------- parameters
-_PARAM_XFAIL = pytest.mark.xfail(
-    reason="declarative parameter validation (issue 12 item 5: every parameter of every estimator validated "
-           "with a named error) belongs to the seam-queries helper; until it lands hostile values such as "
-           "max_depth=2**63, random_state=-1, max_memory_mb='x' or cv='x' can still give unclear errors",
-    strict=False)
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_PARAM_XFAIL) for n in ESTIMATORS])
+@pytest.mark.parametrize("name", ESTIMATORS)
 def test_fuzz_hostile_parameters(name):
     """One parameter hostile (None, huge, negative, NaN, strings, objects ...), the data valid."""
     area = f"params {name}"
