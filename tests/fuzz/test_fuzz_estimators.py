@@ -200,8 +200,10 @@ def test_fuzz_hostile_parameters(name):
 
 
 # ---------------------------------------------------------------------------------- larger inputs
-@pytest.mark.xfail(reason="the min-rank search recurses once per row it peels off (a segfault at about 25,000 "
-                          "rows of one float column with alternating labels): issue 12 item 3, core-search helper",
+@pytest.mark.xfail(reason="no segfault any more (main's min-rank search keeps an explicit stack: 0 crashes in 8 "
+                          "inputs of 1,000-30,000 rows), but 3 of those 8 fits ran past the harness's 30 s call "
+                          "limit despite time_limit=20 (measured on a loaded 2-core machine): whether the search's "
+                          "own time limit holds on such inputs is still open",
                    strict=False)
 def test_fuzz_min_rank_on_long_threshold_concepts():
     """Long form only: one float column of thousands of rows, a one-threshold concept with
