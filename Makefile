@@ -6,8 +6,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.treelearn-installed
 PYTEST_ARGS ?=
+# the long fuzz form: total seconds shared by the fuzz tests, and where its outcome table goes
+FUZZ_SECONDS ?= 600
+FUZZ_REPORT ?= fuzz-report.json
 
-.PHONY: setup build demo test bench docs browser clean
+.PHONY: setup build demo test fuzz bench docs browser clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +29,10 @@ demo: build
 
 test: build
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# fresh random inputs for FUZZ_SECONDS in all (tests/fuzz; `make test` runs its short form)
+fuzz: build
+	$(PY) -m pytest tests/fuzz -q --fuzz-long --fuzz-seconds=$(FUZZ_SECONDS) --fuzz-report=$(FUZZ_REPORT)
 
 # API reference + user guide under docs/_build/html; warnings are errors
 docs: build

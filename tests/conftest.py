@@ -20,6 +20,13 @@ def pytest_addoption(parser):
         default=os.environ.get("TREELEARN_DATA_DIR", str(REPO.parent / "shared" / "datasets")),
         help="directory holding the shared real datasets (topk/, uci/, benchmark/, dl85/)",
     )
+    # the fuzz suite (tests/fuzz): a short form runs with every test; the long form on request
+    parser.addoption("--fuzz-long", action="store_true", default=bool(os.environ.get("TREELEARN_FUZZ_LONG")),
+                     help="run the fuzz suite's long form (fresh random inputs until --fuzz-seconds)")
+    parser.addoption("--fuzz-seconds", type=float, default=float(os.environ.get("TREELEARN_FUZZ_SECONDS", "600")),
+                     help="total seconds of the long fuzz form, shared by the fuzz tests (default 600)")
+    parser.addoption("--fuzz-report", default=os.environ.get("TREELEARN_FUZZ_REPORT"),
+                     help="write the fuzz outcome table (JSON) to this file")
 
 
 @pytest.fixture(scope="session")

@@ -205,7 +205,8 @@ def test_classifier_is_reproducible_and_validates():
     with pytest.raises(TreeLearnValueError, match="delta"):
         PrunedTreeClassifier(delta=0).fit(X, y)
     one = PrunedTreeClassifier().fit(X, np.zeros(len(y)))
-    assert one.tree_.n_leaves == 1 and one.bound_ is None
+    # a one-class fit runs the pruner too (issue 12): the one-leaf tree with its own bound
+    assert one.tree_.n_leaves == 1 and 0 < one.bound_ < 1 and one.unpruned_tree_.n_leaves == 1
 
 
 def test_sklearn_api():

@@ -58,6 +58,13 @@ def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
     if arr.dtype.kind not in "biufO" and arr.dtype.kind not in "USb":
         raise TreeLearnValueError(f"{what} has unsupported dtype {arr.dtype}")
     _check_shape(arr, what)
+    return _native(arr)
+
+
+def _native(arr: np.ndarray) -> np.ndarray:
+    """The array in the machine's byte order (compiled kernels read native buffers only)."""
+    if not arr.dtype.isnative:
+        return arr.astype(arr.dtype.newbyteorder("="))
     return arr
 
 
@@ -132,6 +139,7 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             # mixed labels such as [0, 'a']: NumPy would turn 0 into '0'; keep the labels as they are
             y = np.empty(len(seq), dtype=object)
             y[:] = list(seq)
+    y = _native(y)
     if y.ndim == 2 and y.shape[1] == 1:
         import warnings
 
@@ -173,11 +181,13 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         # integer labels over a small range: classes by a count, codes by a lookup (no sort)
         lo, hi = int(y.min()), int(y.max())
         if hi - lo <= 4 * y.size + 1024:
-            off = y.astype(np.int64) - lo
+            # offsets from the minimum, computed without leaving y's range (uint64 labels >= 2**63
+            # do not fit an int64)
+            off = (y - y.min()).astype(np.int64) if y.dtype.kind == "u" else y.astype(np.int64) - lo
             present = np.flatnonzero(np.bincount(off, minlength=hi - lo + 1))
             lookup = np.zeros(hi - lo + 1, dtype=np.int64)
             lookup[present] = np.arange(present.size)
-            return (present + lo).astype(y.dtype), lookup[off]
+            return present.astype(y.dtype) + y.min(), lookup[off]
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError:
@@ -195,13 +205,15 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """None -> ones; otherwise a finite non-negative 1-D float64 array of length n with a positive sum."""
     if sample_weight is None:
         return np.ones(n_samples, dtype=np.float64)
-    if isinstance(sample_weight, numbers.Number):
-        w = np.full(n_samples, float(sample_weight))
-    else:
-        try:
+    try:
+        if isinstance(sample_weight, numbers.Number):
+            w = np.full(n_samples, float(sample_weight))
+        else:
             w = np.asarray(sample_weight, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TreeLearnValueError("sample_weight must be numeric") from None
+    except OverflowError:
+        raise TreeLearnValueError("sample_weight has a number too large for a float64") from None
+    except (TypeError, ValueError):
+        raise TreeLearnValueError("sample_weight must be numeric") from None
     if w.ndim != 1 or w.shape[0] != n_samples:
         raise TreeLearnValueError(
             f"sample_weight must be 1-D with one weight per sample: got shape {w.shape}, expected ({n_samples},)"
@@ -210,9 +222,16 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         raise TreeLearnValueError("sample_weight contains NaN or infinite values")
     if np.any(w < 0):
         raise TreeLearnValueError("sample_weight has negative values; weights must be >= 0")
-    if w.sum() <= 0:
+    if not np.any(w > 0):
         raise TreeLearnValueError(
             "sample_weight sums to 0 (every sample weight is zero); at least one sample needs a positive weight"
+        )
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise TreeLearnValueError(
+            f"sample_weight sums to more than the largest float64 (max weight {w.max():.3g}); "
+            "divide all weights by a constant (the tree does not change)"
         )
     return np.ascontiguousarray(w)
 
@@ -237,8 +256,8 @@ def check_float_param(name: str, value, *, low=None, high=None, low_open=False, 
         if allow_none:
             return None
         raise TreeLearnValueError(f"{name} must be a number, got None")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise TreeLearnValueError(f"{name} must be a finite number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite_float(value):
+        raise TreeLearnValueError(f"{name} must be a finite number a float64 can hold, got {_describe_value(value)}")
     if low is not None and (value <= low if low_open else value < low):
         raise TreeLearnValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
     if high is not None and (value >= high if high_open else value > high):
@@ -260,6 +279,15 @@ INT32_MAX = 2**31 - 1
 
 class RealNotInt:
     """Marker for :class:`Interval`: a real number that is not an integer (``0.5``, not ``1``)."""
+
+
+def _finite_float(value) -> bool:
+    """Whether a real number is finite as a float64 (an integer such as 10**400 is not: float()
+    overflows; numpy cannot even test 2**64 for finiteness)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
 
 
 def _describe_value(value) -> str:
@@ -296,14 +324,18 @@ class Interval:
             return True
         return value <= self.high if self.closed in ("both", "right") else value < self.high
 
+    def _finite(self, value) -> bool:
+        # an integer parameter may be any size (its bounds say how large); a real one becomes a
+        # float64 in the learner, so an integer such as 10**400 must fit one
+        return (self.kind is numbers.Integral and isinstance(value, numbers.Integral)) or _finite_float(value)
+
     def is_satisfied_by(self, value) -> bool:
-        return (self.matches_type(value) and (isinstance(value, numbers.Integral) or math.isfinite(value))
-                and self._low_ok(value) and self._high_ok(value))
+        return self.matches_type(value) and self._finite(value) and self._low_ok(value) and self._high_ok(value)
 
     def range_error(self, name: str, value) -> str:
         """The message for a value of the right type outside the interval."""
-        if not isinstance(value, numbers.Integral) and not math.isfinite(value):
-            return f"{name} must be a finite number, got {value!r}"
+        if not self._finite(value):
+            return f"{name} must be a finite number a float64 can hold, got {_describe_value(value)}"
         if not self._low_ok(value):
             op = ">=" if self.closed in ("both", "left") else ">"
             return f"{name} must be {op} {self.low}, got {_describe_value(value)}"

@@ -10,8 +10,19 @@ The seam between estimators and learners, in the order ``fit`` runs it:
    classes and int64 codes, ``sample_weight`` is checked and multiplied by ``class_weight``
    (exactly as scikit-learn does). Rows of weight zero carry no mass and are dropped here, and only
    here: a learner never sees them (``TrainingSample.rows`` maps back to the caller's rows).
-3. **one class**: a sample with one class gets a one-leaf tree without calling the learner
-   (``_fit_single_class`` lets a subclass set its own fitted attributes).
+   The weights are then divided by a power of two that brings the largest into [1, 2) (by their
+   common value when all are equal: the learner sees ones, the unweighted tree); this is exact,
+   so multiplying every weight by ``2**k`` gives the same tree bit for bit, and weights of
+   ``2**600`` or ``2**-600`` neither overflow nor underflow in the criteria. After the fit the
+   counts are multiplied back into the caller's units: ``value`` of every Tree attribute and the
+   attributes named in ``_weight_scaled_attributes`` (``training_error_``, ``lower_bound_``).
+3. **one class**: a sample with one class gets a one-leaf ``tree_``, then the
+   ``_fit_single_class(sample, params)`` hook runs. The default hook runs the learner itself on
+   the pure sample (a single label as class 0 of two: learners of Boolean functions need two),
+   so that a one-class fit sets every fitted attribute an ordinary fit sets, and keeps its tree
+   when it is one leaf; a learner that raises TreeLearnValueError on one class keeps the plain
+   leaf (``_search_one_class = False`` skips the learner). A subclass may override the hook to
+   set its own attributes.
 4. **learner**: ``_fit(sample, params) -> Tree`` with a :class:`TrainingSample` and the checked
    parameters (a criterion name already resolved to its Criterion). Learners on binary
    features call ``sample.binarize(...)``, the one path from input to a
@@ -42,6 +53,16 @@ from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
+
+
+def _weight_scale(w: np.ndarray) -> float:
+    """What the weights are divided by: their common value when all are equal (the learners see
+    ones: the unweighted tree), else the power of two ``2**e`` with ``max(w) / 2**e`` in [1, 2)."""
+    hi = float(w.max())
+    if hi == float(w.min()):
+        return hi
+    _, e = np.frexp(hi)
+    return float(np.ldexp(1.0, int(e) - 1))
 
 
 #: ``criterion``: a name, a :class:`~treelearn.criteria.Criterion` or a callable G (checked for
@@ -126,8 +147,49 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def _fit_encoded(self, Xe, y, n_classes, sample_weight, schema) -> Tree:  # pragma: no cover
         raise NotImplementedError
 
-    def _fit_single_class(self, sample: TrainingSample) -> None:
-        """Hook: the sample had one class and ``tree_`` is its one leaf (set fitted attributes)."""
+    #: fitted attributes in the units of the sample weights (rescaled with the tree's counts)
+    _weight_scaled_attributes = ("training_error_", "lower_bound_")
+    #: the default ``_fit_single_class`` runs the learner itself on a one-class sample
+    _search_one_class = True
+
+    def _fit_single_class(self, sample: TrainingSample, params: dict) -> bool:
+        """Hook: the sample had one class and ``tree_`` is its one leaf; set the fitted attributes.
+
+        The default runs the learner on the pure sample (as class 0 of two when there is a single
+        label), so that every attribute an ordinary fit sets is set, and takes its tree when it
+        is one leaf. Returns whether the learner ran: a learner that raises TreeLearnValueError
+        on one class (or ``_search_one_class = False``) keeps the plain leaf and returns False.
+        """
+        if not self._search_one_class:
+            return False
+        k = max(sample.n_classes, 2)
+        run = sample
+        if k != sample.n_classes:
+            run = TrainingSample(sample.raw, sample.schema, sample.y, k, sample.weights, sample.rows,
+                                 sample.n_input_rows)
+            run._encoded = sample._encoded
+        try:
+            tree = self._fit(run, params)
+        except TreeLearnValueError:
+            return False  # a learner that cannot run on one class: its attributes stay unset
+        if tree.n_leaves != 1:  # pragma: no cover - a pure sample needs no split
+            return False
+        if k != sample.n_classes:
+            tree.value = np.ascontiguousarray(tree.value[:, : sample.n_classes])
+        self.tree_ = tree
+        return True
+
+    def _rescale_counts(self, scale: float) -> None:
+        """Multiply the fitted counts (trees' ``value``, weighted misclassifications) by ``scale``."""
+        seen = set()
+        for v in list(vars(self).values()):
+            if isinstance(v, Tree) and id(v) not in seen:
+                seen.add(id(v))
+                v.value = v.value * scale
+        for name in self._weight_scaled_attributes:
+            v = getattr(self, name, None)
+            if isinstance(v, float):
+                setattr(self, name, v * scale)
 
     def _after_fit(self) -> None:
         """Hook for subclasses (e.g. to record search statistics)."""
@@ -160,6 +222,10 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         classes, sample = self._training_sample(X, y, sample_weight)
         self.classes_ = classes
         self.n_classes_ = len(classes)
+        # the learners see the weights in [1, 2) (see the module doc); counts are scaled back below
+        scale = _weight_scale(sample.weights)
+        if scale != 1.0:
+            sample.weights = sample.weights / scale
         if self.n_classes_ == 1 or sample.y.min() == sample.y.max():
             counts = np.bincount(sample.y, weights=sample.weights, minlength=self.n_classes_)
             self.tree_ = Tree.leaf(counts, classes, schema=sample.schema)
@@ -168,10 +234,12 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
                 check_finite(sample.raw)  # the input checks a learner's encoding would make
             else:
                 sample.encoded  # noqa: B018 - encoding checks the values
-            self._fit_single_class(sample)
+            self._fit_single_class(sample, params)
         else:
             self.tree_ = self._fit(sample, params)
-            self.tree_.classes = classes
+        self.tree_.classes = classes
+        if scale != 1.0:
+            self._rescale_counts(scale)
         self._after_fit()
         return self
 

@@ -110,6 +110,7 @@ class ColumnSchema:
                         raise TreeLearnValueError(
                             f"categorical column index {c!r} out of range for {n_features} columns"
                         )
+        _check_exact_numbers(X, raw, mask, names)
         if not mask.any():  # all numeric (the common case): no per-column work
             return cls(categories=[None] * n_features, feature_names=names)
         categories = []
@@ -146,6 +147,8 @@ class ColumnSchema:
         if self.all_numeric:
             try:
                 out = np.ascontiguousarray(raw, dtype=np.float64)
+            except OverflowError:
+                _raise_too_large(raw, what, self._name)
             except (TypeError, ValueError) as exc:
                 raise TreeLearnValueError(
                     f"{what} has non-numeric values but no categorical columns were fitted: {exc}"
@@ -158,6 +161,8 @@ class ColumnSchema:
             if cats is None:
                 try:
                     out[:, j] = np.asarray(col, dtype=np.float64)
+                except OverflowError:
+                    _raise_too_large(raw, what, self._name, columns=[j])
                 except (TypeError, ValueError):
                     raise TreeLearnValueError(
                         f"{what}: column {self._name(j)} is numeric in training but has non-numeric values"
@@ -179,3 +184,98 @@ class ColumnSchema:
         return self.feature_names[j] if self.feature_names else f"x{j}"
 
     _name = column_name  # the old private name, for code written against it
+
+# ---------------------------------------------------------------------------------- exactness
+#: integers of magnitude above this may share a float64 with their neighbours
+_EXACT_INT = 2**53
+
+
+def _raise_too_large(raw: np.ndarray, what: str, name, columns=None):
+    """Name the first cell of an object array holding a number float64 cannot hold."""
+    cols = range(raw.shape[1]) if columns is None else columns
+    for j in cols:
+        for i, v in enumerate(raw[:, j].tolist()):
+            try:
+                float(v)
+            except OverflowError:
+                digits = len(str(abs(v))) if isinstance(v, numbers.Integral) else None
+                shown = f"an integer of {digits} digits" if digits else f"the number {str(v)[:30]}"
+                raise TreeLearnValueError(
+                    f"{what}: column {name(j)} has {shown} at row {i}, too large for a float64 "
+                    "(treelearn's features are float64); rescale the column or make it categorical"
+                ) from None
+            except (TypeError, ValueError):
+                continue
+    raise TreeLearnValueError(f"{what} has a number too large for a float64")  # pragma: no cover
+
+
+def _merged_pair(values: np.ndarray):
+    """Two distinct values of a numeric column that are equal as float64, or None."""
+    if values.dtype == object:
+        vals = [v for v in values.tolist()]
+        try:
+            as_float = [float(v) for v in vals]
+        except (TypeError, ValueError):
+            return None
+        seen: dict = {}
+        for v, f in zip(vals, as_float):
+            if f in seen and seen[f] != v:
+                return seen[f], v
+            seen.setdefault(f, v)
+        return None
+    u = np.unique(values)
+    f = u.astype(np.float64)
+    same = np.flatnonzero(f[1:] == f[:-1])  # u is sorted and the conversion is monotone
+    return (u[same[0]].item(), u[same[0] + 1].item()) if same.size else None
+
+
+def _check_exact_numbers(X, raw: np.ndarray, categorical: np.ndarray, names) -> None:
+    """A numeric column becomes float64, exact for integers up to 2**53 only: refuse (with the
+    column and two values) a column whose distinct integers float64 would merge, and name a
+    number too large for a float64, instead of fitting on silently changed data."""
+    def name(j):
+        return names[j] if names else f"x{j}"
+
+    def fail(j, pair):
+        a, b = pair
+        raise TreeLearnValueError(
+            f"X: column {name(j)} has the distinct integers {a} and {b}, which are equal as float64 "
+            f"(treelearn's features are float64, exact for integers up to 2**53 = {_EXACT_INT}); "
+            "subtract an offset, rescale the column or make it categorical"
+        )
+
+    if _is_dataframe(X):
+        for j, dt in enumerate(X.dtypes):
+            if categorical[j] or not pd.api.types.is_integer_dtype(dt):
+                continue
+            s = X.iloc[:, j].dropna()
+            col = s.to_numpy(dtype=np.uint64 if pd.api.types.is_unsigned_integer_dtype(dt) else np.int64)
+            if col.size and (col.max() > _EXACT_INT or col.min() < -_EXACT_INT):
+                pair = _merged_pair(col)
+                if pair is not None:
+                    fail(j, pair)
+        if raw.dtype != object:
+            return
+    elif raw.dtype.kind in "iu":
+        big = (raw > _EXACT_INT) if raw.dtype.kind == "u" else ((raw > _EXACT_INT) | (raw < -_EXACT_INT))
+        for j in np.flatnonzero(big.any(axis=0) & ~categorical):
+            pair = _merged_pair(raw[:, j])
+            if pair is not None:
+                fail(int(j), pair)
+        return
+    if raw.dtype == object:
+        for j in np.flatnonzero(~categorical):
+            col = raw[:, j]
+            values = col.tolist()
+            if not any(isinstance(v, numbers.Integral) and not -_EXACT_INT <= v <= _EXACT_INT for v in values):
+                continue
+            try:
+                for v in values:
+                    float(v)
+            except OverflowError:
+                _raise_too_large(raw, "X", name, columns=[int(j)])
+            except (TypeError, ValueError):
+                continue
+            pair = _merged_pair(col)
+            if pair is not None:
+                fail(int(j), pair)

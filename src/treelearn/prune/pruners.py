@@ -587,8 +587,11 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.pruning_time_ = time.perf_counter() - t0
         return out
 
-    def _fit_single_class(self, sample) -> None:
-        # a single-class sample: the base class made a one-leaf tree without growing
+    def _fit_single_class(self, sample, params) -> bool:
+        # a single-class sample: grow and prune it like any other (every fitted attribute set);
+        # when the grower cannot, the base class's one-leaf tree stands
+        if super()._fit_single_class(sample, params):
+            return True
         self.unpruned_tree_ = self.tree_
         self.bound_ = None
         self.ccp_alpha_ = None

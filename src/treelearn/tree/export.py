@@ -39,6 +39,9 @@ from treelearn.tree.formats import (
     JSON_FORMAT,
     JSON_VERSION,
     MAX_JSON_SIZE,
+    MAX_CLASSES_BYTES,
+    MAX_INT_DIGITS,
+    MAX_UNUSED_LABEL_WIDTH,
     _as_tree,
     _feature_names,
     export_graphviz,
@@ -52,6 +55,7 @@ __all__ = [
     "export_graphviz",
     "tree_to_json",
     "tree_from_json",
+    "load_tree_json",
     "SklearnArrays",
     "to_sklearn_arrays",
     "sklearn_feature_columns",
@@ -71,6 +75,19 @@ def tree_from_json(text, *, return_metadata: bool = False, max_size: int = MAX_J
     ``(tree, metadata)`` (``metadata`` is ``None`` when absent).
     """
     return Tree.from_json(text, return_metadata=return_metadata, max_size=max_size)
+
+
+def load_tree_json(path, *, max_bytes: int = MAX_JSON_SIZE, return_metadata: bool = False):
+    """Load a tree from a JSON model file, checking its size before reading it.
+
+    A file larger than ``max_bytes`` raises :class:`TreeLearnValueError` without being read (a
+    regular file by its size on disk; a pipe, device or growing file after at most
+    ``max_bytes + 1`` bytes). The text is then checked as by :func:`tree_from_json`. A file
+    that cannot be opened raises the usual ``OSError`` (``FileNotFoundError``,
+    ``IsADirectoryError``, ``PermissionError``).
+    """
+    tree = Tree.load(path, max_bytes=max_bytes, return_metadata=return_metadata)
+    return tree
 
 
 # ---------------------------------------------------------------------------------------- sklearn

@@ -30,14 +30,20 @@ from treelearn.tree._nodes import CATEGORICAL, LEAF, NUMERIC
 if TYPE_CHECKING:  # annotations only
     from treelearn.tree.tree import Tree
 
-__all__ = ["export_text", "export_graphviz", "tree_to_json", "read_json", "JSON_FORMAT", "JSON_VERSION",
-           "MAX_JSON_SIZE"]
+__all__ = ["export_text", "export_graphviz", "tree_to_json", "read_json", "read_json_file", "JSON_FORMAT",
+           "JSON_VERSION", "MAX_JSON_SIZE", "MAX_INT_DIGITS", "MAX_CLASSES_BYTES", "MAX_UNUSED_LABEL_WIDTH"]
 
 JSON_FORMAT = "treelearn.tree"
 JSON_VERSION = 1
 #: refuse JSON documents longer than this many characters unless ``max_size`` says otherwise
 #: (a tree of a million nodes and two classes takes about 100 MB)
 MAX_JSON_SIZE = 256 * 1024 * 1024
+#: the longest integer literal a model may hold (Python's own limit for ``int(str)``)
+MAX_INT_DIGITS = 4300
+#: the most memory the classes array of a loaded model may take (its dtype is chosen by the file)
+MAX_CLASSES_BYTES = 64 * 1024 * 1024
+#: the widest fixed-width string dtype accepted for the classes when no label needs more
+MAX_UNUSED_LABEL_WIDTH = 1024
 
 
 def tree_criterion(obj) -> str | None:
@@ -343,6 +349,11 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
         cdt = dt.str if dt.kind != "b" else "bool"
     elif dt.kind == "U":
         cdt = dt.str
+        longest = max((len(c) for c in classes.tolist()), default=0)
+        if dt.itemsize // 4 > max(longest, MAX_UNUSED_LABEL_WIDTH):
+            # the loader refuses widths no label needs (they only cost memory): write the
+            # labels' own width, so that every model this writes loads back
+            cdt = np.dtype(f"U{max(longest, 1)}").str
     elif dt.kind == "O":
         cdt = "object"
     else:
@@ -399,6 +410,28 @@ _NUM_DTYPES = {"bool", "|b1"} | {e + k + s for e in "<>|=" for k, s in
 
 def _reject_constant(name):
     raise TreeLearnValueError(f"JSON model contains {name}; only finite numbers are allowed")
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    msg = " ".join(str(exc).split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
+def _parse_int(literal: str) -> int:
+    # bound the literal's length before int() (its cost grows quadratically with the digits)
+    digits = len(literal) - (literal[:1] == "-")
+    if digits > MAX_INT_DIGITS:
+        raise TreeLearnValueError(
+            f"JSON model has an integer literal of {digits} digits; at most {MAX_INT_DIGITS} are read"
+        )
+    return int(literal)
+
+
+def _parse_float(literal: str) -> float:
+    f = float(literal)
+    if not math.isfinite(f):  # 1e999 parses as infinity
+        raise TreeLearnValueError(f"JSON model has the number {literal[:40]}, too large for a float64")
+    return f
 
 
 def _no_duplicates(pairs):
@@ -466,8 +499,21 @@ def _classes_array(values: list, dtype: str) -> np.ndarray:
         if not all(type(x) is str for x in values):
             raise TreeLearnValueError(f"JSON model: classes_dtype {dtype} needs string classes")
         width = int(m.group(1))
-        if any(len(x) > width for x in values):
+        longest = max((len(x) for x in values), default=0)
+        if longest > width:
             raise TreeLearnValueError(f"JSON model: a class label is longer than classes_dtype {dtype} allows")
+        # the dtype decides the allocation (4 bytes per character per class): bound it before
+        # numpy allocates, whatever the file asks for
+        if width > max(longest, MAX_UNUSED_LABEL_WIDTH):
+            raise TreeLearnValueError(
+                f"JSON model: classes_dtype {dtype[:20]} is wider than its labels need (the longest has "
+                f"{longest} characters; at most {MAX_UNUSED_LABEL_WIDTH} are accepted)"
+            )
+        if 4 * width * n > MAX_CLASSES_BYTES:
+            raise TreeLearnValueError(
+                f"JSON model: {n} classes of classes_dtype {dtype[:20]} would take {4 * width * n} bytes "
+                f"(at most {MAX_CLASSES_BYTES})"
+            )
         return np.array(values, dtype=np.dtype(dtype)) if n else np.zeros(0, dtype=np.dtype(dtype))
     if dtype not in _NUM_DTYPES:
         raise TreeLearnValueError(f"JSON model: unsupported classes_dtype {dtype!r}")
@@ -513,9 +559,14 @@ def read_json(text, *, max_size: int = MAX_JSON_SIZE) -> tuple[dict, Any]:
         if len(text) > max_size:
             raise TreeLearnValueError(f"JSON model is too large ({len(text)} characters > {max_size})")
         try:
-            doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+            doc = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int, parse_float=_parse_float,
+                             object_pairs_hook=_no_duplicates)
         except json.JSONDecodeError as exc:
             raise TreeLearnValueError(f"not a JSON document: {exc}") from None
+        except TreeLearnValueError:
+            raise
+        except (ValueError, OverflowError) as exc:  # e.g. a literal no Python number can hold
+            raise TreeLearnValueError(f"not a readable JSON document: {_short(exc)}") from None
         except RecursionError:
             raise TreeLearnValueError("JSON model is nested too deeply") from None
     elif isinstance(text, dict):
@@ -526,6 +577,34 @@ def read_json(text, *, max_size: int = MAX_JSON_SIZE) -> tuple[dict, Any]:
         return _tree_from_doc(doc)
     except RecursionError:
         raise TreeLearnValueError("JSON model is nested too deeply") from None
+
+
+def read_json_file(path, *, max_bytes: int = MAX_JSON_SIZE) -> tuple[dict, Any]:
+    """:func:`read_json` of a JSON model file, checking its size before reading it.
+
+    A file larger than ``max_bytes`` raises :class:`TreeLearnValueError` without being read (a
+    regular file by its size on disk; a pipe, device or growing file after at most
+    ``max_bytes + 1`` bytes). A file that cannot be opened raises the usual ``OSError``
+    (``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``).
+    """
+    import os
+    import stat
+
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral) or max_bytes < 1:
+        raise TreeLearnValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
+    max_bytes = int(max_bytes)
+    with open(os.fspath(path), "rb") as f:
+        st = os.fstat(f.fileno())
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(f"{path}: is a directory, expected a JSON model")
+        if stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+            raise TreeLearnValueError(
+                f"JSON model file {path} is too large ({st.st_size} bytes > max_bytes={max_bytes})"
+            )
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise TreeLearnValueError(f"JSON model file {path} is too large (more than max_bytes={max_bytes} bytes)")
+    return read_json(data, max_size=max_bytes)
 
 
 def _tree_from_doc(doc) -> tuple[dict, Any]:
@@ -614,6 +693,16 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
         raise TreeLearnValueError("JSON model: an internal node has kind -1")
     if np.any(value < 0) or np.any(n_node_samples < 0):
         raise TreeLearnValueError("JSON model: value and n_node_samples must be non-negative")
+    with np.errstate(over="ignore"):
+        row_sums = value.sum(axis=1)
+        total = row_sums.sum()
+    if not np.isfinite(total):
+        # a node's counts summing to infinity would give probabilities 0/inf (rows of zeros)
+        bad = int(np.argmax(~np.isfinite(row_sums))) if not np.all(np.isfinite(row_sums)) else None
+        where = f" (node {bad})" if bad is not None else ""
+        raise TreeLearnValueError(
+            f"JSON model: the class counts in value are too large{where}: their sum overflows float64"
+        )
     schema = ColumnSchema(categories=categories, feature_names=names)
     fields = dict(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
                   value=value, n_node_samples=n_node_samples, impurity=impurity, classes=classes, schema=schema)

@@ -408,6 +408,19 @@ class Tree:
             raise TreeLearnValueError(f"JSON model: {exc}") from None
         return (tree, metadata) if return_metadata else tree
 
+    @classmethod
+    def load(cls, path, *, max_bytes: int | None = None, return_metadata: bool = False):
+        """A tree from a JSON model file, its size checked before it is read: a file over
+        ``max_bytes`` (default ``treelearn.tree.formats.MAX_JSON_SIZE``, 256 MiB) raises
+        :class:`TreeLearnValueError` (see :func:`treelearn.tree.formats.read_json_file`)."""
+        fields, metadata = formats.read_json_file(path, max_bytes=formats.MAX_JSON_SIZE if max_bytes is None
+                                                  else max_bytes)
+        try:
+            tree = cls(**fields)
+        except TreeLearnValueError as exc:
+            raise TreeLearnValueError(f"JSON model: {exc}") from None
+        return (tree, metadata) if return_metadata else tree
+
 
 def _categories_equal(a: ColumnSchema, b: ColumnSchema) -> bool:
     if a.n_features != b.n_features:

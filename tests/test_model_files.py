@@ -1,0 +1,185 @@
+"""Hostile model files: every allocation bounded before it happens, the file size checked before
+the file is read, absurd numbers rejected with a TreeLearnValueError naming them (issue 12)."""
+from __future__ import annotations
+
+import json
+import os
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from treelearn import TreeLearnValueError
+from treelearn.data.schema import ColumnSchema
+from treelearn.tree import Tree
+from treelearn.tree.export import (
+    MAX_CLASSES_BYTES,
+    MAX_INT_DIGITS,
+    load_tree_json,
+    tree_from_json,
+    tree_to_json,
+)
+
+
+def _tree(classes=("n", "y"), value=((3, 3), (2, 0), (1, 3))) -> Tree:
+    return Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
+                threshold=[0.5, -2, -2], kind=[0, -1, -1], value=[list(v) for v in value],
+                classes=np.asarray(classes), schema=ColumnSchema(categories=[None], feature_names=["x"]))
+
+
+def _doc(**changes) -> dict:
+    d = json.loads(tree_to_json(_tree()))
+    d.update(changes)
+    return d
+
+
+def _rejected(text, match: str, *, max_peak_mb: float = 16.0, **kw) -> str:
+    """The load fails with a TreeLearnValueError matching ``match``, quickly and without
+    allocating more than ``max_peak_mb`` (numpy reports its buffers to tracemalloc)."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(TreeLearnValueError, match=match) as info:
+            tree_from_json(text, **kw)
+        elapsed = time.perf_counter() - t0
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert elapsed < 1.0
+    assert peak < max_peak_mb * 2**20, f"peak {peak / 2**20:.1f} MiB while rejecting"
+    msg = str(info.value)
+    assert msg and "\n" not in msg and len(msg) < 400
+    return msg
+
+
+# ---------------------------------------------------------------------------------- dtypes
+def test_wide_string_dtype_rejected_before_allocation():
+    # 557 bytes that asked numpy for a 40 MB array (0.9 GB during the load)
+    text = json.dumps(_doc(classes=["n", "y"], classes_dtype="<U9999999"))
+    assert len(text) < 600
+    msg = _rejected(text, "classes_dtype")
+    assert "wider than its labels need" in msg
+
+
+def test_many_wide_classes_rejected_before_allocation():
+    # 300 classes of <U9999999: 11 GiB if numpy were asked
+    classes = [f"c{i}" for i in range(300)]
+    tree = _tree(classes=classes, value=[[1.0] * 300] * 3)
+    d = json.loads(tree_to_json(tree))
+    d["classes_dtype"] = "<U9999999"
+    _rejected(json.dumps(d), "classes_dtype")
+
+
+def test_total_size_of_classes_is_bounded_even_when_labels_need_the_width():
+    # labels that really are 1024 characters wide, but so many that the array would pass the cap
+    n = MAX_CLASSES_BYTES // (4 * 1024) + 1
+    d = _doc()
+    d["classes"] = ["a" * 1024] + [str(i) for i in range(n - 1)]
+    d["classes_dtype"] = "<U1024"
+    _rejected(json.dumps(d), "would take", max_peak_mb=64)
+
+
+def test_wide_dtypes_that_a_fit_can_produce_still_load():
+    # np.unique keeps y's dtype: short labels in a <U100 array are a legitimate model
+    for dtype in ("<U1", "<U100", "<U1024"):
+        tree = _tree(classes=np.array(["n", "y"], dtype=dtype))
+        back = Tree.from_json(tree.to_json())
+        assert back.classes.dtype == np.dtype(dtype) and back == tree
+    long = np.array(["a" * 5000, "b"], dtype="<U5000")  # labels that need the width
+    assert Tree.from_json(_tree(classes=long).to_json()).classes.dtype == np.dtype("<U5000")
+    # a width no label needs is written as the labels' width: whatever the writer writes loads
+    wide = _tree(classes=np.array(["n", "y"], dtype="<U100000"))
+    back = Tree.from_json(wide.to_json())
+    assert back == wide and back.classes.dtype == np.dtype("<U1")
+
+
+# ---------------------------------------------------------------------------------- numbers
+def test_integer_literal_over_the_digit_limit_is_a_named_error():
+    big = "9" * (MAX_INT_DIGITS + 1)
+    text = json.dumps(_doc())[:-1] + f', "metadata": {{"seed": {big}}}}}'
+    msg = _rejected(text, "integer literal")
+    assert str(MAX_INT_DIGITS + 1) in msg
+    neg = json.dumps(_doc())[:-1] + f', "metadata": {{"seed": -{big}}}}}'
+    _rejected(neg, "integer literal")
+    # at the limit it is an ordinary (metadata) integer
+    ok = json.dumps(_doc())[:-1] + f', "metadata": {{"seed": {"9" * MAX_INT_DIGITS}}}}}'
+    assert tree_from_json(ok, return_metadata=True)[1]["seed"] == int("9" * MAX_INT_DIGITS)
+
+
+@pytest.mark.parametrize("literal", ["1e999", "-1e999", "1" + "0" * 400 + ".0", "2e308"])
+def test_overflowing_float_literal_anywhere_is_a_named_error(literal):
+    text = json.dumps(_doc())[:-1] + f', "metadata": {{"score": {literal}}}}}'
+    _rejected(text, "too large for a float64")
+    text = json.dumps(_doc()).replace('"threshold": [0.5', f'"threshold": [{literal}')
+    _rejected(text, "too large for a float64")
+
+
+def test_counts_whose_sum_overflows_are_rejected():
+    # each count is finite, but a node's counts sum to infinity: predict_proba rows of zeros
+    d = _doc()
+    d["nodes"]["value"][1] = [1e308, 1e308]
+    _rejected(json.dumps(d), "value are too large .node 1.")
+    d = _doc()
+    d["nodes"]["value"] = [[1e308, 0.0], [1e308, 0.0], [0.0, 1e308]]
+    _rejected(json.dumps(d), "value are too large")
+    d = _doc()  # large but summable counts are fine, and give real probabilities
+    d["nodes"]["value"] = [[1e307, 1e307], [1e307, 0.0], [0.0, 1e307]]
+    p = tree_from_json(json.dumps(d)).predict_proba(np.array([[0.0], [1.0]]))
+    np.testing.assert_allclose(p, [[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_loader_errors_are_value_errors():
+    assert issubclass(TreeLearnValueError, ValueError)
+    with pytest.raises(ValueError):
+        tree_from_json("[" + "1" * 5000 + "]")
+
+
+# ---------------------------------------------------------------------------------- files
+def test_load_reads_a_model_file(tmp_path):
+    path = tmp_path / "m.json"
+    tree = _tree()
+    path.write_text(tree_to_json(tree, metadata={"label": "y"}))
+    assert Tree.load(path) == tree
+    back, meta = load_tree_json(str(path), return_metadata=True)
+    assert back == tree and meta == {"label": "y"}
+    assert Tree.load(path, max_bytes=path.stat().st_size) == tree
+    with pytest.raises(TreeLearnValueError, match="too large"):
+        Tree.load(path, max_bytes=path.stat().st_size - 1)
+
+
+def test_load_checks_the_size_before_reading(tmp_path):
+    # a sparse 5 GB file: refused from its size, in no time and without reading it
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as f:
+        f.truncate(5 * 10**9)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(TreeLearnValueError, match=r"too large \(5000000000 bytes"):
+            Tree.load(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - t0 < 1.0 and peak < 2**20
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_load_bounds_what_it_reads_from_an_endless_file():
+    # a device reports size 0: reading stops after max_bytes + 1 bytes
+    with pytest.raises(TreeLearnValueError, match="too large"):
+        load_tree_json("/dev/zero", max_bytes=4096)
+
+
+def test_load_file_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        Tree.load(tmp_path / "missing.json")
+    with pytest.raises(IsADirectoryError):
+        Tree.load(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff\xfe not json")
+    with pytest.raises(TreeLearnValueError, match="UTF-8"):
+        Tree.load(bad)
+    for max_bytes in (0, -1, 1.5, True, "10"):
+        with pytest.raises(TreeLearnValueError, match="max_bytes"):
+            Tree.load(bad, max_bytes=max_bytes)
