@@ -380,6 +380,7 @@ class Solver {
             (k & 1 ? T1 : T0)[k >> 1]++;
         }
         ISide st[2];
+        const bool skip_on = P.use_skip != 0;
         for (int s = 0; s < 2; ++s) {
             st[s].T = T0[s] + T1[s];
             st[s].best = std::min(T0[s], T1[s]);
@@ -400,7 +401,7 @@ class Solver {
                 const int a0 = c[s][0], a1 = c[s][1];
                 const int err = std::min(a0, a1) + std::min(T0[s] - a0, T1[s] - a1);
                 const bool bnd = e.rank != prev[s];
-                if (bnd && st[s].threshold(err, st[s].T - (a0 + a1), g, prev[s], e.rank, P.use_skip != 0)) {
+                if (bnd && st[s].threshold(err, st[s].T - (a0 + a1), g, prev[s], e.rank, skip_on)) {
                     fd[s] = true;
                     if (fd[0] && fd[1]) break;
                     continue;
@@ -429,6 +430,7 @@ class Solver {
             Tc[k]++;
         }
         ISide st[2];
+        const bool skip_on = P.use_skip != 0;
         for (int s = 0; s < 2; ++s) {
             int mx = 0;
             for (int c = 0; c < NC; ++c) {
@@ -460,7 +462,7 @@ class Solver {
                         mr = std::max(mr, t[c] - a[c]);
                     }
                     const int err = (tot[s] - ml) + ((st[s].T - tot[s]) - mr);
-                    if (st[s].threshold(err, st[s].T - tot[s], g, prev[s], e.rank, P.use_skip != 0)) {
+                    if (st[s].threshold(err, st[s].T - tot[s], g, prev[s], e.rank, skip_on)) {
                         fd[s] = true;
                         if (fd[0] && fd[1]) break;
                         continue;
