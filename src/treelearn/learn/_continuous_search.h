@@ -136,6 +136,14 @@ struct ISide {
     int lbi = 0;           // lower bound on the error (rounded up): reaching it ends the scan
     bool done = false;
 
+    // n rows, leaf error leaf, lower bound lb (rounded up, with the search's 1e-9 tolerance)
+    void start(int n, int leaf, double lb) {
+        T = n;
+        best = leaf;
+        lbi = (int)std::ceil(lb - 1e-9);
+        done = best <= lbi;
+    }
+
     // at a threshold of feature g (between ranks prev and rank) with error err and `left` rows
     // of this side still to pass: keep it if it beats best. True when this side needs no more of
     // feature g: the bound is reached (done, for every feature), or (with skip) no later threshold
@@ -382,10 +390,7 @@ class Solver {
         ISide st[2];
         const bool skip_on = P.use_skip != 0;
         for (int s = 0; s < 2; ++s) {
-            st[s].T = T0[s] + T1[s];
-            st[s].best = std::min(T0[s], T1[s]);
-            st[s].lbi = (int)std::ceil(lbs[s] - 1e-9);
-            st[s].done = st[s].best <= st[s].lbi;
+            st[s].start(T0[s] + T1[s], std::min(T0[s], T1[s]), lbs[s]);
         }
         for (int gi = 0; gi < F; ++gi) {
             if (st[0].done && st[1].done) break;
@@ -432,14 +437,12 @@ class Solver {
         ISide st[2];
         const bool skip_on = P.use_skip != 0;
         for (int s = 0; s < 2; ++s) {
-            int mx = 0;
+            int tot = 0, mx = 0;
             for (int c = 0; c < NC; ++c) {
-                st[s].T += Tc[s * NC + c];
+                tot += Tc[s * NC + c];
                 mx = std::max(mx, Tc[s * NC + c]);
             }
-            st[s].best = st[s].T - mx;
-            st[s].lbi = (int)std::ceil(lbs[s] - 1e-9);
-            st[s].done = st[s].best <= st[s].lbi;
+            st[s].start(tot, tot - mx, lbs[s]);
         }
         for (int gi = 0; gi < F; ++gi) {
             if (st[0].done && st[1].done) break;
