@@ -32,6 +32,26 @@ def _spawn(code: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
+def _interrupt_when_ready(child: subprocess.Popen, wait: float = 2.0) -> tuple[str, float, str]:
+    """Send SIGINT to ``child`` ``wait`` seconds after it prints "ready" (so inside its search).
+
+    Returns the next line it prints, the seconds from the signal to that line, and its stderr;
+    the child is waited for (killed if it is still running on the way out).
+    """
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(wait)
+        t0 = time.perf_counter()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().strip()
+        elapsed = time.perf_counter() - t0
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    return line, elapsed, err
+
+
 _HARD = """
 import numpy as np
 rng = np.random.default_rng(0)
@@ -58,17 +78,8 @@ except KeyboardInterrupt as exc:
 # the handler of Python is back: a second Ctrl-C raises at once
 assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 """)
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        time.sleep(2.0)  # inside the search (a depth-6 optimum on 3000 x 60 takes minutes)
-        t0 = time.perf_counter()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline().strip()
-        elapsed = time.perf_counter() - t0
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    # 2 s in, the search is running (a depth-6 optimum on 3000 x 60 takes minutes)
+    line, elapsed, err = _interrupt_when_ready(child)
     assert line == "interrupted True", (line, err)
     assert child.returncode == 0, err
     # the issue asks for 1 s; the margin is for a loaded test machine
@@ -90,17 +101,7 @@ try:
 except KeyboardInterrupt:
     print("interrupted", flush=True)
 """)
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        time.sleep(2.0)
-        t0 = time.perf_counter()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline().strip()
-        elapsed = time.perf_counter() - t0
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    line, elapsed, err = _interrupt_when_ready(child)
     assert line in ("interrupted", "finished"), err
     if line == "interrupted":
         assert elapsed < 3.0

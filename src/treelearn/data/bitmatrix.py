@@ -39,15 +39,7 @@ class BinaryData:
         self.n_classes = int(n_classes if n_classes is not None else (y.max() + 1 if y.size else 1))
         self.n_words = int(_bitset.n_words_for(self.n_rows))
         self.columns = _bitset.pack_columns(np.ascontiguousarray(B, dtype=np.uint8))
-        if y.size and (y.min() < 0 or y.max() >= self.n_classes):
-            raise TreeLearnValueError(f"class codes must lie in 0..{self.n_classes - 1}")
-        self.class_bits = _bitset.class_bitsets(y, self.n_classes)
-        self.y = y
-        if sample_weight is None:
-            self.weights = None
-        else:
-            w = check_sample_weight(sample_weight, self.n_rows)
-            self.weights = None if np.all(w == 1.0) else w
+        self._set_labels(y, sample_weight)
 
     @classmethod
     def from_packed(cls, columns, y_codes, n_classes: int, sample_weight=None) -> "BinaryData":
@@ -64,9 +56,15 @@ class BinaryData:
                 f"got {columns.shape}")
         self.n_features = int(columns.shape[0])
         self.n_classes = int(n_classes)
+        self.columns = columns
+        self._set_labels(y, sample_weight)
+        return self
+
+    def _set_labels(self, y: np.ndarray, sample_weight) -> None:
+        """Check the class codes ``y`` (int64, one per row) against ``n_classes`` and store them,
+        their per-class row bitsets and the sample weights (``None`` when all are 1)."""
         if y.size and (y.min() < 0 or y.max() >= self.n_classes):
             raise TreeLearnValueError(f"class codes must lie in 0..{self.n_classes - 1}")
-        self.columns = columns
         self.class_bits = _bitset.class_bitsets(y, self.n_classes)
         self.y = y
         if sample_weight is None:
@@ -74,7 +72,6 @@ class BinaryData:
         else:
             w = check_sample_weight(sample_weight, self.n_rows)
             self.weights = None if np.all(w == 1.0) else w
-        return self
 
     @property
     def weighted(self) -> bool:

@@ -41,6 +41,10 @@
 #include <unordered_map>
 #include <vector>
 
+#ifndef TL_INLINE
+#define TL_INLINE __attribute__((always_inline)) inline
+#endif
+
 namespace tlcont {
 
 typedef int (*interrupt_fn_t)(void*);
@@ -122,6 +126,54 @@ struct Side {
     int prev = -1;
     bool done = false;
 };
+
+// one side of a depth-2 evaluation with unit weights (integer counts): Side's search state
+struct ISide {
+    int T = 0;             // number of rows
+    int best = 0;          // best error so far (starts at the leaf error)
+    int bg = -1;           // best feature (-1: leaf)
+    int brl = 0, brr = 0;  // ranks either side of the best threshold
+    int lbi = 0;           // lower bound on the error (rounded up): reaching it ends the scan
+    bool done = false;
+
+    // n rows, leaf error leaf, lower bound lb (rounded up, with the search's 1e-9 tolerance)
+    void start(int n, int leaf, double lb) {
+        T = n;
+        best = leaf;
+        lbi = (int)std::ceil(lb - 1e-9);
+        done = best <= lbi;
+    }
+
+    // at a threshold of feature g (between ranks prev and rank) with error err and `left` rows
+    // of this side still to pass: keep it if it beats best. True when this side needs no more of
+    // feature g: the bound is reached (done, for every feature), or (with skip) no later threshold
+    // can beat best, as each further row changes the error by at most one
+    TL_INLINE bool threshold(int err, int left, int g, int prev, int rank, bool skip) {
+        if (err < best) {
+            best = err;
+            bg = g;
+            brl = prev;
+            brr = rank;
+            if (err <= lbi) {
+                done = true;
+                return true;
+            }
+            return false;
+        }
+        return skip && err - best >= left;
+    }
+};
+
+// the results of both sides of an integer scan into sd
+inline void store_sides(const ISide* st, Side* sd) {
+    for (int s = 0; s < 2; ++s) {
+        sd[s].T = st[s].T;
+        sd[s].best = st[s].best;
+        sd[s].bf = st[s].bg;
+        sd[s].brl = st[s].brl;
+        sd[s].brr = st[s].brr;
+    }
+}
 
 class Solver {
   public:
@@ -335,20 +387,17 @@ class Solver {
             code[r] = k;
             (k & 1 ? T1 : T0)[k >> 1]++;
         }
-        int best[2], T[2], bg[2] = {-1, -1}, brl[2] = {0, 0}, brr[2] = {0, 0}, lbi[2];
-        bool done[2];
+        ISide st[2];
+        const bool skip_on = P.use_skip != 0;
         for (int s = 0; s < 2; ++s) {
-            T[s] = T0[s] + T1[s];
-            best[s] = std::min(T0[s], T1[s]);
-            lbi[s] = (int)std::ceil(lbs[s] - 1e-9);
-            done[s] = best[s] <= lbi[s];
+            st[s].start(T0[s] + T1[s], std::min(T0[s], T1[s]), lbs[s]);
         }
         for (int gi = 0; gi < F; ++gi) {
-            if (done[0] && done[1]) break;
+            if (st[0].done && st[1].done) break;
             const int g = order[gi];
             const Entry* v = view + (size_t)g * m;
             int c[2][2] = {{0, 0}, {0, 0}}, prev[2] = {-1, -1};
-            bool fd[2] = {done[0], done[1]};
+            bool fd[2] = {st[0].done, st[1].done};
             for (int i = 0; i < m; ++i) {
                 const Entry e = v[i];
                 const int k = code[e.row];
@@ -357,18 +406,8 @@ class Solver {
                 const int a0 = c[s][0], a1 = c[s][1];
                 const int err = std::min(a0, a1) + std::min(T0[s] - a0, T1[s] - a1);
                 const bool bnd = e.rank != prev[s];
-                if (bnd && err < best[s]) {
-                    best[s] = err;
-                    bg[s] = g;
-                    brl[s] = prev[s];
-                    brr[s] = e.rank;
-                    if (err <= lbi[s]) {
-                        done[s] = fd[s] = true;
-                        if (fd[0] && fd[1]) break;
-                        continue;
-                    }
-                } else if (bnd && P.use_skip && err - best[s] >= T[s] - (a0 + a1)) {
-                    fd[s] = true;  // each further row changes the error by at most one
+                if (bnd && st[s].threshold(err, st[s].T - (a0 + a1), g, prev[s], e.rank, skip_on)) {
+                    fd[s] = true;
                     if (fd[0] && fd[1]) break;
                     continue;
                 }
@@ -376,13 +415,7 @@ class Solver {
                 prev[s] = e.rank;
             }
         }
-        for (int s = 0; s < 2; ++s) {
-            sd[s].T = T[s];
-            sd[s].best = best[s];
-            sd[s].bf = bg[s];
-            sd[s].brl = brl[s];
-            sd[s].brr = brr[s];
-        }
+        store_sides(st, sd);
     }
 
     // unit weights, any number of classes: integer counts; a side's error is computed at its
@@ -401,25 +434,23 @@ class Solver {
             code[r] = k;
             Tc[k]++;
         }
-        int best[2], T[2] = {0, 0}, bg[2] = {-1, -1}, brl[2] = {0, 0}, brr[2] = {0, 0}, lbi[2];
-        bool done[2];
+        ISide st[2];
+        const bool skip_on = P.use_skip != 0;
         for (int s = 0; s < 2; ++s) {
-            int mx = 0;
+            int tot = 0, mx = 0;
             for (int c = 0; c < NC; ++c) {
-                T[s] += Tc[s * NC + c];
+                tot += Tc[s * NC + c];
                 mx = std::max(mx, Tc[s * NC + c]);
             }
-            best[s] = T[s] - mx;
-            lbi[s] = (int)std::ceil(lbs[s] - 1e-9);
-            done[s] = best[s] <= lbi[s];
+            st[s].start(tot, tot - mx, lbs[s]);
         }
         for (int gi = 0; gi < F; ++gi) {
-            if (done[0] && done[1]) break;
+            if (st[0].done && st[1].done) break;
             const int g = order[gi];
             const Entry* v = view + (size_t)g * m;
             std::fill(cc.begin(), cc.end(), 0);
             int tot[2] = {0, 0}, prev[2] = {-1, -1};
-            bool fd[2] = {done[0], done[1]};
+            bool fd[2] = {st[0].done, st[1].done};
             for (int i = 0; i < m; ++i) {
                 const Entry e = v[i];
                 const int k = code[e.row];
@@ -433,18 +464,8 @@ class Solver {
                         ml = std::max(ml, a[c]);
                         mr = std::max(mr, t[c] - a[c]);
                     }
-                    const int err = (tot[s] - ml) + ((T[s] - tot[s]) - mr);
-                    if (err < best[s]) {
-                        best[s] = err;
-                        bg[s] = g;
-                        brl[s] = prev[s];
-                        brr[s] = e.rank;
-                        if (err <= lbi[s]) {
-                            done[s] = fd[s] = true;
-                            if (fd[0] && fd[1]) break;
-                            continue;
-                        }
-                    } else if (P.use_skip && err - best[s] >= T[s] - tot[s]) {
+                    const int err = (tot[s] - ml) + ((st[s].T - tot[s]) - mr);
+                    if (st[s].threshold(err, st[s].T - tot[s], g, prev[s], e.rank, skip_on)) {
                         fd[s] = true;
                         if (fd[0] && fd[1]) break;
                         continue;
@@ -455,13 +476,7 @@ class Solver {
                 prev[s] = e.rank;
             }
         }
-        for (int s = 0; s < 2; ++s) {
-            sd[s].T = T[s];
-            sd[s].best = best[s];
-            sd[s].bf = bg[s];
-            sd[s].brl = brl[s];
-            sd[s].brr = brr[s];
-        }
+        store_sides(st, sd);
     }
 
     template <int CC, bool WEIGHTED>

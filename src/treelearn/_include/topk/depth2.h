@@ -77,6 +77,21 @@ class Depth2 {
     }
 
     // ------------------------------------------------------------------ depth-1 subtrees
+    // one step of the all-k scan of depth1() / depth1_reps(): the split on j, if it separates the
+    // node and beats best, becomes (best, fout); true once best is perfect (the scan may stop)
+    TL_INLINE bool scan_split(int j, const CT* A, const int32_t* R, const CT* T, double Wn, int m, double& best,
+                              int& fout) const {
+        const int n1 = R[j];
+        if (n1 == 0 || n1 == m) return false;
+        const double e = Obj::split(A + (size_t)j * C, T, C, Wn, m);
+        if (e < best) {
+            best = e;
+            fout = j;
+            return best <= 0;
+        }
+        return false;
+    }
+
     // best depth-1 subtree of a node given its counts; returns error, sets f (-1: leaf)
     double depth1(const CT* A, const int32_t* R, const CT* T, double Wn, int m, int& fout, std::vector<int>& cand,
                   Keyed& keyed) {
@@ -85,16 +100,8 @@ class Depth2 {
         if (F.n_present(T) <= 1) return leaf;
         double best = INF;
         if (sw.all_k && !sw.recon) {
-            for (int j = 0; j < d; ++j) {
-                int n1 = R[j];
-                if (n1 == 0 || n1 == m) continue;
-                double e = Obj::split(A + (size_t)j * C, T, C, Wn, m);
-                if (e < best) {
-                    best = e;
-                    fout = j;
-                    if (best <= 0) break;
-                }
-            }
+            for (int j = 0; j < d; ++j)
+                if (scan_split(j, A, R, T, Wn, m, best, fout)) break;
             return fout < 0 ? leaf : best;
         }
         rk.rank(A, R, T, Wn, m, cand, keyed);
@@ -181,16 +188,8 @@ class Depth2 {
         if (F.n_present(T) <= 1) return leaf;
         double best = INF;
         if (sw.all_k && !sw.recon) {
-            for (int j : v.reps) {
-                int n1 = R[j];
-                if (n1 == 0 || n1 == m) continue;
-                double e = Obj::split(A + (size_t)j * C, T, C, Wn, m);
-                if (e < best) {
-                    best = e;
-                    fout = j;
-                    if (best <= 0) break;
-                }
-            }
+            for (int j : v.reps)
+                if (scan_split(j, A, R, T, Wn, m, best, fout)) break;
             return fout < 0 ? leaf : best;
         }
         select_reps(v, A, R, T, Wn, m);
