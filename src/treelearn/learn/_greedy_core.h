@@ -226,13 +226,54 @@ public:
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; }
 
-    // candidates `code >= k` between the present rows [s, te) of the node (te < 0: the node's end);
-    // ADD: the missing rows (class counts add, nadd rows, weight wadd) join the left side
-    template <bool BIN, bool UNIT, bool ADD = false>
-    void scan_numeric(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te = -1,
-                      const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
+    template <bool BIN, bool UNIT>
+    void scan_numeric(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
         const Entry* e = &E[(size_t)f * P.n];
-        const int64_t s = nd.start, t = te < 0 ? nd.end : te, m = nd.end - s;
+        const int64_t s = nd.start, t = nd.end, m = t - s;
+        if (e[s].code == e[t - 1].code) return;  // constant in this node
+        // unit weights: integer counters (no floating-point add latency chain); the counts are the
+        // same exact integers as the weighted sums
+        double l0 = 0.0, l1 = 0.0, wl = 0.0;
+        int64_t c1 = 0;
+        double* L = pre.data();
+        if (!BIN) std::fill(pre.begin(), pre.end(), 0.0);
+        int32_t prev = e[s].code;
+        const uint32_t* y = ycls.data();
+        const double* w = P.w;
+        for (int64_t p = s; p < t; ++p) {
+            const Entry x = e[p];
+            if (x.code != prev) {
+                const int64_t nl = p - s, nr = m - nl;
+                if (nl >= msl && nr >= msl) {
+                    if (BIN) {
+                        if (UNIT) { wl = (double)nl; l1 = (double)c1; l0 = (double)(nl - c1); }
+                        pk.two(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl, f, x.code, prev);
+                    } else {
+                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, x.code, prev);
+                    }
+                }
+                prev = x.code;
+            }
+            if (BIN && UNIT) {
+                c1 += y[x.row];
+            } else {
+                const double wi = UNIT ? 1.0 : w[x.row];
+                if (BIN) { if (y[x.row]) l1 += wi; else l0 += wi; }
+                else L[y[x.row]] += wi;
+                wl += wi;
+            }
+        }
+    }
+
+    // scan_numeric for a feature with missing values: candidates `code >= k` between the present
+    // rows [s, te) of the node; ADD: the missing rows (class counts add, nadd rows, weight wadd)
+    // join the left side, else the right side (a separate copy: the scan of features without
+    // missing values stays as it was)
+    template <bool BIN, bool UNIT, bool ADD>
+    void scan_numeric_m(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te,
+                        const double* add, int64_t nadd, double wadd) {
+        const Entry* e = &E[(size_t)f * P.n];
+        const int64_t s = nd.start, t = te, m = nd.end - s;
         if (e[s].code == e[t - 1].code) return;  // constant in this node
         // unit weights: integer counters (no floating-point add latency chain); the counts are the
         // same exact integers as the weighted sums
@@ -277,13 +318,13 @@ public:
     }
 
     template <bool ADD>
-    void scan_numeric_any(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te = -1,
+    void scan_numeric_any(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te,
                           const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
         if (P.C == 2) {
-            if (unit) scan_numeric<true, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
-            else scan_numeric<true, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
-        } else if (unit) scan_numeric<false, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
-        else scan_numeric<false, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+            if (unit) scan_numeric_m<true, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+            else scan_numeric_m<true, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+        } else if (unit) scan_numeric_m<false, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+        else scan_numeric_m<false, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
     }
 
     // the node's rows of feature f with a missing value sit at the end of its range (the largest
@@ -382,7 +423,11 @@ public:
                 if (P.is_cat[f]) scan_categorical_missing(f, nd, tot, pk);
                 else scan_numeric_missing(f, nd, tot, pk);
             } else if (P.is_cat[f]) scan_categorical(f, nd, tot, pk);
-            else scan_numeric_any<false>(f, nd, tot, pk);
+            else if (P.C == 2) {
+                if (unit) scan_numeric<true, true>(f, nd, tot, pk);
+                else scan_numeric<true, false>(f, nd, tot, pk);
+            } else if (unit) scan_numeric<false, true>(f, nd, tot, pk);
+            else scan_numeric<false, false>(f, nd, tot, pk);
         }
         pk.flush();
         nd.best = best;
@@ -397,6 +442,16 @@ public:
         const bool mright = !nd.best.mleft;
         const Entry* e = &E[(size_t)f * P.n];
         nl = nr = nm = 0;
+        if (M < 0) {  // no missing value in this feature
+            for (int64_t p = nd.start; p < nd.end; ++p) {
+                const Entry x = e[p];
+                const bool r = cat ? (x.code == k) : (x.code >= k);
+                right[x.row] = r;
+                if (r) { cr[P.y[x.row]] += P.w[x.row]; ++nr; }
+                else { cl[P.y[x.row]] += P.w[x.row]; ++nl; }
+            }
+            return;
+        }
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const Entry x = e[p];
             const bool miss = x.code == M;
