@@ -375,3 +375,42 @@ def missing_accuracy_row(name, rate, criterion, depth, n_splits=10):
 def test_accuracy_with_missing_values_at_least_sklearns(name, rate, criterion, depth):
     ours, sk = missing_accuracy_row(name, rate, criterion, depth)
     assert ours >= sk - 0.005, (ours, sk)
+
+
+# ---------------------------------------------------------------------------------------------- the CLI
+QUESTION_MARK_DATASETS = ["audiology", "breast-cancer", "mushroom", "primary-tumor", "soybean", "vote"]
+
+
+@pytest.mark.parametrize("name", QUESTION_MARK_DATASETS)
+def test_question_mark_datasets_through_the_cli_and_python(name, data_dir, tmp_path):
+    """The Top-k files with ``?`` cells: ``?`` is a missing value (no category) for ``treelearn
+    fit``/``evaluate``/``predict`` and for the Python loader; both give the same tree."""
+    from typer.testing import CliRunner
+
+    from treelearn import cli
+    from treelearn.datasets import load_dataset
+
+    path = data_dir / "topk" / f"{name}.csv"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    runner = CliRunner()
+    model = tmp_path / "model.json"
+    r = runner.invoke(cli.app, ["fit", str(path), "--out", str(model), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    tree = Tree.load(model)
+    assert tree.missing_recorded
+    assert not any("?" in [str(v) for v in c] for c in tree.schema.categories if c is not None)
+    r = runner.invoke(cli.app, ["evaluate", str(model), str(path), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout.strip().splitlines()[-1])["accuracy"] == pytest.approx(report["training_accuracy"])
+    r = runner.invoke(cli.app, ["predict", str(model), str(path)])
+    assert r.exit_code == 0, r.output
+    predicted = r.stdout.strip().splitlines()
+    X, y = load_dataset(f"topk/{name}", data_dir)[:2]
+    assert np.isnan(tree.encode(X)).any()  # the file has missing cells, read as NaN
+    est = GreedyTreeClassifier().fit(X, y)
+    assert est.tree_.n_leaves == report["leaves"]
+    assert est.score(X, y) == pytest.approx(report["training_accuracy"])
+    # (the CLI keeps the files' single quotes around labels; the loader strips them)
+    assert [str(v) for v in est.predict(X)] == [p.strip("'") for p in predicted[-len(y):]]
