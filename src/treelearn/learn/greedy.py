@@ -64,6 +64,7 @@ from treelearn._validation import (
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.schema import ColumnSchema
+from treelearn.data import sketch
 from treelearn.learn import _greedy
 from treelearn.tree.tree import Tree, kernel_nodes
 
@@ -121,12 +122,42 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         cols = np.asarray(numeric, dtype=np.int64)
         m = 0 if max_thresholds is None else int(max_thresholds)
         # the columns contiguous: F-ordered input as it is, else one transposed copy
-        thr, vals = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes)
+        if max_thresholds is not None and n > sketch.SKETCH_ROWS:  # issue 14: thresholds of a fixed sample
+            thr, vals = sketch_code_numeric(Xe, cols, m, codes)
+        else:
+            thr, vals = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes)
         for j, t, u in zip(numeric, thr, vals):
             thresholds[j] = t
             n_codes[j] = t.size + 1
-            values[j] = u if (max_thresholds is None or t.size == u.size - 1) else None
+            values[j] = u if (u is not None and (max_thresholds is None or t.size == u.size - 1)) else None
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values)
+
+
+# --- issue 14: histogram thresholds from the fixed row sample of treelearn.data.sketch --------
+def sample_thresholds(sample: np.ndarray, max_thresholds: int):
+    """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
+    the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
+    sample = np.asarray(sample, dtype=np.float64)
+    sT = np.ascontiguousarray(sample.T)
+    scodes = np.empty(sT.shape, dtype=np.int32)
+    return _greedy.code_numeric(sT, np.arange(sT.shape[0], dtype=np.int64), int(max_thresholds), scodes)
+
+
+def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
+    """:func:`code_features`' numeric coding from the threshold sample of
+    :func:`~treelearn.data.sketch.sketch_mask`: the sample's quantile thresholds, every row coded
+    as the number of thresholds <= its value. A column's distinct values are kept (for CART's
+    node-local midpoints) only when the sample has every value of the column. Returns
+    (thresholds, values) as ``_greedy.code_numeric``."""
+    n = Xe.shape[0]
+    thr, vals = sample_thresholds(Xe[sketch.sketch_mask(0, n, n)][:, cols], max_thresholds)
+    for i, j in enumerate(cols.tolist()):
+        col = Xe[:, j]
+        codes[j] = np.searchsorted(thr[i], col, side="right")
+        u = vals[i]
+        if not (thr[i].size == u.size - 1 and np.array_equal(u[codes[j]], col)):
+            vals[i] = None
+    return thr, vals
 
 
 def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnSchema | None = None, *,
@@ -417,3 +448,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                              float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
                              min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
                              random_state=self.random_state)
+
+
+# --- issue 14: what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
+tree_from_kernel = _to_tree
+prune_ccp_tree = _prune_ccp
