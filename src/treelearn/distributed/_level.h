@@ -62,21 +62,6 @@ inline void apply_splits(const Code* codes, int64_t n, int d, int32_t* nid, int6
     }
 }
 
-// code of x = number of thresholds <= x (ascending thr), written at out[r * d + j]
-template <class Code>
-inline void bin_column(const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
-                       int d, int j) {
-    for (int64_t r = 0; r < n; ++r) {
-        const double v = x[r * stride];
-        out[r * (int64_t)d + j] = (Code)(std::upper_bound(thr, thr + m, v) - thr);
-    }
-}
-
-struct NodeIn {
-    double W;
-    int64_t m;
-};
-
 template <class Crit>
 inline void find_with(Crit& crit, int d, int C, const int32_t* n_codes, const uint8_t* is_cat,
                       const int32_t* cat_only, int64_t msl, int64_t k, const double* H, const int64_t* HC,

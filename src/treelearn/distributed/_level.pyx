@@ -18,8 +18,6 @@ cdef extern from "_level.h" namespace "tldist":
     void apply_splits[Code](const Code* codes, int64_t n, int d, int32_t* nid, int64_t n_nodes,
                             const int32_t* feature, const int32_t* code, const uint8_t* is_cat,
                             const int32_t* left, const int32_t* right) except + nogil
-    void bin_column[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
-                          int d, int j) except + nogil
     void find_splits(int criterion, double wmin, int d, int C, const int32_t* n_codes, const uint8_t* is_cat,
                      const int32_t* cat_only, int64_t msl, int64_t k, const double* H, const int64_t* HC,
                      const double* tot, const double* W, const int64_t* m, int32_t* feature, int32_t* code,
@@ -54,39 +52,6 @@ def split_rows(const code_t[:, ::1] codes, int32_t[::1] nid, const int32_t[::1] 
     with nogil:
         apply_splits(&codes[0, 0], n, codes.shape[1], &nid[0], feature.shape[0], &feature[0], &code[0],
                      &is_cat[0], &left[0], &right[0])
-
-
-def bin_numeric(const double[:, :] X, list thresholds, object dtype):
-    """Codes (n, d) of ``dtype`` (uint8 / uint16): the number of column j's thresholds <= x."""
-    cdef int64_t n = X.shape[0], j, m
-    cdef object t_arr
-    cdef int d = X.shape[1]
-    out = np.empty((n, d), dtype=dtype)
-    cdef uint8_t[:, ::1] o8
-    cdef uint16_t[:, ::1] o16
-    cdef const double[::1] t
-    cdef const double* tp
-    cdef double dummy = 0.0
-    cdef int64_t stride = X.strides[0] // 8
-    cdef int64_t cstride = X.strides[1] // 8
-    if n == 0:
-        return out
-    cdef bint wide = out.dtype == np.uint16
-    if wide:
-        o16 = out
-    else:
-        o8 = out
-    for j in range(d):
-        t_arr = np.ascontiguousarray(thresholds[j], dtype=np.float64)
-        t = t_arr
-        m = t.shape[0]
-        tp = &t[0] if m else &dummy
-        with nogil:
-            if wide:
-                bin_column(&X[0, 0] + j * cstride, n, stride, tp, m, &o16[0, 0], d, j)
-            else:
-                bin_column(&X[0, 0] + j * cstride, n, stride, tp, m, &o8[0, 0], d, j)
-    return out
 
 
 def best_splits(int criterion, double wmin, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,

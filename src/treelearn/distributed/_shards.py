@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
+from treelearn.data import _binning
 from treelearn.data.sketch import sketch_mask
 from treelearn.distributed import _level
 
@@ -163,7 +164,7 @@ def make_shard(x, y, w, classes, class_factor, scale, thresholds, values, code_d
     wraw = None if w is None else np.asarray(w, dtype=np.float64).ravel()
     codes_y, wt, keep = _kept(y, _weights(wraw, y.shape[0]), classes, class_factor)
     xk = np.asarray(x, dtype=np.float64)[keep]
-    codes = _level.bin_numeric(xk, thresholds, np.dtype(code_dtype))
+    codes = _binning.code_rows(xk, thresholds, np.dtype(code_dtype))
     cy = codes_y[keep].astype(np.uint8 if classes.size <= 255 else np.int32)
     wk = wt[keep] / scale
     unit = bool(np.all(wk == 1.0))

@@ -64,7 +64,7 @@ from treelearn._validation import (
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.schema import ColumnSchema
-from treelearn.data import sketch
+from treelearn.data import _binning, sketch
 from treelearn.learn import _greedy
 from treelearn.tree.tree import Tree, kernel_nodes
 
@@ -153,7 +153,7 @@ def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, c
     thr, vals = sample_thresholds(Xe[sketch.sketch_mask(0, n, n)][:, cols], max_thresholds)
     for i, j in enumerate(cols.tolist()):
         col = Xe[:, j]
-        codes[j] = np.searchsorted(thr[i], col, side="right")
+        _binning.code_columns_into(Xe[:, j:j + 1], [thr[i]], codes[j:j + 1])
         u = vals[i]
         if not (thr[i].size == u.size - 1 and np.array_equal(u[codes[j]], col)):
             vals[i] = None
