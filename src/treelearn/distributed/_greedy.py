@@ -101,20 +101,25 @@ class DistributedGreedy:
         import dask
 
         ex, b = self.ex, self.blocks
-        stats = ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w) for x, y, w in zip(b.x, b.y, b.w)]))
-        labels = np.concatenate([s["labels"] for s in stats])
+        tp = time.perf_counter()
+        self.pass_seconds = {}
+        # pass 1: labels, kept rows, weight range (and, without weights, the threshold sample)
+        folded = all(w is None for w in b.w)
+        starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
+        args = [(int(s0), b.n_rows, self.sample_rows) if folded else () for s0 in starts]
+        stats = ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a)
+                                      for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+        labels = np.unique(np.concatenate([s["labels"] for s in stats]))
         from treelearn._validation import check_target
 
-        classes, _ = check_target(np.unique(labels), np.unique(labels).shape[0])
+        classes, _ = check_target(labels, labels.shape[0])
         self.classes = classes
-        wst = ex.gather(ex.compute([dask.delayed(S.block_weights)(x, y, w, classes, None)
-                                    for x, y, w in zip(b.x, b.y, b.w)]))
-        n_kept = np.array([s["n_kept"] for s in wst], dtype=np.int64)
+        n_kept = np.array([s["n_kept"] for s in stats], dtype=np.int64)
         self.n = int(n_kept.sum())
         if self.n == 0:
             raise TreeLearnValueError("sample_weight gives every sample weight zero")
-        wmin = min(s["wmin"] for s in wst)
-        wmax = max(s["wmax"] for s in wst)
+        wmin = min(s["wmin"] for s in stats)
+        wmax = max(s["wmax"] for s in stats)
         # the base estimator's weight scale (the learner sees weights in [1, 2) or all ones)
         if wmax == wmin:
             self.scale = wmax
@@ -122,25 +127,34 @@ class DistributedGreedy:
             _, e = np.frexp(wmax)
             self.scale = float(np.ldexp(1.0, int(e) - 1))
         self.wmin = wmin / self.scale
-        starts = np.concatenate([[0], np.cumsum(n_kept)[:-1]])
-        parts = ex.gather(ex.compute([dask.delayed(S.block_sample)(x, y, w, classes, None, int(s0), self.n,
-                                                                   self.sample_rows)
-                                      for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
+        self.pass_seconds["statistics"] = time.perf_counter() - tp
+        tp = time.perf_counter()
+        if folded:
+            parts = [s["sample"] for s in stats]
+        else:  # pass 2: the sample rows, by offsets among the kept rows
+            starts = np.concatenate([[0], np.cumsum(n_kept)[:-1]])
+            parts = ex.gather(ex.compute([dask.delayed(S.block_sample)(x, y, w, int(s0), self.n, self.sample_rows)
+                                          for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
         sample = np.concatenate(parts, axis=0) if parts else np.zeros((0, b.n_features))
         from treelearn.learn.greedy import sample_thresholds
 
         d = b.n_features
+        self.pass_seconds["sample"] = time.perf_counter() - tp
+        tp = time.perf_counter()
         thr, vals = sample_thresholds(sample, self.max_thresholds)
+        self.pass_seconds["thresholds"] = time.perf_counter() - tp
+        tp = time.perf_counter()
         self.thresholds = thr
         self.n_codes = np.array([t.size + 1 for t in thr], dtype=np.int32)
         if int(self.n_codes.max()) > 65536:
             raise TreeLearnValueError("max_thresholds above 65535 has no histogram mode")
         code_dtype = np.uint8 if int(self.n_codes.max()) <= 256 else np.uint16
         cand = [u if (u is not None and t.size == u.size - 1) else None for t, u in zip(thr, vals)]
-        self.shards = ex.compute([dask.delayed(S.make_shard)(x, y, w, classes, None, self.scale, thr, cand,
+        self.shards = ex.compute([dask.delayed(S.make_shard)(x, y, w, classes, self.scale, thr, cand,
                                                              code_dtype)
                                   for x, y, w in zip(b.x, b.y, b.w)])
         infos = ex.gather([ex.submit(S.shard_info, s) for s in self.shards])
+        self.pass_seconds["coding"] = time.perf_counter() - tp
         exact = np.logical_and.reduce([i["values_exact"] for i in infos]) if infos else np.zeros(d, bool)
         self.values = [u if (u is not None and exact[j]) else None for j, u in enumerate(cand)]
         totals = np.zeros(classes.size)

@@ -98,8 +98,10 @@ def _weights(w, n):
     return w
 
 
-def block_stats(x, y, w, class_weight_of=None):
-    """Pass 1 of a block: its labels, kept rows (weight > 0) and weight range; checks the values."""
+def block_stats(x, y, w, start=None, n_total=None, sample_rows=None):
+    """Pass 1 of a block: its labels, kept rows (weight > 0) and weight range; checks the values.
+    With ``start`` (the row offsets are known: no sample weights, every row kept) also its rows of
+    the threshold sample (pass 2 folded into this one)."""
     x = np.asarray(x)
     if x.dtype.kind not in "biuf":
         raise TreeLearnValueError(f"X has dtype {x.dtype}: the distributed greedy fit needs numeric columns")
@@ -109,34 +111,25 @@ def block_stats(x, y, w, class_weight_of=None):
     w = _weights(w, y.shape[0])
     if w.size and (not np.isfinite(w).all() or w.min() < 0):
         raise TreeLearnValueError("sample_weight must be finite and non-negative")
-    labels, counts = np.unique(y, return_counts=True)
-    return {"labels": labels, "label_counts": counts, "n": int(y.shape[0])}
-
-
-def _kept(y, w, classes, class_factor):
-    """Class codes, weights (class weights applied) and the mask of the rows with weight > 0."""
-    codes = np.searchsorted(classes, y)
-    w = w if class_factor is None else w * class_factor[codes]
+    labels = np.unique(y)
     keep = w > 0
-    return codes, w, keep
-
-
-def block_weights(x, y, w, classes, class_factor):
-    """Pass 1b: kept rows and the weight range of a block (after class weights)."""
-    y = np.asarray(y).ravel()
-    codes, w, keep = _kept(y, _weights(w, y.shape[0]), classes, class_factor)
     wk = w[keep]
-    return {"n_kept": int(keep.sum()), "wmin": float(wk.min()) if wk.size else np.inf,
-            "wmax": float(wk.max()) if wk.size else -np.inf}
+    out = {"labels": labels, "n": int(y.shape[0]), "n_kept": int(keep.sum()),
+           "wmin": float(wk.min()) if wk.size else np.inf, "wmax": float(wk.max()) if wk.size else -np.inf}
+    if start is not None:
+        out["sample"] = block_sample(x, y, w, start, n_total, sample_rows)
+    return out
 
 
-def block_sample(x, y, w, classes, class_factor, start, n_total, sample_rows):
+def block_sample(x, y, w, start, n_total, sample_rows):
     """Pass 2: the block's rows of the threshold sample (kept rows ``start..``, in order)."""
     y = np.asarray(y).ravel()
-    _, _, keep = _kept(y, _weights(w, y.shape[0]), classes, class_factor)
-    xk = np.asarray(x, dtype=np.float64)[keep]
+    keep = _weights(w, y.shape[0]) > 0
+    xk = np.asarray(x)
+    if not keep.all():
+        xk = xk[keep]
     mask = sketch_mask(start, start + xk.shape[0], n_total, sample_rows)
-    return np.ascontiguousarray(xk[mask])
+    return np.ascontiguousarray(xk[mask], dtype=np.float64)
 
 
 class Shard:
@@ -157,13 +150,17 @@ class Shard:
         return np.ones(self.y.shape[0]) if self.w is None else self.w
 
 
-def make_shard(x, y, w, classes, class_factor, scale, thresholds, values, code_dtype):
+def make_shard(x, y, w, classes, scale, thresholds, values, code_dtype):
     """Pass 3: code the block's kept rows; ``info``: class totals and, per column with candidate
     distinct values, whether every value of the block is one of them."""
     y = np.asarray(y).ravel()
     wraw = None if w is None else np.asarray(w, dtype=np.float64).ravel()
-    codes_y, wt, keep = _kept(y, _weights(wraw, y.shape[0]), classes, class_factor)
-    xk = np.asarray(x, dtype=np.float64)[keep]
+    codes_y = np.searchsorted(classes, y)
+    wt = _weights(wraw, y.shape[0])
+    keep = wt > 0
+    xk = np.asarray(x, dtype=np.float64)
+    if not keep.all():
+        xk = xk[keep]
     codes = _binning.code_rows(xk, thresholds, np.dtype(code_dtype))
     cy = codes_y[keep].astype(np.uint8 if classes.size <= 255 else np.int32)
     wk = wt[keep] / scale
