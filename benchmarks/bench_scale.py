@@ -45,25 +45,25 @@ def run_one(tool: str, path: str, depth: int) -> dict:
     """In the subprocess: load, fit once, report."""
     import resource
 
+    if tool == "sklearn":  # imports before the clock and the memory baseline
+        from sklearn.tree import DecisionTreeClassifier
+    elif tool == "lightgbm":
+        import lightgbm as lgb
+    else:
+        from treelearn import GreedyTreeClassifier
     data = np.load(path)
     X, y, Xt, yt = data["X"], data["y"], data["Xt"], data["yt"]
     X = np.ascontiguousarray(X)
     base = _rss_mb()
     t0 = time.perf_counter()
     if tool == "sklearn":
-        from sklearn.tree import DecisionTreeClassifier
-
         m = DecisionTreeClassifier(criterion="entropy", max_depth=depth, random_state=0).fit(X, y)
         pred = lambda A: m.predict(A)  # noqa: E731
     elif tool in ("exact", "hist255"):
-        from treelearn import GreedyTreeClassifier
-
         m = GreedyTreeClassifier(criterion="entropy", max_depth=depth,
                                  max_thresholds=None if tool == "exact" else 255).fit(X, y)
         pred = lambda A: m.predict(A)  # noqa: E731
     elif tool == "lightgbm":
-        import lightgbm as lgb
-
         params = {"objective": "binary", "num_iterations": 1, "learning_rate": 1.0, "max_depth": depth,
                   "num_leaves": 2 ** depth, "max_bin": 255, "min_data_in_leaf": 1, "min_sum_hessian_in_leaf": 0.0,
                   "lambda_l2": 0.0, "num_threads": 1, "verbose": -1, "deterministic": True, "seed": 0}
