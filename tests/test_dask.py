@@ -2,6 +2,8 @@
 fits on the same data; a worker lost mid-fit changes nothing."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -182,3 +184,57 @@ def test_other_estimators_accept_dask_with_identical_trees(client, make):
     with use_client(client):
         dist = make().fit(da.from_array(X, chunks=(150, 4)), da.from_array(y, chunks=150))
     assert_same_tree(local, dist)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("treelearn").MinRankTreeClassifier(time_limit=20),
+    lambda: __import__("treelearn").QueryTreeClassifier(size=4, epsilon=0.2, random_state=0),
+    lambda: __import__("treelearn").OptimalTreeClassifier(max_depth=2, solver="continuous"),
+])
+def test_searching_learners_accept_dask_on_binary_data(client, make):
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(240, 5)).astype(float)
+    y = ((X[:, 0] == 1) & (X[:, 1] == 0) | (X[:, 2] == 1) & (X[:, 3] == 1)).astype(int)
+    local = make().fit(X, y)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(100, 5)), da.from_array(y, chunks=100))
+    assert_same_tree(local, dist)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TREELEARN_DASK_PROCESSES"),
+                    reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
+def test_worker_process_killed_mid_fit(monkeypatch):
+    """SIGKILL of a worker process (its nanny starts a new one): the fit ends with the local tree."""
+    import signal
+
+    from treelearn.distributed import _greedy as G
+
+    X, y = _data(n=2000, seed=8)
+    params = dict(max_depth=5, max_thresholds=16)
+    local = GreedyTreeClassifier(**params).fit(X, y)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    client = distributed.Client(cluster, set_as_default=False)
+    killed = []
+    orig = G.DistributedGreedy._hists
+
+    def hists(self, nid, slot_of, n_slots):
+        if len(self.log) == 2 and not killed:
+            held = {w: len(keys) for w, keys in client.has_what().items()}
+            victim = max(held, key=held.get)
+            assert held[victim] > 0
+            pid = client.run(os.getpid, workers=[victim])[victim]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        return orig(self, nid, slot_of, n_slots)
+
+    monkeypatch.setattr(G.DistributedGreedy, "_hists", hists)
+    try:
+        with use_client(client):
+            dist = GreedyTreeClassifier(**params).fit(da.from_array(X, chunks=(400, 6)), da.from_array(y, chunks=400))
+        assert killed
+        assert_same_tree(local, dist)
+    finally:
+        client.close()
+        cluster.close()
