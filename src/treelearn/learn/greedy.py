@@ -359,7 +359,9 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         even when its best gain is 0.
     max_thresholds : int or None, default=None
         None: exact (every cut between consecutive distinct values). m: at most m quantile
-        thresholds per numeric column (the Binarizer's), histogram-style split finding.
+        thresholds per numeric column (the Binarizer's), histogram-style split finding. Above
+        200,000 rows the quantiles are those of a fixed, index-hashed sample of ~200,000 rows (as
+        LightGBM bins; the same on any row sharding of the data: docs/scaling.md).
     categorical : None, list of int/str, or bool mask, default=None
         Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
     random_state : None, int or RandomState, default=None
