@@ -36,6 +36,7 @@ LAYERS = [
     ("treelearn.experiments", 5),
     ("treelearn.cli", 5),
     ("treelearn.demo", 5),
+    ("treelearn.distributed", 5),  # Dask fits of every learner (issue 14)
 ]
 # learner -> learners it may use (their public functions)
 ALLOWED_ACROSS = {

@@ -47,4 +47,7 @@ from treelearn.learn.queries import (  # noqa: E402
     top_down_influence,
 )
 
+# --- Dask input for every estimator's fit (issue 14; Dask itself is imported only when used) ---
+import treelearn.distributed  # noqa: E402,F401
+
 __version__ = "0.1.0"

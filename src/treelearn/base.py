@@ -122,6 +122,10 @@ def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) 
     return compute_sample_weight({i: class_weight[c] for i, c in enumerate(labels) if c in class_weight}, codes)
 
 
+#: the fit of Dask collections, set by treelearn.distributed (imported with the package; issue 14)
+DASK_FIT = None
+
+
 class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     """Base of treelearn's classifiers (not for direct use)."""
 
@@ -223,6 +227,8 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
+        if DASK_FIT is not None and any(hasattr(v, "__dask_graph__") for v in (X, y, sample_weight)):
+            return DASK_FIT(self, X, y, sample_weight)  # Dask collections: treelearn.distributed (issue 14)
         params = self._validate_params()
         classes, sample = self._training_sample(X, y, sample_weight)
         if not self._supports_missing:

@@ -73,6 +73,7 @@ from treelearn._validation import (
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.schema import ColumnSchema
+from treelearn.data import _binning, sketch
 from treelearn.learn import _greedy
 from treelearn.tree.tree import Tree, kernel_nodes
 
@@ -143,15 +144,49 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         cols = np.asarray(numeric, dtype=np.int64)
         m = 0 if max_thresholds is None else int(max_thresholds)
         # the columns contiguous: F-ordered input as it is, else one transposed copy
-        thr, vals, n_missing = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes)
-        for j, t, u, nm in zip(numeric, thr, vals, n_missing.tolist()):
+        thr, vals, n_missing = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes) \
+            if not (max_thresholds is not None and n > sketch.SKETCH_ROWS) \
+            else sketch_code_numeric(Xe, cols, m, codes)  # issue 14: thresholds of a fixed sample
+        for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
             thresholds[j] = t
             n_codes[j] = t.size + 1
             if nm:  # the missing values' code: t.size + 1
                 miss_code[j] = t.size + 1
                 n_codes[j] += 1
-            values[j] = u if (max_thresholds is None or t.size == u.size - 1) else None
+            values[j] = u if (u is not None and (max_thresholds is None or t.size == u.size - 1)) else None
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
+
+
+# --- issue 14: histogram thresholds from the fixed row sample of treelearn.data.sketch --------
+def sample_thresholds(sample: np.ndarray, max_thresholds: int):
+    """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
+    the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
+    sample = np.asarray(sample, dtype=np.float64)
+    sT = np.ascontiguousarray(sample.T)
+    scodes = np.empty(sT.shape, dtype=np.int32)
+    return _greedy.code_numeric(sT, np.arange(sT.shape[0], dtype=np.int64), int(max_thresholds), scodes)
+
+
+def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
+    """:func:`code_features`' numeric coding from the threshold sample of
+    :func:`~treelearn.data.sketch.sketch_mask`: the sample's quantile thresholds, every row coded
+    as the number of thresholds <= its value. A column's distinct values are kept (for CART's
+    node-local midpoints) only when the sample has every value of the column. Returns
+    (thresholds, values, missing counts) as ``_greedy.code_numeric``."""
+    n = Xe.shape[0]
+    thr, vals, _ = sample_thresholds(Xe[sketch.sketch_mask(0, n, n)][:, cols], max_thresholds)
+    n_missing = np.zeros(len(cols), dtype=np.int64)
+    for i, j in enumerate(cols.tolist()):
+        col = Xe[:, j]
+        _binning.code_columns_into(Xe[:, j:j + 1], [thr[i]], codes[j:j + 1])
+        nan = np.isnan(col)
+        n_missing[i] = int(nan.sum())
+        if n_missing[i]:  # missing values get the code above every bin (as _greedy.code_numeric)
+            codes[j][nan] = thr[i].size + 1
+        u = vals[i]
+        if not (thr[i].size == u.size - 1 and not n_missing[i] and np.array_equal(u[codes[j]], col)):
+            vals[i] = None
+    return thr, vals, n_missing
 
 
 def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnSchema | None = None, *,
@@ -360,7 +395,9 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         even when its best gain is 0.
     max_thresholds : int or None, default=None
         None: exact (every cut between consecutive distinct values). m: at most m quantile
-        thresholds per numeric column (the Binarizer's), histogram-style split finding.
+        thresholds per numeric column (the Binarizer's), histogram-style split finding. Above
+        200,000 rows the quantiles are those of a fixed, index-hashed sample of ~200,000 rows (as
+        LightGBM bins; the same on any row sharding of the data: docs/scaling.md).
     categorical : None, list of int/str, or bool mask, default=None
         Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
     random_state : None, int or RandomState, default=None
@@ -450,3 +487,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                              float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
                              min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
                              random_state=self.random_state)
+
+
+# --- issue 14: what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
+tree_from_kernel = _to_tree
+prune_ccp_tree = _prune_ccp

@@ -1,0 +1,54 @@
+# distutils: language = c++
+"""Compiled histogram coding of numeric columns (see ``_binning.h``): code = #thresholds <= x."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
+
+cnp.import_array()
+
+ctypedef fused code_t:
+    uint8_t
+    uint16_t
+    int32_t
+
+
+cdef extern from "_binning.h" namespace "tlbin":
+    void code_column[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
+                           int64_t out_stride) nogil
+
+
+cdef _code_into(const double[:, :] X, list thresholds, code_t[:, :] out, bint by_row):
+    cdef int64_t n = X.shape[0], d = X.shape[1], j, m
+    cdef int64_t xs = X.strides[0] // sizeof(double), xc = X.strides[1] // sizeof(double)
+    cdef int64_t os0 = out.strides[0] // sizeof(code_t), os1 = out.strides[1] // sizeof(code_t)
+    cdef const double[::1] t
+    cdef double dummy = 0.0
+    cdef const double* tp
+    cdef code_t* dst
+    if n == 0 or d == 0:
+        return
+    for j in range(d):
+        t = np.ascontiguousarray(thresholds[j], dtype=np.float64)
+        m = t.shape[0]
+        tp = &t[0] if m else &dummy
+        dst = &out[0, j] if by_row else &out[j, 0]
+        with nogil:
+            code_column(&X[0, 0] + j * xc, n, xs, tp, m, dst, os0 if by_row else os1)
+
+
+def code_rows(X, list thresholds, dtype):
+    """Codes of X (n, d) as a row-major (n, d) array of ``dtype`` (uint8 / uint16 / int32)."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.empty(X.shape, dtype=dtype)
+    if out.dtype == np.uint8:
+        _code_into[uint8_t](X, thresholds, out, True)
+    elif out.dtype == np.uint16:
+        _code_into[uint16_t](X, thresholds, out, True)
+    else:
+        _code_into[int32_t](X, thresholds, out, True)
+    return out
+
+
+def code_columns_into(X, list thresholds, int32_t[:, :] codes):
+    """Codes of X's columns (n, d) into the rows of ``codes`` (d, n) int32."""
+    _code_into[int32_t](np.asarray(X, dtype=np.float64), thresholds, codes, False)

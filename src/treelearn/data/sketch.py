@@ -1,0 +1,41 @@
+"""The fixed row sample that histogram thresholds are computed from (issue 14).
+
+Above :data:`SKETCH_ROWS` rows, the greedy learner's quantile thresholds (``max_thresholds``) are
+the thresholds of a sample of about that many rows instead of all rows, as LightGBM bins from a
+sample of 200,000 rows. Row ``i`` (its index among the fitted rows, 0-based) is in the sample when
+a 64-bit hash of ``i`` falls below ``2**64 * SKETCH_ROWS / n``: the sample depends only on the row
+indices and ``n``, so a shard holding rows ``[start, stop)`` picks its part of the sample from its
+offset alone, and the local fit and a fit on any row sharding of the same data get the same
+thresholds (hence the same codes and the same tree). At or below ``SKETCH_ROWS`` rows every row is
+used (the thresholds of :func:`treelearn.data.binarize.numeric_thresholds`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["SKETCH_ROWS", "sketch_mask"]
+
+#: rows of the threshold sample (LightGBM's ``bin_construct_sample_cnt``)
+SKETCH_ROWS = 200_000
+
+_M64 = (1 << 64) - 1
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser of uint64 values (a bijection that mixes every bit)."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def sketch_mask(start: int, stop: int, n_total: int, sample_rows: int | None = None) -> np.ndarray:
+    """Boolean mask of rows ``start..stop-1`` (of ``n_total`` fitted rows) in the threshold sample
+    of ``sample_rows`` rows (default :data:`SKETCH_ROWS`, read at the call)."""
+    start, stop, n_total = int(start), int(stop), int(n_total)
+    sample_rows = SKETCH_ROWS if sample_rows is None else int(sample_rows)
+    if n_total <= sample_rows:
+        return np.ones(stop - start, dtype=bool)
+    cutoff = np.uint64(min(_M64, (sample_rows << 64) // n_total))
+    return _splitmix64(np.arange(start, stop, dtype=np.uint64)) < cutoff

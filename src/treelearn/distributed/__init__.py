@@ -1,0 +1,173 @@
+"""Fitting on Dask collections (issue 14; ``pip install treelearn[dask]``).
+
+Every estimator's ``fit`` accepts Dask arrays, DataFrames and Series (X, y, sample_weight). The
+work runs on the ``distributed.Client`` in scope (``distributed.get_client()``: the client made
+last, or the one of a ``with Client(...)`` block), or on the one given by :func:`use_client`
+(a client or a scheduler address); without any, in this process.
+
+* :class:`~treelearn.GreedyTreeClassifier` with ``max_thresholds`` (histogram mode), numeric
+  columns, ``max_leaves=None``, a built-in criterion and no ``class_weight``: the data stay as row
+  shards on the workers; per level the workers return per-node histograms, the driver sums them
+  and picks the splits with the local grower's finder (:mod:`treelearn.distributed._greedy`).
+  The tree equals the local fit's (bit for bit without weights; float weights: up to ties of
+  1e-12 and the last bits of the counts).
+* every other estimator / setting: the blocks are gathered to the driver and the local learner
+  fits them (the same tree as the local fit, by construction); see docs/scaling.md for the plan.
+
+A worker lost mid-fit: Dask recomputes its shards (and their node ids, level by level) on the
+other workers from the task graph, and the fit ends with the same tree; a task that keeps
+killing workers fails the fit with Dask's ``KilledWorker`` error.
+"""
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from treelearn._validation import TreeLearnValueError
+from treelearn.distributed._shards import is_dask_collection
+
+__all__ = ["fit_dask", "use_client", "is_dask_collection", "last_fit_log"]
+
+_client_stack: list = []
+_last_log: list = []
+
+
+@contextlib.contextmanager
+def use_client(client_or_address):
+    """Fit Dask input on this client (a ``distributed.Client`` or a scheduler address) inside the
+    ``with`` block."""
+    client = client_or_address
+    own = False
+    if isinstance(client_or_address, str):
+        from distributed import Client
+
+        client, own = Client(client_or_address), True
+    _client_stack.append(client)
+    try:
+        yield client
+    finally:
+        _client_stack.pop()
+        if own:
+            client.close()
+
+
+def _executor():
+    from treelearn.distributed._greedy import ClientExecutor, LocalExecutor
+
+    if _client_stack:
+        return ClientExecutor(_client_stack[-1])
+    try:
+        from distributed import get_client
+
+        return ClientExecutor(get_client())
+    except (ImportError, ValueError):
+        return LocalExecutor()
+
+
+def last_fit_log() -> list:
+    """Per level of the last distributed greedy fit: seconds, nodes counted, bytes of histograms."""
+    return list(_last_log)
+
+
+def _require_dask():
+    try:
+        import dask  # noqa: F401
+    except ImportError as e:  # pragma: no cover - dask is an optional extra
+        raise TreeLearnValueError("Dask input needs the optional dependency: pip install 'treelearn[dask]'") from e
+
+
+def _sharded_greedy_ok(est, X) -> bool:
+    from treelearn.learn.greedy import GreedyTreeClassifier
+
+    if type(est) is not GreedyTreeClassifier:
+        return False
+    if est.max_thresholds is None or est.max_leaves is not None or est.class_weight is not None:
+        return False
+    if est.categorical is not None or callable(est.criterion) and not isinstance(est.criterion, str):
+        return False
+    meta = getattr(X, "_meta", None)
+    if meta is None:
+        return False
+    dtypes = [meta.dtype] if isinstance(meta, np.ndarray) else list(getattr(meta, "dtypes", []))
+    return bool(dtypes) and all(getattr(t, "kind", "O") in "biuf" for t in dtypes)
+
+
+def fit_dask(est, X, y, sample_weight=None):
+    """``est.fit`` on Dask collections (see the module doc); returns ``est``."""
+    _require_dask()
+    if _sharded_greedy_ok(est, X):
+        return _fit_greedy_sharded(est, X, y, sample_weight)
+    return _fit_gathered(est, X, y, sample_weight)
+
+
+def _gather(obj):
+    if obj is None or not is_dask_collection(obj):
+        return obj
+    ex = _executor()
+    if ex.client is not None:
+        return ex.client.compute(obj).result()
+    return obj.compute(scheduler="sync")
+
+
+def _fit_gathered(est, X, y, sample_weight):
+    """The local fit on the gathered blocks (every learner not yet sharded)."""
+    return est.fit(_gather(X), _gather(y), _gather(sample_weight))
+
+
+def _fit_greedy_sharded(est, X, y, sample_weight):
+    from sklearn.utils.validation import validate_data
+
+    from treelearn.criteria import get_criterion
+    from treelearn.distributed import _shards
+    from treelearn.distributed._greedy import DistributedGreedy
+    from treelearn.learn.greedy import CodedFeatures, prune_ccp_tree, tree_from_kernel
+    from treelearn.data.schema import ColumnSchema
+    from treelearn.tree.tree import Tree
+
+    params = est._validate_params()
+    crit = params["criterion"]
+    if crit.code < 0:
+        return _fit_gathered(est, X, y, sample_weight)
+    blocks = _shards.split_blocks(X, y, sample_weight)
+    validate_data(est, blocks.meta, skip_check_array=True, reset=True)
+    names = [str(c) for c in blocks.meta.columns] if hasattr(blocks.meta, "columns") else None
+    schema = ColumnSchema(categories=[None] * blocks.n_features, feature_names=names)
+    g = DistributedGreedy(_executor(), blocks, criterion_code=crit.code, max_depth=est.max_depth,
+                          min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
+                          min_impurity_decrease=est.min_impurity_decrease, max_thresholds=est.max_thresholds,
+                          random_state=est.random_state, sklearn_scale=_sklearn_scale(crit.code))
+    g.prepare()
+    classes = g.classes
+    est.classes_ = classes
+    est.n_classes_ = len(classes)
+    if len(classes) == 1 or np.count_nonzero(g.totals > 0) <= 1:
+        tree = Tree.leaf(g.totals, classes, schema=schema)
+        tree.n_node_samples[0] = g.n
+    else:
+        out = g.grow()
+        coded = CodedFeatures(None, g.n_codes, g.is_cat, g.cat_only, g.thresholds, g.values)
+        tree = tree_from_kernel(out, coded, classes, schema)
+        if float(est.ccp_alpha) > 0.0:
+            tree = prune_ccp_tree(tree, out, float(est.ccp_alpha))
+    _last_log[:] = g.log
+    tree.classes = classes
+    est.tree_ = tree
+    if g.scale != 1.0:
+        est._rescale_counts(g.scale)
+    est._after_fit()
+    return est
+
+
+def _sklearn_scale(code: int) -> float:
+    return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
+
+
+# the estimators' fit sends Dask collections here (treelearn.base.DASK_FIT)
+def _install():
+    from treelearn import base
+
+    base.DASK_FIT = fit_dask
+
+
+_install()

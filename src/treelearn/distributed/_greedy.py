@@ -1,0 +1,367 @@
+"""The greedy learner (histogram mode) on row shards held by Dask workers.
+
+Driver and workers (see docs/scaling.md):
+
+1. **statistics** (one read of each block): labels, kept rows (weight > 0), weight range;
+2. **threshold sample** (a second read): each block sends its rows of the fixed sample of
+   :mod:`treelearn.data.sketch` (chosen from its row offset: ~200,000 rows in all); the driver codes
+   the sample with the local learner's compiled coding -> the same thresholds as the local fit;
+3. **coding** (a third read): each block becomes a :class:`~treelearn.distributed._shards.Shard`
+   on its worker (uint8/uint16 codes, class codes, weights); the raw rows are dropped;
+4. **levels**: the driver sends the splits of the last level; each shard moves its rows to the
+   children and returns the (feature x code x class) histograms of the nodes asked for (the
+   smaller child of each split; the larger is the parent's minus it, on the driver); the shards'
+   histograms are summed pairwise on the workers and the sum gathered; the driver picks each
+   node's split with the local grower's own finder (``_level.best_splits``).
+
+The result is the local fit's tree (nodes renumbered to the local creation order): the same
+thresholds, the same counts (exact integers without weights), the same split finder.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from treelearn._validation import TreeLearnValueError
+from treelearn.data import sketch
+from treelearn.distributed import _level
+from treelearn.distributed import _shards as S
+
+
+class LocalExecutor:
+    """The executor without a Dask client: every task runs at once in this process."""
+
+    client = None
+
+    def compute(self, delayed_objs):
+        import dask
+
+        return list(dask.compute(*delayed_objs, scheduler="sync"))
+
+    def submit(self, fn, *args):
+        return fn(*args)
+
+    def gather(self, futs):
+        return futs
+
+    def release(self, futs):
+        pass
+
+
+class ClientExecutor:
+    """Tasks on a ``distributed.Client``: results stay on the workers as futures until gathered."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def compute(self, delayed_objs):
+        return self.client.compute(delayed_objs)
+
+    def submit(self, fn, *args):
+        return self.client.submit(fn, *args, pure=False)
+
+    def gather(self, futs):
+        return self.client.gather(futs)
+
+    def release(self, futs):
+        for f in futs if isinstance(futs, list) else [futs]:
+            if hasattr(f, "release"):
+                f.release()
+
+
+def _tree_sum(ex, parts):
+    """Pairwise sum of the shards' histograms on the workers (a fixed pairing: a fixed order)."""
+    while len(parts) > 1:
+        nxt = [ex.submit(S.add_hists, parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        if len(parts) % 2:
+            nxt.append(parts[-1])
+        parts = nxt
+    return parts[0]
+
+
+class DistributedGreedy:
+    """One distributed greedy fit (histogram mode, depth-first semantics); see the module doc."""
+
+    def __init__(self, ex, blocks: S.Blocks, *, criterion_code, max_depth, min_samples_leaf, min_samples_split,
+                 min_impurity_decrease, max_thresholds, random_state, sklearn_scale, sample_rows=None):
+        self.ex, self.blocks = ex, blocks
+        self.crit = int(criterion_code)
+        self.max_depth = -1 if max_depth is None else int(max_depth)
+        self.msl_param, self.mss_param = min_samples_leaf, min_samples_split
+        self.mid = float(min_impurity_decrease)
+        self.max_thresholds = int(max_thresholds)
+        self.random_state = random_state
+        self.sklearn_scale = float(sklearn_scale)
+        self.sample_rows = sketch.SKETCH_ROWS if sample_rows is None else int(sample_rows)
+        self.log = []  # per level: seconds, nodes, histogram bytes moved
+
+    # ---------------------------------------------------------------- passes over the raw blocks
+    def prepare(self):
+        import dask
+
+        ex, b = self.ex, self.blocks
+        tp = time.perf_counter()
+        self.pass_seconds = {}
+        # pass 1: labels, kept rows, weight range (and, without weights, the threshold sample)
+        folded = all(w is None for w in b.w)
+        starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
+        args = [(int(s0), b.n_rows, self.sample_rows) if folded else () for s0 in starts]
+        stats = ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a)
+                                      for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+        labels = np.unique(np.concatenate([s["labels"] for s in stats]))
+        from treelearn._validation import check_target
+
+        classes, _ = check_target(labels, labels.shape[0])
+        self.classes = classes
+        n_kept = np.array([s["n_kept"] for s in stats], dtype=np.int64)
+        self.n = int(n_kept.sum())
+        if self.n == 0:
+            raise TreeLearnValueError("sample_weight gives every sample weight zero")
+        wmin = min(s["wmin"] for s in stats)
+        wmax = max(s["wmax"] for s in stats)
+        # the base estimator's weight scale (the learner sees weights in [1, 2) or all ones)
+        if wmax == wmin:
+            self.scale = wmax
+        else:
+            _, e = np.frexp(wmax)
+            self.scale = float(np.ldexp(1.0, int(e) - 1))
+        self.wmin = wmin / self.scale
+        self.pass_seconds["statistics"] = time.perf_counter() - tp
+        tp = time.perf_counter()
+        if folded:
+            parts = [s["sample"] for s in stats]
+        else:  # pass 2: the sample rows, by offsets among the kept rows
+            starts = np.concatenate([[0], np.cumsum(n_kept)[:-1]])
+            parts = ex.gather(ex.compute([dask.delayed(S.block_sample)(x, y, w, int(s0), self.n, self.sample_rows)
+                                          for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
+        sample = np.concatenate(parts, axis=0) if parts else np.zeros((0, b.n_features))
+        from treelearn.learn.greedy import sample_thresholds
+
+        d = b.n_features
+        self.pass_seconds["sample"] = time.perf_counter() - tp
+        tp = time.perf_counter()
+        thr, vals, _ = sample_thresholds(sample, self.max_thresholds)
+        self.pass_seconds["thresholds"] = time.perf_counter() - tp
+        tp = time.perf_counter()
+        self.thresholds = thr
+        self.n_codes = np.array([t.size + 1 for t in thr], dtype=np.int32)
+        if int(self.n_codes.max()) > 65536:
+            raise TreeLearnValueError("max_thresholds above 65535 has no histogram mode")
+        code_dtype = np.uint8 if int(self.n_codes.max()) <= 256 else np.uint16
+        cand = [u if (u is not None and t.size == u.size - 1) else None for t, u in zip(thr, vals)]
+        self.shards = ex.compute([dask.delayed(S.make_shard)(x, y, w, classes, self.scale, thr, cand,
+                                                             code_dtype)
+                                  for x, y, w in zip(b.x, b.y, b.w)])
+        infos = ex.gather([ex.submit(S.shard_info, s) for s in self.shards])
+        self.pass_seconds["coding"] = time.perf_counter() - tp
+        exact = np.logical_and.reduce([i["values_exact"] for i in infos]) if infos else np.zeros(d, bool)
+        self.values = [u if (u is not None and exact[j]) else None for j, u in enumerate(cand)]
+        totals = np.zeros(classes.size)
+        for i in infos:
+            totals += i["totals"]
+        self.totals = totals
+        self.is_cat = np.zeros(d, dtype=np.uint8)
+        self.cat_only = np.full(d, -1, dtype=np.int32)
+        self.offset = np.concatenate([[0], np.cumsum(self.n_codes)]).astype(np.int64)
+        self.unit = all(i["totals"].sum() == i["n"] for i in infos) and self.wmin == 1.0
+
+    # ---------------------------------------------------------------- growth
+    def _hists(self, nid_futs, slot_of, n_slots):
+        ex, C = self.ex, self.classes.size
+        parts = [ex.submit(S.hist_task, s, nid, slot_of, n_slots, self.offset, C)
+                 for s, nid in zip(self.shards, nid_futs)]
+        h, hc = ex.gather(_tree_sum(ex, parts))
+        return h, hc
+
+    def grow(self):
+        C = self.classes.size
+        d = self.n_codes.size
+        n = self.n
+        msl = self.msl_param if isinstance(self.msl_param, (int, np.integer)) else max(
+            1, int(np.ceil(self.msl_param * n)))
+        mss = self.mss_param if isinstance(self.mss_param, (int, np.integer)) else max(
+            2, int(np.ceil(self.mss_param * n)))
+        self.msl, self.mss = int(msl), int(mss)
+        # features in a random order (ties to the first in that order), as the local fit
+        if self.random_state is None:
+            perm = np.arange(d)
+        else:
+            from sklearn.utils import check_random_state
+
+            rs = self.random_state
+            rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
+            perm = rng.permutation(d)
+        cells = np.concatenate([np.arange(self.offset[f], self.offset[f + 1]) for f in perm]) if d else np.zeros(0, int)
+        self.perm, self.cells = perm, cells
+        pn_codes = np.ascontiguousarray(self.n_codes[perm])
+        pis_cat = np.ascontiguousarray(self.is_cat[perm])
+        pcat_only = np.ascontiguousarray(self.cat_only[perm])
+
+        # node table (driver ids in creation order of this level-wise growth)
+        counts = [self.totals.copy()]
+        nsamp = [n]
+        depth = [0]
+        left, right, feature, code, low = [-1], [-1], [-2], [0], [0]
+        W0 = float(self.totals.sum())
+        self.Wtot = W0
+        wimps = [float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0])]
+        if self._terminal(self.totals, n, 0):
+            return self._out(counts, nsamp, wimps, left, right, feature, code, low)
+        t0 = time.perf_counter()
+        nid = [None] * len(self.shards)
+        H, HC = self._hists(nid, np.zeros(1, dtype=np.int32), 1)
+        self.log.append({"level": 0, "nodes": 1, "hist_bytes": (H.nbytes + HC.nbytes) * len(self.shards),
+                         "seconds": time.perf_counter() - t0})
+        frontier = [0]
+        hist = {0: (H[0], HC[0])}
+        level = 0
+        while frontier:
+            t0 = time.perf_counter()
+            k = len(frontier)
+            Hs = np.ascontiguousarray(np.stack([hist[v][0].reshape(-1, C)[cells].ravel() for v in frontier]))
+            HCs = np.ascontiguousarray(np.stack([hist[v][1][cells] for v in frontier]))
+            tots = np.ascontiguousarray(np.stack([counts[v] for v in frontier]))
+            Ws = np.array([_seq_sum(counts[v]) for v in frontier])
+            ms = np.array([nsamp[v] for v in frontier], dtype=np.int64)
+            bf, bc, bl, bs = _level.best_splits(self.crit, self.wmin, pn_codes, pis_cat, pcat_only, self.msl,
+                                                Hs, HCs, tots, Ws, ms)
+            # split the splittable nodes; children counts from the parent's histogram of the feature
+            new_frontier, requests, subtract = [], [], []
+            for i, v in enumerate(frontier):
+                if bf[i] < 0 or not self._splittable(wimps[v], bs[i]):
+                    continue
+                f = int(perm[bf[i]])
+                k_code = int(bc[i])
+                h, hc = hist[v]
+                o0, o1 = self.offset[f], self.offset[f + 1]
+                blk = h.reshape(-1, C)[o0:o1]
+                cblk = hc[o0:o1]
+                right_mask = np.arange(o1 - o0) >= k_code
+                cr = blk[right_mask].sum(axis=0)
+                cl = counts[v] - cr
+                cl[cl < 0.5 * self.wmin] = 0.0  # rounding residues of an absent class (weights)
+                cr[cr < 0.5 * self.wmin] = 0.0
+                nr = int(cblk[right_mask].sum())
+                nl = nsamp[v] - nr
+                L, R = len(counts), len(counts) + 1
+                for c_, n_ in ((cl, nl), (cr, nr)):
+                    counts.append(c_)
+                    nsamp.append(n_)
+                    depth.append(depth[v] + 1)
+                    left.append(-1)
+                    right.append(-1)
+                    feature.append(-2)
+                    code.append(0)
+                    low.append(0)
+                left[v], right[v], feature[v], code[v], low[v] = L, R, f, k_code, int(bl[i])
+                wl = _level.wimp(self.crit, self.wmin, np.ascontiguousarray(np.stack([cl, cr])))
+                wimps.extend([float(wl[0]), float(wl[1])])
+                openL = not self._terminal(cl, nl, depth[L])
+                openR = not self._terminal(cr, nr, depth[R])
+                if openL or openR:
+                    small, large = (L, R) if nl <= nr else (R, L)
+                    need_large = openR if large == R else openL
+                    need_small = openL if small == L else openR
+                    if need_large:
+                        requests.append(small)
+                        subtract.append((v, small, large))
+                    elif need_small:
+                        requests.append(small)
+                if openL:
+                    new_frontier.append(L)
+                if openR:
+                    new_frontier.append(R)
+            if not new_frontier:
+                break
+            # broadcast the splits: rows of the split nodes move to their children, every other row of
+            # this level (leaves) leaves the growth
+            m = len(counts)
+            fa = np.full(m, -1, dtype=np.int32)
+            ca = np.zeros(m, dtype=np.int32)
+            la = np.full(m, -1, dtype=np.int32)
+            ra = np.full(m, -1, dtype=np.int32)
+            for v in frontier:
+                if left[v] >= 0:
+                    fa[v], ca[v], la[v], ra[v] = feature[v], code[v], left[v], right[v]
+            slot_of = np.full(m, -1, dtype=np.int32)
+            for s_, v in enumerate(requests):
+                slot_of[v] = s_
+            is_cat = self.is_cat
+            new_nid = [self.ex.submit(S.split_task, s, old, fa, ca, is_cat, la, ra)
+                       for s, old in zip(self.shards, nid)]
+            self.ex.release([x for x in nid if x is not None])
+            nid = new_nid
+            Hn, HCn = self._hists(nid, slot_of, len(requests))
+            level += 1
+            newhist = {}
+            for s_, v in enumerate(requests):
+                newhist[v] = (Hn[s_], HCn[s_])
+            for parent, small, large in subtract:
+                ph, phc = hist[parent]
+                newhist[large] = (ph - newhist[small][0], phc - newhist[small][1])
+            hist = {v: newhist[v] for v in new_frontier}
+            self.log.append({"level": level, "nodes": len(requests), "split_nodes": int((fa >= 0).sum()),
+                             "hist_bytes": (Hn.nbytes + HCn.nbytes) * len(self.shards),
+                             "split_bytes": int(fa.nbytes * 4 + slot_of.nbytes) * len(self.shards),
+                             "seconds": time.perf_counter() - t0})
+            frontier = new_frontier
+        self.ex.release([x for x in nid if x is not None])
+        return self._out(counts, nsamp, wimps, left, right, feature, code, low)
+
+    def _terminal(self, c, nsamples, dep):
+        if self.max_depth >= 0 and dep >= self.max_depth:
+            return True
+        if nsamples < 2 or nsamples < 2 * self.msl or nsamples < self.mss:
+            return True
+        return int(np.count_nonzero(np.asarray(c) > 0.0)) <= 1
+
+    def _splittable(self, wimp, score):
+        if not np.isfinite(score):
+            return False
+        if self.mid > 0.0 and self.sklearn_scale * ((wimp - score) / self.Wtot + 1e-12) < self.mid:
+            return False
+        return True
+
+    def _out(self, counts, nsamp, wimps, left, right, feature, code, low):
+        """Node arrays renumbered to the local grower's creation order (depth-first: a split node's
+        children get the next two ids; the left subtree is grown first)."""
+        m = len(counts)
+        new = np.full(m, -1, dtype=np.int64)
+        new[0] = 0
+        nxt = 1
+        stack = [0]
+        while stack:
+            v = stack.pop()
+            if left[v] >= 0:
+                new[left[v]], new[right[v]] = nxt, nxt + 1
+                nxt += 2
+                if left[right[v]] >= 0:
+                    stack.append(right[v])
+                if left[left[v]] >= 0:
+                    stack.append(left[v])
+        order = np.argsort(new)
+        C = self.classes.size
+        L = np.asarray(left, dtype=np.int64)[order]
+        R = np.asarray(right, dtype=np.int64)[order]
+        out = {
+            "children_left": np.where(L >= 0, new[np.maximum(L, 0)], -1),
+            "children_right": np.where(R >= 0, new[np.maximum(R, 0)], -1),
+            "feature": np.asarray(feature, dtype=np.int64)[order],
+            "split_code": np.asarray(code, dtype=np.int64)[order],
+            "split_low": np.asarray(low, dtype=np.int64)[order],
+            "n_node_samples": np.asarray(nsamp, dtype=np.int64)[order],
+            "value": np.stack(counts)[order].reshape(m, C),
+        }
+        W = np.array([_seq_sum(c) for c in counts])[order]
+        wi = np.asarray(wimps)[order]
+        out["impurity"] = np.where(W > 0, self.sklearn_scale * np.maximum(0.0, wi / np.where(W > 0, W, 1.0)), 0.0)
+        return out
+
+
+def _seq_sum(c) -> float:
+    """Sum in index order (as the compiled grower sums a node's class counts)."""
+    s = 0.0
+    for v in np.asarray(c).tolist():
+        s += v
+    return s

@@ -1,0 +1,240 @@
+"""Dask input (issue 14): fits on row shards held by the workers of a LocalCluster equal the local
+fits on the same data; a worker lost mid-fit changes nothing."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+from treelearn import GreedyTreeClassifier  # noqa: E402
+from treelearn.data import sketch  # noqa: E402
+from treelearn.distributed import last_fit_log, use_client  # noqa: E402
+
+TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "n_node_samples")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0", host="127.0.0.1", protocol="tcp")
+    c = distributed.Client(cluster, set_as_default=False)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()
+
+
+def _data(n=3000, d=6, classes=2, seed=0):
+    inf = min(4, d - 1)
+    X, y = make_classification(n_samples=n, n_features=d, n_informative=inf, n_redundant=min(1, d - inf - 1),
+                               n_classes=classes,
+                               n_clusters_per_class=2, random_state=seed)
+    X[:, 0] = np.round(X[:, 0], 1)  # a column with few distinct values (node-local midpoints)
+    return X, y
+
+
+def assert_same_tree(a, b, exact=True):
+    ta, tb = a.tree_, b.tree_
+    for name in TREE_ARRAYS:
+        np.testing.assert_array_equal(getattr(ta, name), getattr(tb, name), err_msg=name)
+    if exact:
+        np.testing.assert_array_equal(ta.value, tb.value)
+        np.testing.assert_array_equal(ta.impurity, tb.impurity)
+    else:
+        np.testing.assert_allclose(ta.value, tb.value, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(ta.impurity, tb.impurity, rtol=1e-10, atol=1e-14)
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+
+
+@pytest.mark.parametrize("criterion,classes,params", [
+    ("entropy", 2, dict(max_depth=6, max_thresholds=16)),
+    ("gini", 3, dict(max_depth=5, max_thresholds=255, min_samples_leaf=7)),
+    ("kearns_mansour", 2, dict(max_depth=4, max_thresholds=8, random_state=3, min_samples_split=0.05)),
+    ("entropy", 3, dict(max_thresholds=32, min_samples_leaf=0.01, ccp_alpha=0.002)),
+    ("gini", 2, dict(max_depth=6, max_thresholds=64, min_impurity_decrease=0.001)),
+])
+def test_dask_greedy_equals_local_bit_for_bit(client, criterion, classes, params):
+    X, y = _data(classes=classes)
+    local = GreedyTreeClassifier(criterion=criterion, **params).fit(X, y)
+    Xd = da.from_array(X, chunks=(700, 3))  # 5 row shards, columns in 2 chunks (rechunked)
+    with use_client(client):
+        dist = GreedyTreeClassifier(criterion=criterion, **params).fit(Xd, da.from_array(y, chunks=500))
+    assert last_fit_log(), "the sharded path ran"
+    assert local.tree_.node_count > 7
+    assert_same_tree(local, dist)
+    np.testing.assert_array_equal(local.predict(X), dist.predict(X))
+
+
+def test_dask_threshold_sample_matches_local(client, monkeypatch):
+    """Above the sample size the thresholds come from the index-hashed sample: shards pick the
+    same rows from their offsets, so the trees stay identical (and differ from all-row quantiles)."""
+    X, y = _data(n=4000, d=5, seed=4)
+    params = dict(max_depth=6, max_thresholds=12)
+    full = GreedyTreeClassifier(**params).fit(X, y)
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 900)
+    local = GreedyTreeClassifier(**params).fit(X, y)
+    with use_client(client):
+        dist = GreedyTreeClassifier(**params).fit(da.from_array(X, chunks=(613, 5)), da.from_array(y, chunks=613))
+    assert_same_tree(local, dist)
+    assert not np.array_equal(full.tree_.threshold, local.tree_.threshold)
+
+
+def test_sketch_mask_is_shard_invariant():
+    n = 10_000
+    whole = sketch.sketch_mask(0, n, n, 1000)
+    parts = np.concatenate([sketch.sketch_mask(a, min(a + 777, n), n, 1000) for a in range(0, n, 777)])
+    np.testing.assert_array_equal(whole, parts)
+    assert 800 < whole.sum() < 1200
+    assert sketch.sketch_mask(0, 50, 50, 1000).all()
+
+
+def test_dask_greedy_float_weights_ties_within_tolerance(client):
+    X, y = _data(n=2500, seed=1)
+    w = np.random.default_rng(0).uniform(0.1, 3.0, size=y.size)
+    w[::17] = 0.0  # zero-weight rows are dropped on the shards as in the local fit
+    params = dict(max_depth=6, max_thresholds=32)
+    local = GreedyTreeClassifier(**params).fit(X, y, sample_weight=w)
+    with use_client(client):
+        dist = GreedyTreeClassifier(**params).fit(da.from_array(X, chunks=(600, 6)), da.from_array(y, chunks=600),
+                                                  sample_weight=da.from_array(w, chunks=600))
+    assert_same_tree(local, dist, exact=False)
+
+
+def test_dask_dataframe_and_global_client(client):
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=2000, d=4, seed=2)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    local = GreedyTreeClassifier(max_depth=5, max_thresholds=20).fit(df, y)
+    ddf = dd.from_pandas(df, npartitions=3)
+    ys = dd.from_pandas(pd.Series(y), npartitions=3)
+    with client.as_current():
+        dist = GreedyTreeClassifier(max_depth=5, max_thresholds=20).fit(ddf, ys)
+    assert_same_tree(local, dist)
+    assert list(dist.feature_names_in_) == ["a", "b", "c", "d"]
+
+
+def test_dask_without_client_runs_in_process():
+    X, y = _data(n=1500, d=4, seed=5)
+    local = GreedyTreeClassifier(max_depth=4, max_thresholds=10).fit(X, y)
+    dist = GreedyTreeClassifier(max_depth=4, max_thresholds=10).fit(da.from_array(X, chunks=(400, 4)), y)
+    assert_same_tree(local, dist)
+
+
+def test_dask_bad_input_is_a_clear_error(client):
+    X, y = _data(n=600, d=3)
+    X[5, 1] = np.nan
+    with use_client(client), pytest.raises(ValueError, match="NaN or infinity"):
+        GreedyTreeClassifier(max_thresholds=8).fit(da.from_array(X, chunks=(200, 3)), y)
+    with use_client(client), pytest.raises(ValueError, match="rows"):
+        GreedyTreeClassifier(max_thresholds=8).fit(da.from_array(X[:, :2] * 0, chunks=(200, 2)), y[:500])
+
+
+def test_worker_killed_mid_fit_gives_the_same_tree(monkeypatch):
+    """A worker holding shards is closed after the first level: the scheduler recomputes its shards
+    (and their node ids) on the other worker from the graph, and the tree is the local one."""
+    from treelearn.distributed import _greedy as G
+
+    X, y = _data(n=3000, seed=7)
+    params = dict(max_depth=6, max_thresholds=16)
+    local = GreedyTreeClassifier(**params).fit(X, y)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0", host="127.0.0.1", protocol="tcp")
+    client = distributed.Client(cluster, set_as_default=False)
+    killed = []
+    orig = G.DistributedGreedy._hists
+
+    def hists(self, nid, slot_of, n_slots):
+        if len(self.log) == 2 and not killed:  # mid-fit: after two levels
+            held = {w: len(keys) for w, keys in client.has_what().items()}
+            victim = max(held, key=held.get)
+            assert held[victim] > 0, "the victim holds shards"
+            name = next(n for n, w in cluster.workers.items() if w.address == victim)
+            cluster.sync(cluster.workers[name].close, timeout=10)
+            killed.append(victim)
+        return orig(self, nid, slot_of, n_slots)
+
+    monkeypatch.setattr(G.DistributedGreedy, "_hists", hists)
+    try:
+        with use_client(client):
+            dist = GreedyTreeClassifier(**params).fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500))
+        assert killed and len(client.scheduler_info()["workers"]) == 1
+        assert_same_tree(local, dist)
+    finally:
+        client.close()
+        cluster.close()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("treelearn").TopKTreeClassifier(k=2, max_depth=3, max_thresholds=8),
+    lambda: __import__("treelearn").OptimalTreeClassifier(max_depth=2, max_thresholds=6),
+    lambda: __import__("treelearn").GreedyTreeClassifier(max_depth=4),  # exact mode: gathered
+    lambda: __import__("treelearn").GreedyTreeClassifier(max_leaves=6, max_thresholds=16),
+    lambda: __import__("treelearn").PrunedTreeClassifier(max_depth=4),
+])
+def test_other_estimators_accept_dask_with_identical_trees(client, make):
+    X, y = _data(n=400, d=4, seed=3)
+    local = make().fit(X, y)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(150, 4)), da.from_array(y, chunks=150))
+    assert_same_tree(local, dist)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: __import__("treelearn").MinRankTreeClassifier(time_limit=20),
+    lambda: __import__("treelearn").QueryTreeClassifier(size=4, epsilon=0.2, random_state=0),
+    lambda: __import__("treelearn").OptimalTreeClassifier(max_depth=2, solver="continuous"),
+])
+def test_searching_learners_accept_dask_on_binary_data(client, make):
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(240, 5)).astype(float)
+    y = ((X[:, 0] == 1) & (X[:, 1] == 0) | (X[:, 2] == 1) & (X[:, 3] == 1)).astype(int)
+    local = make().fit(X, y)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(100, 5)), da.from_array(y, chunks=100))
+    assert_same_tree(local, dist)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TREELEARN_DASK_PROCESSES"),
+                    reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
+def test_worker_process_killed_mid_fit(monkeypatch):
+    """SIGKILL of a worker process (its nanny starts a new one): the fit ends with the local tree."""
+    import signal
+
+    from treelearn.distributed import _greedy as G
+
+    X, y = _data(n=2000, seed=8)
+    params = dict(max_depth=5, max_thresholds=16)
+    local = GreedyTreeClassifier(**params).fit(X, y)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    client = distributed.Client(cluster, set_as_default=False)
+    killed = []
+    orig = G.DistributedGreedy._hists
+
+    def hists(self, nid, slot_of, n_slots):
+        if len(self.log) == 2 and not killed:
+            held = {w: len(keys) for w, keys in client.has_what().items()}
+            victim = max(held, key=held.get)
+            assert held[victim] > 0
+            pid = client.run(os.getpid, workers=[victim])[victim]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        return orig(self, nid, slot_of, n_slots)
+
+    monkeypatch.setattr(G.DistributedGreedy, "_hists", hists)
+    try:
+        with use_client(client):
+            dist = GreedyTreeClassifier(**params).fit(da.from_array(X, chunks=(400, 6)), da.from_array(y, chunks=400))
+        assert killed
+        assert_same_tree(local, dist)
+    finally:
+        client.close()
+        cluster.close()
