@@ -132,6 +132,16 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         """Hook for checks that involve several parameters (after the declared constraints)."""
 
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names (read from ``__init__``'s signature), once per class:
+        ``get_params``, ``clone`` and every ``fit`` ask for them."""
+        names = cls.__dict__.get("_param_names_of_class")
+        if names is None:
+            names = super()._get_param_names()
+            cls._param_names_of_class = names
+        return names
+
     def _validate_params(self) -> dict:
         """The parameters, checked once (names resolved, e.g. ``criterion`` to its Criterion)."""
         params = self.get_params(deep=False)
