@@ -65,6 +65,16 @@ def _weight_scale(w: np.ndarray) -> float:
     return float(np.ldexp(1.0, int(e) - 1))
 
 
+def _record_features(est, X) -> None:
+    """scikit-learn's bookkeeping of a fit's input (``n_features_in_``, ``feature_names_in_``);
+    a plain numpy matrix (no names to read) skips scikit-learn's dataframe detection."""
+    if type(X) is np.ndarray and X.ndim == 2:
+        est.n_features_in_ = X.shape[1]
+        est.__dict__.pop("feature_names_in_", None)
+    else:
+        validate_data(est, X, skip_check_array=True, reset=True)
+
+
 #: ``criterion``: a name, a :class:`~treelearn.criteria.Criterion` or a callable G (checked for
 #: normalisation, symmetry and concavity); resolved once, to the Criterion the learner uses
 CRITERION = Check(get_criterion, "'entropy', 'gini', 'kearns_mansour' or a callable G")
@@ -208,7 +218,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def _training_sample(self, X, y, sample_weight=None):
         """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
         raw = _as_2d_raw(X)
-        validate_data(self, X, skip_check_array=True, reset=True)
+        _record_features(self, X)
         schema = ColumnSchema.infer(X, getattr(self, "categorical", None))
         if not self._supports_categorical and not schema.all_numeric:
             raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
