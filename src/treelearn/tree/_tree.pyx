@@ -78,8 +78,13 @@ cdef inline int64_t _pm1_leaf(const int8_t* x, int64_t flip, const int64_t* left
     cdef int8_t v
     while left[node] >= 0:
         f = feature[node]
-        v = -x[f] if f == flip else x[f]
-        node = right[node] if v >= threshold[node] else left[node]
+        v = x[f]
+        if f == flip:
+            v = -v
+        if v >= threshold[node]:
+            node = right[node]
+        else:
+            node = left[node]
     return node
 
 
