@@ -509,6 +509,14 @@ def check_class_weight(value) -> None:
 CLASS_WEIGHT = [None, Check(check_class_weight, "'balanced' or a dict {class: weight}")]
 
 
+# Values of these types are validated once per constraint list: a fit checks its parameters on
+# every call, and they are nearly always the same few numbers and names. An entry keeps its
+# constraint list alive, so the list's id cannot be reused while the entry exists.
+_SCALAR_TYPES = frozenset({int, float, str, bool, np.int64, np.int32, np.float64, np.bool_})
+_ACCEPTED: dict = {}
+_ACCEPTED_MAX = 4096
+
+
 def validate_parameters(owner: str, constraints: dict, params: dict) -> dict:
     """Check every parameter in ``constraints`` against its allowed forms; the first invalid one
     raises a TreeLearnValueError naming it. A value of the right type but outside a range gets
@@ -520,20 +528,22 @@ def validate_parameters(owner: str, constraints: dict, params: dict) -> dict:
         value = params[name]
         if value is None and None in allowed:
             continue
-        forms = [c for c in allowed if c is not None]
-        satisfied = False
-        for c in forms:
-            if isinstance(c, Check):  # no state kept on the (shared) constraint: thread-safe
-                resolved = c.check(value)  # raises with its own message
-                if resolved is not None:
-                    out[name] = resolved
-                satisfied = True
-                break
-            if c.is_satisfied_by(value):
-                satisfied = True
-                break
-        if satisfied:
+        key = (id(allowed), type(value), value) if type(value) in _SCALAR_TYPES else None
+        known = _ACCEPTED.get(key) if key is not None else None
+        if known is not None and known[0] is allowed:
+            if known[1] is not None:
+                out[name] = known[1]
             continue
+        satisfied, resolved = _accepts(allowed, value)
+        if satisfied:
+            if resolved is not None:
+                out[name] = resolved
+            if key is not None:
+                if len(_ACCEPTED) >= _ACCEPTED_MAX:
+                    _ACCEPTED.clear()
+                _ACCEPTED[key] = (allowed, resolved)
+            continue
+        forms = [c for c in allowed if c is not None]
         typed = [c for c in forms if isinstance(c, Interval) and c.matches_type(value)]
         if len(typed) == 1:
             raise TreeLearnValueError(typed[0].range_error(name, value))
@@ -545,3 +555,16 @@ def validate_parameters(owner: str, constraints: dict, params: dict) -> dict:
     if unknown:  # a parameter without a declaration is a programming error of the estimator
         raise TypeError(f"{owner} declares no constraint for {sorted(unknown)}")
     return out
+
+
+def _accepts(allowed: list, value) -> tuple[bool, object]:
+    """Whether one of the forms (None entries aside) accepts ``value``, and what a Check resolved it
+    to (None: the value itself). A Check raises its own named error instead of returning False."""
+    for c in allowed:
+        if c is None:
+            continue
+        if isinstance(c, Check):  # no state kept on the (shared) constraint: thread-safe
+            return True, c.check(value)  # raises with its own message
+        if c.is_satisfied_by(value):
+            return True, None
+    return False, None

@@ -66,6 +66,16 @@ def _weight_scale(w: np.ndarray) -> float:
     return float(np.ldexp(1.0, int(e) - 1))
 
 
+def _record_features(est, X) -> None:
+    """scikit-learn's bookkeeping of a fit's input (``n_features_in_``, ``feature_names_in_``);
+    a plain numpy matrix (no names to read) skips scikit-learn's dataframe detection."""
+    if type(X) is np.ndarray and X.ndim == 2:
+        est.n_features_in_ = X.shape[1]
+        est.__dict__.pop("feature_names_in_", None)
+    else:
+        validate_data(est, X, skip_check_array=True, reset=True)
+
+
 #: ``criterion``: a name, a :class:`~treelearn.criteria.Criterion` or a callable G (checked for
 #: normalisation, symmetry and concavity); resolved once, to the Criterion the learner uses
 CRITERION = Check(get_criterion, "'entropy', 'gini', 'kearns_mansour' or a callable G")
@@ -141,6 +151,16 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         """Hook for checks that involve several parameters (after the declared constraints)."""
 
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's parameter names (read from ``__init__``'s signature), once per class:
+        ``get_params``, ``clone`` and every ``fit`` ask for them."""
+        names = cls.__dict__.get("_param_names_of_class")
+        if names is None:
+            names = super()._get_param_names()
+            cls._param_names_of_class = names
+        return names
+
     def _validate_params(self) -> dict:
         """The parameters, checked once (names resolved, e.g. ``criterion`` to its Criterion)."""
         params = self.get_params(deep=False)
@@ -207,7 +227,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def _training_sample(self, X, y, sample_weight=None):
         """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
         raw = _as_2d_raw(X)
-        validate_data(self, X, skip_check_array=True, reset=True)
+        _record_features(self, X)
         schema = ColumnSchema.infer(X, getattr(self, "categorical", None))
         if not self._supports_categorical and not schema.all_numeric:
             raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")

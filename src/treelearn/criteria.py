@@ -63,6 +63,12 @@ class Criterion:
         p = np.divide(c, tot, out=np.zeros_like(c), where=tot > 0)
         return 0.5 * self.binary(p).sum(axis=-1) * (tot[..., 0] > 0)
 
+    def weighted_impurity(self, counts) -> np.ndarray:
+        """Each row's weight (sum of its counts) times its impurity: what the compiled learners
+        ask of a user G, a batch of rows at a time (``_criteria.batch_cost``)."""
+        c = np.asarray(counts, dtype=np.float64)
+        return c.sum(axis=-1) * self.impurity(c)
+
     @property
     def sklearn_scale(self) -> float:
         """Factor from this normalised impurity to scikit-learn's units (entropy 1, Gini 1/2;

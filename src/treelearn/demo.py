@@ -30,136 +30,192 @@ def _timed(fn):
     return out, time.perf_counter() - t0
 
 
+class _Tour:
+    """What the sections of the tour share: the console, the summary rows and the trees shown."""
+
+    def __init__(self, console, random_state: int, quick: bool, data_dir):
+        self.console, self.random_state, self.quick, self.data_dir = console, random_state, quick, data_dir
+        self.rows: list[dict] = []
+        self.trees: list[tuple] = []
+
+    def add(self, section, learner, data, acc, leaves, depth, seconds, note=""):
+        self.rows.append(dict(section=section, learner=learner, data=data, accuracy=acc, leaves=leaves, depth=depth,
+                              seconds=seconds, note=note))
+
+
 def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, quick: bool = False,
              console=None) -> dict:
     """Run the tour; returns ``{"rows": [...summary rows...], "png": path, "html": path, ...}``."""
     from rich.console import Console
-    from rich.table import Table
-    from sklearn.datasets import load_breast_cancer, load_wine
-    from sklearn.model_selection import train_test_split
-    from sklearn.tree import DecisionTreeClassifier
 
-    import treelearn as tl
-    from treelearn.datasets.boolean import random_tree
-    from treelearn.learn.queries import dist
     from treelearn.tree.html import export_html_page
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     console = console or Console(width=None if sys.stdout.isatty() else 150, highlight=False)
-    rows: list[dict] = []
-    trees: list[tuple] = []
+    tour = _Tour(console, random_state, quick, data_dir)
+    Xtr, Xte, ytr, yte = _greedy_section(tour)
+    path, opt, h = _topk_section(tour, Xtr, Xte, ytr, yte)
+    r, m_needed = _minrank_section(tour)
+    prune_rows = _pruning_section(tour)
+    qc, err = _queries_section(tour)
+    console.print(_summary_table(tour.rows))
 
-    def add(section, learner, data, acc, leaves, depth, seconds, note=""):
-        rows.append(dict(section=section, learner=learner, data=data, accuracy=acc, leaves=leaves, depth=depth,
-                         seconds=seconds, note=note))
+    png = out_dir / "demo.png"
+    _figure(png, tour.rows, path, prune_rows, opt, qc, h)
+    html_path = out_dir / "demo.html"
+    html_path.write_text(export_html_page(
+        tour.trees, title="treelearn demo: the trees",
+        intro="Every tree of the demo. Click a node to fold or unfold it; paste a sample to see its path."),
+        encoding="utf-8")
+    console.print(f"wrote {png} and {html_path}")
+    return {"rows": tour.rows, "topk_path": path, "png": png, "html": html_path, "rank": r,
+            "eh_sample_size": m_needed, "query_error": err}
 
-    # ---------------------------------------------------------------- 1. greedy vs scikit-learn
+
+def _greedy_section(tour: _Tour):
+    """1. greedy vs scikit-learn on breast cancer; returns the split the Top-k section reuses."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+    from sklearn.tree import DecisionTreeClassifier
+
+    import treelearn as tl
+
     bc = load_breast_cancer(as_frame=True)
     Xb = bc.data
     yb = np.asarray(bc.target_names)[bc.target.to_numpy()]
-    Xtr, Xte, ytr, yte = train_test_split(Xb, yb, test_size=0.3, stratify=yb, random_state=random_state)
-    console.print(f"[bold]breast cancer[/bold] (scikit-learn): {Xb.shape[0]} rows, {Xb.shape[1]} numeric features; "
-                  f"stratified split {len(ytr)} train / {len(yte)} test")
+    Xtr, Xte, ytr, yte = train_test_split(Xb, yb, test_size=0.3, stratify=yb, random_state=tour.random_state)
+    tour.console.print(f"[bold]breast cancer[/bold] (scikit-learn): {Xb.shape[0]} rows, {Xb.shape[1]} numeric "
+                       f"features; stratified split {len(ytr)} train / {len(yte)} test")
     depth = 4
     greedy = {}
     for crit in ("entropy", "gini"):
         est, t = _timed(lambda: tl.GreedyTreeClassifier(criterion=crit, max_depth=depth).fit(Xtr, ytr))
         sk, tsk = _timed(lambda: DecisionTreeClassifier(criterion=crit, max_depth=depth,
-                                                        random_state=random_state).fit(Xtr, ytr))
+                                                        random_state=tour.random_state).fit(Xtr, ytr))
         greedy[crit] = est
-        add("greedy (000)", f"treelearn {crit}", "breast cancer", est.score(Xte, yte), est.tree_.n_leaves,
-            est.tree_.depth, t, f"depth <= {depth}")
-        add("greedy (000)", f"scikit-learn {crit}", "breast cancer", sk.score(Xte, yte), int(sk.get_n_leaves()),
-            int(sk.get_depth()), tsk, "same limits")
-    trees.append(("Greedy entropy tree, breast cancer (paper 000)", greedy["entropy"]))
+        tour.add("greedy (000)", f"treelearn {crit}", "breast cancer", est.score(Xte, yte), est.tree_.n_leaves,
+                 est.tree_.depth, t, f"depth <= {depth}")
+        tour.add("greedy (000)", f"scikit-learn {crit}", "breast cancer", sk.score(Xte, yte), int(sk.get_n_leaves()),
+                 int(sk.get_depth()), tsk, "same limits")
+    tour.trees.append(("Greedy entropy tree, breast cancer (paper 000)", greedy["entropy"]))
+    return Xtr, Xte, ytr, yte
 
-    # ---------------------------------------------------------------- 2. Top-k path and the optimal tree
-    h = 3
-    n_thr = 4 if quick else 8  # quantile thresholds per column: 30 x n_thr binary features
-    ks = [1, 2, 4] if quick else [1, 2, 3, 5, 8, 16]
+
+def _topk_section(tour: _Tour, Xtr, Xte, ytr, yte):
+    """2. the Top-k path and the optimal tree; returns (path, optimal estimator, depth)."""
+    import treelearn as tl
+
+    h, rs = 3, tour.random_state
+    n_thr = 4 if tour.quick else 8  # quantile thresholds per column: 30 x n_thr binary features
+    ks = [1, 2, 4] if tour.quick else [1, 2, 3, 5, 8, 16]
     path = []
     for k in ks:
         est, t = _timed(lambda: tl.TopKTreeClassifier(k=k, max_depth=h, max_thresholds=n_thr, max_binary_features=None,
-                                                      time_limit=30, random_state=random_state).fit(Xtr, ytr))
+                                                      time_limit=30, random_state=rs).fit(Xtr, ytr))
         path.append(dict(k=str(k), train=est.score(Xtr, ytr), test=est.score(Xte, yte), seconds=t,
                          leaves=est.tree_.n_leaves, timed_out=bool(getattr(est, "timed_out_", False))))
     opt, t_opt = _timed(lambda: tl.OptimalTreeClassifier(max_depth=h, max_thresholds=n_thr, max_binary_features=None,
-                                                         time_limit=60, random_state=random_state).fit(Xtr, ytr))
+                                                         time_limit=60, random_state=rs).fit(Xtr, ytr))
     n_bin = int(getattr(opt, "n_binary_features_", 0)) or 30 * n_thr
     path.append(dict(k="all", train=opt.score(Xtr, ytr), test=opt.score(Xte, yte), seconds=t_opt,
                      leaves=opt.tree_.n_leaves, timed_out=bool(getattr(opt, "timed_out_", False))))
     for p in path:
-        add("Top-k (003)", f"Top-k k = {p['k']}" if p["k"] != "all" else "Optimal (k = all)", "breast cancer",
-            p["test"], p["leaves"], h, p["seconds"], f"train {p['train']:.4f}" + (" (timed out)" if p["timed_out"] else ""))
+        tour.add("Top-k (003)", f"Top-k k = {p['k']}" if p["k"] != "all" else "Optimal (k = all)", "breast cancer",
+                 p["test"], p["leaves"], h, p["seconds"],
+                 f"train {p['train']:.4f}" + (" (timed out)" if p["timed_out"] else ""))
     g3 = tl.GreedyTreeClassifier(criterion="entropy", max_depth=h).fit(Xtr, ytr)
-    add("Top-k (003)", f"greedy depth {h}", "breast cancer", g3.score(Xte, yte), g3.tree_.n_leaves,
-        g3.tree_.depth, None, f"train {g3.score(Xtr, ytr):.4f}; every threshold (reference)")
+    tour.add("Top-k (003)", f"greedy depth {h}", "breast cancer", g3.score(Xte, yte), g3.tree_.n_leaves,
+             g3.tree_.depth, None, f"train {g3.score(Xtr, ytr):.4f}; every threshold (reference)")
     optimal_note = (f"optimal over {n_bin} binary features: " +
                     ("proven optimal" if getattr(opt, "is_optimal_", False) else "not proven (limit hit)"))
-    rows[-2]["note"] += "; " + optimal_note
-    trees.append((f"Optimal depth-{h} tree, breast cancer (paper 003, k = all)", opt, optimal_note))
+    tour.rows[-2]["note"] += "; " + optimal_note
+    tour.trees.append((f"Optimal depth-{h} tree, breast cancer (paper 003, k = all)", opt, optimal_note))
+    return path, opt, h
 
-    # ---------------------------------------------------------------- 3. minimum-rank consistent tree
-    mr_data = None
+
+def _minrank_section(tour: _Tour):
+    """3. a minimum-rank consistent tree; returns (its rank, Theorem 2's sample size)."""
+    import treelearn as tl
+
     try:
         from treelearn.datasets.loaders import load_dataset
 
-        Xm, ym = load_dataset("benchmark/monk-1-binary", data_dir)
+        Xm, ym = load_dataset("benchmark/monk-1-binary", tour.data_dir)
         mr_data = "MONK's-1 (binary)"
     except Exception:  # the data directory is optional
         from treelearn.datasets.rank import make_rank_tree_sample
 
-        Xm, ym, _target = make_rank_tree_sample(12, 2, 400, random_state=random_state)
+        Xm, ym, _target = make_rank_tree_sample(12, 2, 400, random_state=tour.random_state)
         mr_data = "synthetic rank-2 sample"
-        console.print("[dim]MONK's-1 not found in the data directory: the min-rank step uses a synthetic sample[/dim]")
+        tour.console.print("[dim]MONK's-1 not found in the data directory: the min-rank step uses a synthetic "
+                           "sample[/dim]")
     Xm = np.asarray(Xm, dtype=float)
     ym = np.asarray(ym)
     mr, t_mr = _timed(lambda: tl.MinRankTreeClassifier(time_limit=60).fit(Xm, ym))
     r = mr.tree_.rank
     n_vars = Xm.shape[1]
     m_needed = tl.eh_sample_size(n_vars, max(r, 1), 0.1, 0.05)
-    add("min-rank (001)", "FINDMIN", mr_data, mr.score(Xm, ym), mr.tree_.n_leaves,
-        mr.tree_.depth, t_mr, f"rank {r}; Thm 2 (eps 0.1, delta 0.05, n {n_vars}) asks m = {m_needed}, "
-                               f"sample has {len(ym)}")
-    trees.append((f"Minimum-rank consistent tree (rank {r}), {mr_data} (paper 001)", mr,
-                  f"Theorem 2: m = {m_needed} examples guarantee error <= 0.1 with probability 0.95 "
-                  f"for rank {r} over {n_vars} variables; this sample has {len(ym)}."))
+    tour.add("min-rank (001)", "FINDMIN", mr_data, mr.score(Xm, ym), mr.tree_.n_leaves,
+             mr.tree_.depth, t_mr, f"rank {r}; Thm 2 (eps 0.1, delta 0.05, n {n_vars}) asks m = {m_needed}, "
+                                    f"sample has {len(ym)}")
+    tour.trees.append((f"Minimum-rank consistent tree (rank {r}), {mr_data} (paper 001)", mr,
+                       f"Theorem 2: m = {m_needed} examples guarantee error <= 0.1 with probability 0.95 "
+                       f"for rank {r} over {n_vars} variables; this sample has {len(ym)}."))
+    return r, m_needed
 
-    # ---------------------------------------------------------------- 4. bound pruning vs cost-complexity
+
+def _pruning_section(tour: _Tour) -> list[dict]:
+    """4. bound pruning vs cost-complexity pruning on wine; returns a row per pruning."""
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import train_test_split
+
+    import treelearn as tl
+
     wine = load_wine(as_frame=True)
     Xw = wine.data
     yw = np.asarray(wine.target_names)[wine.target.to_numpy()]
-    Xwtr, Xwte, ywtr, ywte = train_test_split(Xw, yw, test_size=0.3, stratify=yw, random_state=random_state)
+    Xwtr, Xwte, ywtr, ywte = train_test_split(Xw, yw, test_size=0.3, stratify=yw, random_state=tour.random_state)
     prune_rows = []
     for how in ("bound", "ccp"):
         kw = dict(cv=5) if how == "ccp" else {}
-        est, t = _timed(lambda: tl.PrunedTreeClassifier(pruning=how, max_leaves=20, random_state=random_state,
+        est, t = _timed(lambda: tl.PrunedTreeClassifier(pruning=how, max_leaves=20, random_state=tour.random_state,
                                                         **kw).fit(Xwtr, ywtr))
         label = "Shawe-Taylor bound, no CV" if how == "bound" else "alpha by 5-fold CV"
         prune_rows.append(dict(how=how, acc=est.score(Xwte, ywte), leaves=est.tree_.n_leaves, seconds=t))
-        add("pruning (002)", "bound pruning" if how == "bound" else "CART cost-complexity", "wine", est.score(Xwte, ywte), est.tree_.n_leaves,
-            est.tree_.depth, t, label)
+        tour.add("pruning (002)", "bound pruning" if how == "bound" else "CART cost-complexity", "wine",
+                 est.score(Xwte, ywte), est.tree_.n_leaves, est.tree_.depth, t, label)
         if how == "bound":
-            trees.append(("Bound-pruned tree, wine (paper 002)", est))
+            tour.trees.append(("Bound-pruned tree, wine (paper 002)", est))
+    return prune_rows
 
-    # ---------------------------------------------------------------- 5. membership queries
+
+def _queries_section(tour: _Tour):
+    """5. a hidden tree learned from membership queries; returns (the estimator, its error)."""
+    import treelearn as tl
+    from treelearn.datasets.boolean import random_tree
+    from treelearn.learn.queries import dist
+
     n_q, s_q = 10, 6
-    hidden = random_tree(n_q, s_q, random_state=random_state)
+    hidden = random_tree(n_q, s_q, random_state=tour.random_state)
     qc, t_q = _timed(lambda: tl.QueryTreeClassifier(size=s_q, epsilon=0.05, mode="realizable", time_limit=60,
-                                                    random_state=random_state).fit_oracle(hidden))
+                                                    random_state=tour.random_state).fit_oracle(hidden))
     err = dist(qc.tree_, hidden)
     queries = int(qc.info_.get("queries", 0)) if isinstance(getattr(qc, "info_", None), dict) else 0
     exact = err == 0.0
-    add("queries (004)", "BuildDT", f"hidden tree, {{±1}}^{n_q}", 1.0 - err,
-        qc.tree_.n_leaves, qc.tree_.depth, t_q,
-        f"size {s_q}, {queries} queries; " + ("recovered exactly (error 0 on all 2^10 inputs)" if exact
-                                              else f"error {err:.4f}"))
-    trees.append((f"Hidden tree (size {s_q})", hidden))
-    trees.append(("Learned from membership queries (paper 004)", qc,
-                  "identical function to the hidden tree" if exact else f"error {err:.4f}"))
+    tour.add("queries (004)", "BuildDT", f"hidden tree, {{±1}}^{n_q}", 1.0 - err,
+             qc.tree_.n_leaves, qc.tree_.depth, t_q,
+             f"size {s_q}, {queries} queries; " + ("recovered exactly (error 0 on all 2^10 inputs)" if exact
+                                                   else f"error {err:.4f}"))
+    tour.trees.append((f"Hidden tree (size {s_q})", hidden))
+    tour.trees.append(("Learned from membership queries (paper 004)", qc,
+                       "identical function to the hidden tree" if exact else f"error {err:.4f}"))
+    return qc, err
 
-    # ---------------------------------------------------------------- outputs
+
+def _summary_table(rows):
+    from rich.table import Table
+
     table = Table(title="treelearn demo: the five papers' learners",
                   caption="accuracy on held-out test rows (min-rank: training sample, consistent by construction; "
                           "queries: agreement with the hidden tree on every input); seconds: fit time")
@@ -171,18 +227,7 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
         table.add_row(rr["section"], rr["learner"], rr["data"], f"{rr['accuracy']:.4f}",
                       "" if rr["leaves"] is None else str(rr["leaves"]), "" if rr["depth"] is None else str(rr["depth"]),
                       "" if rr["seconds"] is None else f"{rr['seconds']:.3f}", rr["note"])
-    console.print(table)
-
-    png = out_dir / "demo.png"
-    _figure(png, rows, path, prune_rows, opt, qc, h)
-    html_path = out_dir / "demo.html"
-    html_path.write_text(export_html_page(
-        trees, title="treelearn demo: the trees",
-        intro="Every tree of the demo. Click a node to fold or unfold it; paste a sample to see its path."),
-        encoding="utf-8")
-    console.print(f"wrote {png} and {html_path}")
-    return {"rows": rows, "topk_path": path, "png": png, "html": html_path, "rank": r, "eh_sample_size": m_needed,
-            "query_error": err}
+    return table
 
 
 def _figure(png, rows, path, prune_rows, opt, qc, h) -> None:

@@ -15,13 +15,21 @@
 //   static constexpr int code            0, 1, 2 built in, -1 the callback
 //   static constexpr bool batched        true: score candidates through a CandidateBatch
 //   static constexpr double sklearn_scale
-//   void setup(const double* w, int64_t n, int C)   once per fit (residue threshold, tables)
+//   static constexpr double rank_unit     the factor to the unit of Top-k's quantised ranking keys
+//   void setup(const double* w, int64_t n, int C)   once per fit (residue threshold, tables);
+//                                                    w = nullptr: n rows of weight 1
 //   double wimp(const double* c, double W)           W * G_C(c / W): "weighted impurity" of a
 //                                                    node with class counts c summing to W
 //   double score(l, tot, WL, WR, buf)                wimp(l, WL) + wimp(tot - l, WR)
 //   double score2(l0, l1, r0, r1, WL, WR)            the same for two classes, counts given
 // Lower scores are better splits; the local purity gain of a split is (wimp(node) - score) / W.
 // The built-in policies also give `static double G(double p)` (binary, normalised) and `kappa`.
+//
+// Top-k ranks a node's candidates by keys quantised to 1e-9 of the node's weight, so that splits
+// whose scores differ only by rounding tie (and fall to the feature order). The quantum is a
+// fixed fraction of the impurity in the unit the reference Top-k uses (entropy in nats, Gini as
+// 1 - sum p^2), and it decides which near-equal splits tie: `rank_unit` converts, so the keys,
+// the ranking and the trees are those of that unit.
 //
 // A batched criterion (Callback) calls back into the host language, so an engine collects a
 // node's candidates in a CandidateBatch (two count rows per candidate), evaluates the batch with
@@ -31,7 +39,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <atomic>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -45,6 +55,20 @@ namespace tlcrit {
 
 static inline double xlog2x(double x) { return x > 0.0 ? x * std::log2(x) : 0.0; }
 
+// x log2 x for x = 0..n: a process-wide table grown on demand (a log per row costs a small fit a
+// fifth of its time), copied out under a lock so that concurrent fits never share it
+inline void xlog2x_table(int64_t n, std::vector<double>& out) {
+    static std::mutex mu;
+    static std::vector<double> table(1, 0.0);
+    std::lock_guard<std::mutex> lock(mu);
+    if ((int64_t)table.size() <= n) {
+        int64_t i = (int64_t)table.size();
+        table.resize((size_t)n + 1);
+        for (; i <= n; ++i) table[(size_t)i] = xlog2x((double)i);
+    }
+    out.assign(table.begin(), table.begin() + n + 1);
+}
+
 // Shared state: counts below zeps (half the smallest row weight) are exact zeros that came out of
 // a subtraction (tot - prefix, parent - sibling) as rounding residues; Kearns-Mansour's sqrt
 // would turn a 1e-17 residue into a 1e-9 gain difference, so they are snapped to 0. zeps = 0
@@ -55,8 +79,9 @@ struct CritBase {
     TLC_INLINE double z(double x) const { return x < zeps ? 0.0 : x; }
     void setup_base(const double* w, int64_t n, int n_classes) {
         C = n_classes;
-        double wmin = std::numeric_limits<double>::infinity();
-        for (int64_t i = 0; i < n; ++i) wmin = wmin < w[i] ? wmin : w[i];
+        double wmin = w == nullptr ? 1.0 : std::numeric_limits<double>::infinity();
+        if (w != nullptr)
+            for (int64_t i = 0; i < n; ++i) wmin = wmin < w[i] ? wmin : w[i];
         zeps = n > 0 ? 0.5 * wmin : 0.0;
     }
     // both sides at once: left counts l (sum WL), right = tot - l (sum WR)
@@ -74,6 +99,7 @@ struct Entropy : CritBase {
     static constexpr bool batched = false;
     static constexpr double kappa = 1.4426950408889634;  // 1 / ln 2
     static constexpr double sklearn_scale = 1.0;          // bits, as scikit-learn
+    static constexpr double rank_unit = 0.6931471805599453;  // ln 2: nats
     static double G(double p) {
         p = p < 0.0 ? 0.0 : (p > 1.0 ? 1.0 : p);
         return -xlog2x(p) - xlog2x(1.0 - p);
@@ -87,21 +113,32 @@ struct Entropy : CritBase {
     void setup(const double* w, int64_t n, int n_classes) {
         setup_base(w, n, n_classes);
         bool integral = true;
-        double W = 0.0;
-        for (int64_t i = 0; i < n && integral; ++i) {
+        double W = w == nullptr ? (double)n : 0.0;
+        for (int64_t i = 0; w != nullptr && i < n && integral; ++i) {
             integral = w[i] == std::floor(w[i]);
             W += w[i];
         }
         tab.clear();
         int_counts = false;
         if (n > 0 && integral && W <= 4.0 * (double)n + 16.0) {
-            const int64_t sz = (int64_t)W + 1;
-            tab.resize(sz);
-            for (int64_t i = 0; i < sz; ++i) tab[i] = xlog2x((double)i);
+            xlog2x_table((int64_t)W, tab);
             int_counts = true;
         }
     }
     TLC_INLINE double xl(double x) const { return int_counts ? tab[(int64_t)x] : xlog2x(x); }
+    // unit weights (setup with w = nullptr): the score of a split from integer counts, one side
+    // a (n1 rows) of a node with totals t (m rows), by table reads alone; score_unit2 for C = 2
+    template <class I>
+    TLC_INLINE double score_unit(const I* a, const I* t, int64_t n1, int64_t m) const {
+        double s = tab[n1] + tab[m - n1];
+        for (int c = 0; c < C; ++c) s -= tab[(int64_t)a[c]] + tab[(int64_t)(t[c] - a[c])];
+        return s;
+    }
+    template <class I>
+    TLC_INLINE double score_unit2(const I* a, const I* t, int64_t n1, int64_t m) const {
+        const int64_t a0 = (int64_t)a[0], a1 = (int64_t)a[1];
+        return tab[n1] + tab[m - n1] - tab[a0] - tab[a1] - tab[(int64_t)t[0] - a0] - tab[(int64_t)t[1] - a1];
+    }
     TLC_INLINE double wimp(const double* c, double W) const {
         if (W <= 0.0) return 0.0;
         double s = xl(W);
@@ -126,6 +163,7 @@ struct Gini : CritBase {
     static constexpr bool batched = false;
     static constexpr double kappa = 2.0;
     static constexpr double sklearn_scale = 0.5;  // scikit-learn's 1 - sum p^2
+    static constexpr double rank_unit = 0.5;      // 1 - sum p^2 (exact: a power of two)
     static double G(double p) { return 4.0 * p * (1.0 - p); }
 
     void setup(const double* w, int64_t n, int n_classes) { setup_base(w, n, n_classes); }
@@ -153,6 +191,7 @@ struct KearnsMansour : CritBase {
     static constexpr bool batched = false;
     static constexpr double kappa = 1.0;
     static constexpr double sklearn_scale = 1.0;  // no scikit-learn counterpart: normalised
+    static constexpr double rank_unit = 1.0;
     static double G(double p) {
         const double t = p * (1.0 - p);
         return t > 0.0 ? 2.0 * std::sqrt(t) : 0.0;
@@ -182,16 +221,19 @@ struct KearnsMansour : CritBase {
 // A user G evaluated by the host: fn(ctx, counts, rows, C, out) sets out[r] = W_r * G_C(counts_r / W_r)
 // (W_r the row's sum) for `rows` rows of C counts; nonzero = failure (the host keeps its error).
 // After a failure every later evaluation fails at once without calling back, so an engine stops
-// splitting and its caller reports the error. The same signature as Top-k's cost callback.
+// splitting and its caller reports the error. Every engine (greedy, Top-k) calls a user G this way.
 typedef int (*batch_fn)(void* ctx, const double* counts, int rows, int C, double* out);
 
 struct Callback : CritBase {
     static constexpr int code = -1;
     static constexpr bool batched = true;
     static constexpr double sklearn_scale = 1.0;
+    static constexpr double rank_unit = 1.0;
     batch_fn fn = nullptr;
     void* ctx = nullptr;
-    mutable bool failed = false;
+    // sticky; atomic because the threads of one search share the policy (eval is thread-safe;
+    // wimp and score use a scratch vector, for one thread only)
+    mutable std::atomic<bool> failed{false};
     mutable std::vector<double> tmp;
 
     void setup(const double* w, int64_t n, int n_classes) { setup_base(w, n, n_classes); }

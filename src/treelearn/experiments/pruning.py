@@ -165,6 +165,22 @@ def main(argv: list[str] | None = None) -> int:
             f"{m}={stats[m][0]:.3f}±{stats[m][1]:.3f}/{stats[m][2]:.1f}L" for m in models)
             + f"  [{time.perf_counter() - t0:.1f}s]", flush=True)
 
+    _write_csvs(out, all_rows, summary, models)
+    headline = _headline(summary, models, splits, args.max_leaves, args.cv, args.tight_max_classes)
+    if skipped:
+        headline.append("Skipped (not found): " + "; ".join(skipped))
+    text = "# Table 1 (002): pruning by the bound vs CART and M-CART\n\n" + "\n".join(
+        _table_lines(summary, models)) + "\n\n" + "\n".join(f"- {h}" for h in headline) + "\n"
+    (out / "table1.md").write_text(text)
+    print("\n".join(headline))
+    if summary:
+        _plot(summary, models, splits, args.max_leaves, out / "table1.png")
+    print(f"wrote {out / 'results.csv'}, {out / 'summary.csv'}, {out / 'table1.md'}, {out / 'table1.png'}")
+    return 0
+
+
+def _write_csvs(out: Path, all_rows: list, summary: list, models: list) -> None:
+    """results.csv (a row per dataset, split and model) and summary.csv (means per dataset and model)."""
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["dataset", "label", "n_examples", "n_classes", "split", "model", "test_accuracy", "n_leaves",
@@ -178,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
             for m in models:
                 w.writerow([name, label, n, C, m, *[f"{v:.6g}" for v in stats[m]]])
 
-    # markdown table like Table 1
+
+def _table_lines(summary: list, models: list) -> list[str]:
+    """The markdown tables, like Table 1: accuracies (the best in bold), then leaves and pruning time."""
     lines = ["| Dataset | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for name, label, n, C, stats in summary:
         bold = _bold_best({m: stats[m][0] for m in models if np.isfinite(stats[m][0])})
@@ -194,67 +212,64 @@ def main(argv: list[str] | None = None) -> int:
     for name, label, n, C, stats in summary:
         lines.append(f"| {label} | " + " | ".join(f"{stats[m][2]:.1f}" for m in models) + " | "
                      + " | ".join(f"{stats[m][3]:.4f}" for m in models if m != "Original") + " |")
+    return lines
 
-    # headline over the paper's datasets when present, else over all
+
+def _headline(summary: list, models: list, splits: int, max_leaves: int, cv: int, tight_max_classes: int) -> list[str]:
+    """The headline numbers against the paper's, over the paper's datasets when present, else all."""
     paper_names = {d for d, _ in PAPER_DATASETS}
     pool = [s for s in summary if s[0] in paper_names] or summary
-    headline = []
-    if pool:
-        pruned = [m for m in models if m in ("CART", "M-CART", "Bound")]
-        best_excl = sum(1 for s in pool if "Bound" in _bold_best({m: s[4][m][0] for m in pruned}))
-        best_incl = sum(1 for s in pool if "Bound" in _bold_best({m: s[4][m][0] for m in MODELS}))
-        gain = 100 * np.mean([s[4]["Bound"][0] - s[4]["CART"][0] for s in pool])
-        gain_m = 100 * np.mean([s[4]["M-CART"][0] - s[4]["CART"][0] for s in pool])
-        speed = np.mean([s[4]["CART"][3] / max(s[4]["Bound"][3], 1e-9) for s in pool])
-        leaves_ratio = np.mean([s[4]["Bound"][2] / max(s[4]["CART"][2], 1e-9) for s in pool])
-        headline = [
-            f"Datasets: {len(pool)}; splits: {splits}; max_leaves: {args.max_leaves}.",
-            f"Bound best or within {TIE} of best: {best_excl}/{len(pool)} excluding Original "
-            f"(paper 16/19), {best_incl}/{len(pool)} including it (paper 13/19).",
-            f"Mean accuracy gain of Bound over CART: {gain:+.2f} points (paper +2.02); M-CART over CART: "
-            f"{gain_m:+.2f} (paper +1.20).",
-            f"Pruning time, CART with {args.cv}-fold CV / Bound: {speed:.1f}x on average (paper 19.5x).",
-            f"Leaves kept, Bound / CART: {leaves_ratio:.2f}x on average (paper: CART keeps ~3x fewer).",
-        ]
-        tpool = [s for s in pool if "Bound-tight" in s[4] and np.isfinite(s[4]["Bound-tight"][0])]
-        if tpool:
-            gt = 100 * np.mean([s[4]["Bound-tight"][0] - s[4]["Bound"][0] for s in tpool])
-            headline.append(
-                f"Tight vs loose bound pruning on {len(tpool)} datasets (<= {args.tight_max_classes} classes): "
-                f"{gt:+.2f} points; mean leaves {np.mean([s[4]['Bound-tight'][2] for s in tpool]):.1f} vs "
-                f"{np.mean([s[4]['Bound'][2] for s in tpool]):.1f}; mean pruning time "
-                f"{np.mean([s[4]['Bound-tight'][3] for s in tpool]):.2f} s vs "
-                f"{np.mean([s[4]['Bound'][3] for s in tpool]):.4f} s.")
-    if skipped:
-        headline.append("Skipped (not found): " + "; ".join(skipped))
-    text = "# Table 1 (002): pruning by the bound vs CART and M-CART\n\n" + "\n".join(lines) + "\n\n" + "\n".join(
-        f"- {h}" for h in headline) + "\n"
-    (out / "table1.md").write_text(text)
-    print("\n".join(headline))
+    if not pool:
+        return []
+    pruned = [m for m in models if m in ("CART", "M-CART", "Bound")]
+    best_excl = sum(1 for s in pool if "Bound" in _bold_best({m: s[4][m][0] for m in pruned}))
+    best_incl = sum(1 for s in pool if "Bound" in _bold_best({m: s[4][m][0] for m in MODELS}))
+    gain = 100 * np.mean([s[4]["Bound"][0] - s[4]["CART"][0] for s in pool])
+    gain_m = 100 * np.mean([s[4]["M-CART"][0] - s[4]["CART"][0] for s in pool])
+    speed = np.mean([s[4]["CART"][3] / max(s[4]["Bound"][3], 1e-9) for s in pool])
+    leaves_ratio = np.mean([s[4]["Bound"][2] / max(s[4]["CART"][2], 1e-9) for s in pool])
+    headline = [
+        f"Datasets: {len(pool)}; splits: {splits}; max_leaves: {max_leaves}.",
+        f"Bound best or within {TIE} of best: {best_excl}/{len(pool)} excluding Original "
+        f"(paper 16/19), {best_incl}/{len(pool)} including it (paper 13/19).",
+        f"Mean accuracy gain of Bound over CART: {gain:+.2f} points (paper +2.02); M-CART over CART: "
+        f"{gain_m:+.2f} (paper +1.20).",
+        f"Pruning time, CART with {cv}-fold CV / Bound: {speed:.1f}x on average (paper 19.5x).",
+        f"Leaves kept, Bound / CART: {leaves_ratio:.2f}x on average (paper: CART keeps ~3x fewer).",
+    ]
+    tpool = [s for s in pool if "Bound-tight" in s[4] and np.isfinite(s[4]["Bound-tight"][0])]
+    if tpool:
+        gt = 100 * np.mean([s[4]["Bound-tight"][0] - s[4]["Bound"][0] for s in tpool])
+        headline.append(
+            f"Tight vs loose bound pruning on {len(tpool)} datasets (<= {tight_max_classes} classes): "
+            f"{gt:+.2f} points; mean leaves {np.mean([s[4]['Bound-tight'][2] for s in tpool]):.1f} vs "
+            f"{np.mean([s[4]['Bound'][2] for s in tpool]):.1f}; mean pruning time "
+            f"{np.mean([s[4]['Bound-tight'][3] for s in tpool]):.2f} s vs "
+            f"{np.mean([s[4]['Bound'][3] for s in tpool]):.4f} s.")
+    return headline
 
-    if summary:
-        plt = pyplot()
 
-        fig, axes = plt.subplots(1, 2, figsize=(14, max(4, 0.35 * len(summary) + 1)))
-        ypos = np.arange(len(summary))
-        hgt = 0.8 / len(models)
-        for i, m in enumerate(models):
-            axes[0].barh(ypos + i * hgt, [s[4][m][0] for s in summary], height=hgt,
-                         xerr=[s[4][m][1] for s in summary], label=m)
-            axes[1].barh(ypos + i * hgt, [s[4][m][2] for s in summary], height=hgt, label=m)
-        for ax in axes:
-            ax.set_yticks(ypos + 0.4 - hgt / 2)
-            ax.set_yticklabels([s[1] for s in summary])
-            ax.invert_yaxis()
-        axes[0].set_xlabel(f"mean test accuracy ({splits} split{'s' if splits != 1 else ''})")
-        axes[0].set_xlim(0.3, 1.0)
-        axes[1].set_xlabel("mean leaves")
-        handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=len(models), fontsize=9)
-        fig.suptitle("Pruning a greedy Gini tree (<= %d leaves): bound vs CART vs M-CART" % args.max_leaves)
-        save_figure(fig, out / "table1.png", dpi=110, rect=(0, 0.05, 1, 1))
-    print(f"wrote {out / 'results.csv'}, {out / 'summary.csv'}, {out / 'table1.md'}, {out / 'table1.png'}")
-    return 0
+def _plot(summary: list, models: list, splits: int, max_leaves: int, path: Path) -> None:
+    """Mean test accuracy and mean leaves per dataset and model, as bars."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(14, max(4, 0.35 * len(summary) + 1)))
+    ypos = np.arange(len(summary))
+    hgt = 0.8 / len(models)
+    for i, m in enumerate(models):
+        axes[0].barh(ypos + i * hgt, [s[4][m][0] for s in summary], height=hgt,
+                     xerr=[s[4][m][1] for s in summary], label=m)
+        axes[1].barh(ypos + i * hgt, [s[4][m][2] for s in summary], height=hgt, label=m)
+    for ax in axes:
+        ax.set_yticks(ypos + 0.4 - hgt / 2)
+        ax.set_yticklabels([s[1] for s in summary])
+        ax.invert_yaxis()
+    axes[0].set_xlabel(f"mean test accuracy ({splits} split{'s' if splits != 1 else ''})")
+    axes[0].set_xlim(0.3, 1.0)
+    axes[1].set_xlabel("mean leaves")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(models), fontsize=9)
+    fig.suptitle("Pruning a greedy Gini tree (<= %d leaves): bound vs CART vs M-CART" % max_leaves)
+    save_figure(fig, path, dpi=110, rect=(0, 0.05, 1, 1))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -70,6 +70,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from treelearn.criteria import ENTROPY
+
 __all__ = ["Structure", "LeafState", "simulate_topdown", "purity_gain", "HEURISTICS", "balanced_l",
            "fast_tribes_width", "leaf_stats", "root_scores"]
 
@@ -383,9 +385,8 @@ def purity_gain(criterion: str, mu: float, a: float) -> float:
 
 
 def _h(p):
-    if p <= 0.0 or p >= 1.0:
-        return 0.0
-    return -(p * math.log2(p) + (1 - p) * math.log2(1 - p))
+    """The binary entropy in bits: treelearn's one definition (``_include/tl_criteria.h``)."""
+    return float(ENTROPY(p))
 
 
 # ----------------------------------------------------------------------------- growth

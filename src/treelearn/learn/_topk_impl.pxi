@@ -11,7 +11,7 @@ from libcpp cimport bool as cbool
 
 cnp.import_array()
 
-ctypedef int (*cost_fn_t)(void*, const double*, int, int, double*) noexcept nogil
+from treelearn._criteria cimport CostState, batch_cost, batch_fn
 
 cdef extern from "tl_limits.h" namespace "tllimits":
     cdef cppclass SigintScope:
@@ -30,7 +30,7 @@ cdef extern from "topk/run.h" namespace "tltopk":
     cdef cppclass Options:
         int k, max_depth, criterion
         cbool gain_ratio
-        cost_fn_t cost
+        batch_fn cost
         void* cost_ctx
         double time_limit, memory_limit_bytes
         int n_jobs
@@ -48,44 +48,16 @@ cdef extern from "topk/run.h" namespace "tltopk":
     void run_search(const Problem& P, const Options& O, Output& out) except + nogil
 
 
-cdef class _CostState:
-    """A user criterion for the search: ``cost(counts)`` maps an (rows, C) array of class counts
-    to rows' weight x impurity; the first exception it raises is kept for the caller."""
-    cdef public object cost
-    cdef public object error
-
-    def __init__(self, cost):
-        self.cost = cost
-        self.error = None
-
-
-cdef int _py_cost(void* ctx, const double* counts, int rows, int C, double* out) noexcept with gil:
-    cdef _CostState st = <_CostState>ctx
-    cdef Py_ssize_t r
-    cdef const double[::1] res
-    try:
-        arr = np.asarray(<double[:rows * C]> <double*> counts).reshape(rows, C).copy()
-        res = np.ascontiguousarray(st.cost(arr), dtype=np.float64).ravel()
-        if res.shape[0] != rows:
-            raise ValueError(f"criterion cost returned {res.shape[0]} values for {rows} rows")
-        for r in range(rows):
-            out[r] = res[r]
-        return 0
-    except BaseException as exc:  # noqa: B902 - handed back to the caller of search()
-        if st.error is None:
-            st.error = exc
-        return 1
-
-
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
            cost=None):
-    """``cost``: for ``criterion_code`` 3 (a user impurity), a callable (rows, C) class counts ->
-    rows' weight x impurity, called once per ranked node with every candidate's two sides."""
+    """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
+    ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
+    node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``)."""
     cdef Problem P
     cdef Options O
-    cdef _CostState state = None
+    cdef CostState state = None
     cdef Output out
     cdef const double[::1] wv
     cdef Py_ssize_t n = y.shape[0]
@@ -114,11 +86,11 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     O.feature_classes = feature_classes
     O.cost = NULL
     O.cost_ctx = NULL
-    if criterion_code == 3:
+    if criterion_code == -1:
         if cost is None:
-            raise ValueError("criterion code 3 needs a cost callable")
-        state = _CostState(cost)
-        O.cost = _py_cost
+            raise ValueError("criterion -1 needs a cost callable")
+        state = CostState(cost)
+        O.cost = batch_cost
         O.cost_ctx = <void*>state
     # Ctrl-C during the search: a C-level handler (main thread only) sets a flag the search
     # polls; it stops, and KeyboardInterrupt is raised here with the best tree found so far

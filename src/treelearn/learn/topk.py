@@ -88,13 +88,8 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     an h = 2 node before its depth-1 steps (off by default: the grouping costs more than it saves on
     the benchmark data)."""
     crit = get_criterion(criterion)
-    code, cost = crit.code, None
-    if code < 0:
-        # a user G: the search asks Python for a node's side costs in one batch per ranking
-        code = 3
-
-        def cost(counts, _imp=crit.impurity):
-            return counts.sum(axis=1) * _imp(counts)
+    # a user G (code -1): the search asks for a node's candidates' side costs in one batch
+    cost = crit.weighted_impurity if crit.code < 0 else None
     d = data.n_features
     kk = d if k is None or k == "all" else int(k)
     if cache_depth1 is None:
@@ -107,7 +102,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         data.weights,
         kk,
         int(max_depth),
-        int(code),
+        int(crit.code),
         scoring == "gain_ratio",
         float(time_limit) if time_limit is not None else 0.0,
         float(memory_limit_mb) * 1024.0 * 1024.0,

@@ -353,17 +353,13 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
     Returns per_c[c] = list over m (only index Ms is filled with ``last_only``).
     """
     L = s.n_leaves
-    two_l = 2 * l
     A, B = s.left, s.right
-    LA, LB = A.n_leaves, B.n_leaves
-    half = A is B
+    g = _Geometry(LA=A.n_leaves, LB=B.n_leaves, Ms=Ms, hiA=min(Ms - B.n_leaves, len(sa[1]) - 1),
+                  hiB=min(Ms - A.n_leaves, len(sb[1]) - 1))  # the k ranges of the subtrees
+    CA, CB = min(C, g.LA), min(C, g.LB)
     per_c = [None] * (C + 1)
     ms_all = [Ms] if last_only else list(range(Ms + 1))
-    hiA = min(Ms - LB, len(sa[1]) - 1)  # k range of the left subtree
-    hiB = min(Ms - LA, len(sb[1]) - 1)
-    CA, CB = min(C, LA), min(C, LB)
     packed = None
-    nbytes = 0
     prefix: dict[int, list] = {}
     for c in range(1, C + 1):
         seq = [0] * (Ms + 1)
@@ -383,111 +379,144 @@ def _node_sequences(s: TreeShape, sa: list, sb: list, Ms: int, l: int, C: int, l
                 todo.append(m)
         if not todo:
             continue
-        lg = _FLOOR_LOG2[c] if c < len(_FLOOR_LOG2) else int(math.floor(math.log2(c)))
         coefs = [(a, b, coef) for a, b, coef in _pair_coefficients(c) if a <= CA and b <= CB]
         if packed is None:
-            # entries are nonnegative: the largest value has the most bits
-            bits_a = max((max(sa[a][LA:hiA + 1], default=0) for a in range(1, CA + 1)), default=0).bit_length()
-            bits_b = max((max(sb[b][LB:hiB + 1], default=0) for b in range(1, CB + 1)), default=0).bit_length()
-            coef_bits = max(sum(cf for _, _, cf in _pair_coefficients(cc)) for cc in range(1, C + 1)).bit_length()
-            if C >= 3:
-                # "colour space": Σ_c coef(a, b, c) (n)_c = (n)_a (n)_b (colour an a- and a
-                # b-partition with n colours; equal colours merge). So with F_n = Σ_a (n)_a A_a,
-                # F_n * G_n = Σ_c (n)_c conv_c for n = 1..C: C multiplications instead of ~C²/2,
-                # then the triangular system (n)_c is solved exactly on the packed integers
-                # (every slot of G_c − Σ_{c'<c} (c)_{c'} conv_{c'} is c! conv_c >= 0).
-                fall_bits = (C * math.factorial(C)).bit_length()
-                nbytes = (bits_a + bits_b + 2 * fall_bits + (Ms + 1).bit_length() + 2 + 7) // 8
-                PA = [None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(1, CA + 1)]
-                PB = [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)]
-                color = [None]
-                for n in range(1, C + 1):
-                    FA = sum(_falling(n, a) * PA[a] for a in range(1, min(n, CA) + 1))
-                    FB = sum(_falling(n, b) * PB[b] for b in range(1, min(n, CB) + 1))
-                    color.append(FA * FB)
-                conv_packed = [None]
-                for cc in range(1, C + 1):
-                    acc = color[cc]
-                    for c2 in range(1, cc):
-                        acc = acc - _falling(cc, c2) * conv_packed[c2]
-                    conv_packed.append(acc // math.factorial(cc))
-                packed = ("color", conv_packed)
-            else:
-                nbytes = (bits_a + bits_b + coef_bits + (Ms + 1).bit_length() + 2 + 7) // 8
-                packed = ([None, None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(2, CA + 1)],
-                          [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)])
-        color_mode = packed[0] == "color"
-        if color_mode:
-            PA = PB = None
-        else:
-            PA, PB = packed
+            packed = _pack_subtrees(sa, sb, g, CA, CB, C)
+        conv = _convolution(packed, coefs, c, g, todo, last_only)
+        if packed[0] != "color":
+            _add_single_part_terms(conv, coefs, prefix, sb, g, todo)
+        for m in todo:
+            seq[m] = _node_value(conv[m], m, c, l, coefs, sa, sb, g, half=A is B)
+    return per_c
+
+
+class _Geometry:
+    """The index ranges of one node's convolution: leaves LA, LB of its subtrees, the largest m
+    (Ms) and the largest k of each subtree's sequences (hiA, hiB); ``nbytes``: the packed slot width."""
+
+    def __init__(self, *, LA: int, LB: int, Ms: int, hiA: int, hiB: int):
+        self.LA, self.LB, self.Ms, self.hiA, self.hiB = LA, LB, Ms, hiA, hiB
+        self.nbytes = 0
+
+
+def _pack_subtrees(sa: list, sb: list, g: _Geometry, CA: int, CB: int, C: int):
+    """The subtrees' sequences packed once per node (sets ``g.nbytes``): ``("color", conv)`` with
+    every convolution already summed (C >= 3), else (packed left sequences, packed right ones)."""
+    LA, LB, hiA, hiB, Ms = g.LA, g.LB, g.hiA, g.hiB, g.Ms
+    # entries are nonnegative: the largest value has the most bits
+    bits_a = max((max(sa[a][LA:hiA + 1], default=0) for a in range(1, CA + 1)), default=0).bit_length()
+    bits_b = max((max(sb[b][LB:hiB + 1], default=0) for b in range(1, CB + 1)), default=0).bit_length()
+    coef_bits = max(sum(cf for _, _, cf in _pair_coefficients(cc)) for cc in range(1, C + 1)).bit_length()
+    if C < 3:
+        g.nbytes = nbytes = (bits_a + bits_b + coef_bits + (Ms + 1).bit_length() + 2 + 7) // 8
+        return ([None, None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(2, CA + 1)],
+                [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)])
+    # "colour space": Σ_c coef(a, b, c) (n)_c = (n)_a (n)_b (colour an a- and a b-partition
+    # with n colours; equal colours merge). So with F_n = Σ_a (n)_a A_a, F_n * G_n = Σ_c (n)_c
+    # conv_c for n = 1..C: C multiplications instead of ~C²/2, then the triangular system (n)_c
+    # is solved exactly on the packed integers (every slot of G_c − Σ_{c'<c} (c)_{c'} conv_{c'}
+    # is c! conv_c >= 0).
+    fall_bits = (C * math.factorial(C)).bit_length()
+    g.nbytes = nbytes = (bits_a + bits_b + 2 * fall_bits + (Ms + 1).bit_length() + 2 + 7) // 8
+    PA = [None] + [_pack(sa[a], LA, hiA, nbytes) for a in range(1, CA + 1)]
+    PB = [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)]
+    color = [None]
+    for n in range(1, C + 1):
+        FA = sum(_falling(n, a) * PA[a] for a in range(1, min(n, CA) + 1))
+        FB = sum(_falling(n, b) * PB[b] for b in range(1, min(n, CB) + 1))
+        color.append(FA * FB)
+    conv_packed = [None]
+    for cc in range(1, C + 1):
+        acc = color[cc]
+        for c2 in range(1, cc):
+            acc = acc - _falling(cc, c2) * conv_packed[c2]
+        conv_packed.append(acc // math.factorial(cc))
+    return ("color", conv_packed)
+
+
+def _convolution(packed, coefs, c: int, g: _Geometry, todo: list, last_only: bool) -> dict:
+    """{m: Σ_k Σ_(a,b) coef·A_a[k]·B_b[m − k]} for the m of ``todo`` from the packed sequences
+    (without the a = 1 terms unless in colour mode: :func:`_add_single_part_terms` adds those)."""
+    if packed[0] == "color":
+        R = packed[1][c]  # the whole convolution, the π^1 terms included
+    else:
+        PA, PB = packed
         by_a: dict[int, list] = {}
         for a, b, coef in coefs:
             by_a.setdefault(a, []).append((b, coef))
         R = 0
-        if color_mode:
-            R = packed[1][c]  # the whole convolution, the π^1 terms included
-        else:
-            for a, terms in by_a.items():
-                if a == 1:
-                    continue  # π^1 = 1 on [LA, hiA]: prefix sums below, no multiplication
-                H = 0
-                for b, coef in terms:
-                    H += coef * PB[b] if coef != 1 else PB[b]
-                R += PA[a] * H
-        R = int(R)
-        width = 8 * nbytes
-        mask = (1 << width) - 1
-        if last_only:
-            conv = {Ms: (R >> (width * Ms)) & mask}
-        else:
-            raw = R.to_bytes(max((R.bit_length() + 7) // 8, nbytes * (Ms + 1)), "little")
-            conv = {m: int.from_bytes(raw[m * nbytes:(m + 1) * nbytes], "little") for m in todo}
-        for b, coef in (() if color_mode else by_a.get(1, ())):
-            pref = prefix.get(b)
-            if pref is None:  # pref[j + 1] = Σ_{i=LB}^{j} B_b[i] for j <= hiB
-                pref = [0] * (hiB + 2)
-                acc, vb = 0, sb[b]
-                for j in range(LB, hiB + 1):
-                    acc += vb[j]
-                    pref[j + 1] = acc
-                for j in range(0, LB):
-                    pref[j + 1] = 0
-                prefix[b] = pref
-            if hiB >= Ms - LA and hiA >= Ms - LB:  # the usual case: the k range is [LA, m - LB]
-                if coef == 1:
-                    for m in todo:
-                        conv[m] += pref[m - LA + 1]
-                else:
-                    for m in todo:
-                        conv[m] += coef * pref[m - LA + 1]
+        for a, terms in by_a.items():
+            if a == 1:
+                continue  # π^1 = 1 on [LA, hiA]: prefix sums, no multiplication
+            H = 0
+            for b, coef in terms:
+                H += coef * PB[b] if coef != 1 else PB[b]
+            R += PA[a] * H
+    R = int(R)
+    width = 8 * g.nbytes
+    mask = (1 << width) - 1
+    if last_only:
+        return {g.Ms: (R >> (width * g.Ms)) & mask}
+    raw = R.to_bytes(max((R.bit_length() + 7) // 8, g.nbytes * (g.Ms + 1)), "little")
+    return {m: int.from_bytes(raw[m * g.nbytes:(m + 1) * g.nbytes], "little") for m in todo}
+
+
+def _add_single_part_terms(conv: dict, coefs, prefix: dict, sb: list, g: _Geometry, todo: list) -> None:
+    """Add the a = 1 terms to ``conv``: π^1 = 1 on [LA, hiA], so each is a prefix sum of B_b
+    (kept in ``prefix`` across the c of one node)."""
+    LA, LB, hiA, hiB, Ms = g.LA, g.LB, g.hiA, g.hiB, g.Ms
+    for a, b, coef in coefs:
+        if a != 1:
+            continue
+        pref = prefix.get(b)
+        if pref is None:  # pref[j + 1] = Σ_{i=LB}^{j} B_b[i] for j <= hiB
+            pref = [0] * (hiB + 2)
+            acc, vb = 0, sb[b]
+            for j in range(LB, hiB + 1):
+                acc += vb[j]
+                pref[j + 1] = acc
+            for j in range(0, LB):
+                pref[j + 1] = 0
+            prefix[b] = pref
+        if hiB >= Ms - LA and hiA >= Ms - LB:  # the usual case: the k range is [LA, m - LB]
+            if coef == 1:
+                for m in todo:
+                    conv[m] += pref[m - LA + 1]
             else:
                 for m in todo:
-                    hi_j = min(m - LA, hiB)
-                    lo_j = max(LB, m - hiA)
-                    if hi_j >= lo_j:
-                        conv[m] += coef * (pref[hi_j + 1] - pref[lo_j])
-        for m in todo:
-            total = two_l * conv[m]
-            if m < two_l:  # corrections where C(m, k) < 2l
-                for k in range(LA, m - LB + 1):
-                    w = math.comb(m, k)
-                    if w >= two_l:
-                        continue
-                    inner = 0
-                    for a, b, coef in coefs:
-                        pa = sa[a][k]
-                        if pa:
-                            pb = sb[b][m - k]
-                            if pb:
-                                inner += coef * pa * pb
-                    total -= (two_l - w) * inner
-            if half:
-                total = (total + 1) // 2
-            if total.bit_length() > (m - c) * lg:  # else total < 2^((m-c)lg) <= c^(m-c) <= S(m, c)
-                total = min(total, stirling2(m, c))
-            seq[m] = total
-    return per_c
+                    conv[m] += coef * pref[m - LA + 1]
+        else:
+            for m in todo:
+                hi_j = min(m - LA, hiB)
+                lo_j = max(LB, m - hiA)
+                if hi_j >= lo_j:
+                    conv[m] += coef * (pref[hi_j + 1] - pref[lo_j])
+
+
+def _node_value(conv_m: int, m: int, c: int, l: int, coefs, sa: list, sb: list, g: _Geometry, *, half: bool) -> int:
+    """Eq. (7) at (m, c) from its convolution: 2l·conv minus the corrections where C(m, k) < 2l,
+    halved for a node with two equal subtrees, capped by the Stirling number S(m, c)."""
+    two_l = 2 * l
+    total = two_l * conv_m
+    if m < two_l:  # corrections where C(m, k) < 2l
+        for k in range(g.LA, m - g.LB + 1):
+            w = math.comb(m, k)
+            if w >= two_l:
+                continue
+            inner = 0
+            for a, b, coef in coefs:
+                pa = sa[a][k]
+                if pa:
+                    pb = sb[b][m - k]
+                    if pb:
+                        inner += coef * pa * pb
+            total -= (two_l - w) * inner
+    if half:
+        total = (total + 1) // 2
+    lg = _FLOOR_LOG2[c] if c < len(_FLOOR_LOG2) else int(math.floor(math.log2(c)))
+    if total.bit_length() > (m - c) * lg:  # else total < 2^((m-c)lg) <= c^(m-c) <= S(m, c)
+        total = min(total, stirling2(m, c))
+    return total
 
 
 def _leaf_sequences(Ms: int, C: int) -> list:

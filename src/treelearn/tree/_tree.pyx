@@ -51,18 +51,13 @@ def tree_eval(const int8_t[:, ::1] X, const int64_t[::1] left, const int64_t[::1
               const int64_t[::1] feature, const double[::1] threshold, const double[::1] leafval):
     """Value of the tree at each row of the ±1 matrix X (x_f >= threshold goes right)."""
     cdef Py_ssize_t m = X.shape[0], r
-    cdef int64_t node
     out = np.empty(m, dtype=np.float64)
     cdef double[::1] o = out
+    if m == 0:
+        return out
     with nogil:
         for r in range(m):
-            node = 0
-            while left[node] >= 0:
-                if X[r, feature[node]] >= threshold[node]:
-                    node = right[node]
-                else:
-                    node = left[node]
-            o[r] = leafval[node]
+            o[r] = leafval[_pm1_leaf(&X[r, 0], -1, &left[0], &right[0], &feature[0], &threshold[0])]
     return out
 
 
@@ -71,26 +66,33 @@ def tree_eval_flips(const int8_t[:, ::1] X, const int64_t[::1] cand, const int64
                     const double[::1] leafval):
     """out[r, c] = tree value at row r of X with coordinate cand[c] negated."""
     cdef Py_ssize_t m = X.shape[0], k = cand.shape[0], r, c
-    cdef int64_t node, j, f
-    cdef int8_t v
     out = np.empty((m, k), dtype=np.float64)
     cdef double[:, ::1] o = out
+    if m == 0 or k == 0:
+        return out
     with nogil:
         for r in range(m):
             for c in range(k):
-                j = cand[c]
-                node = 0
-                while left[node] >= 0:
-                    f = feature[node]
-                    v = X[r, f]
-                    if f == j:
-                        v = -v
-                    if v >= threshold[node]:
-                        node = right[node]
-                    else:
-                        node = left[node]
-                o[r, c] = leafval[node]
+                o[r, c] = leafval[_pm1_leaf(&X[r, 0], cand[c], &left[0], &right[0], &feature[0], &threshold[0])]
     return out
+
+
+cdef inline int64_t _pm1_leaf(const int8_t* x, int64_t flip, const int64_t* left, const int64_t* right,
+                              const int64_t* feature, const double* threshold) noexcept nogil:
+    """The leaf a ±1 point x reaches, with coordinate ``flip`` negated (-1: none): the one descent
+    of tree_eval and tree_eval_flips."""
+    cdef int64_t node = 0, f
+    cdef int8_t v
+    while left[node] >= 0:
+        f = feature[node]
+        v = x[f]
+        if f == flip:
+            v = -v
+        if v >= threshold[node]:
+            node = right[node]
+        else:
+            node = left[node]
+    return node
 
 
 def pm1_index(const int8_t[:, ::1] X):

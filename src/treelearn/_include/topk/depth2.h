@@ -220,23 +220,17 @@ class Depth2 {
 
     // v.keyed1 := (key, rep) of the K smallest reps by (key, first index)
     void select_reps(Lvl& v, const CT* A, const int32_t* R, const CT* T, double Wn, int m) {
-        const bool fast = rk.fast2(), fastc = rk.fastC();
-        const double scale = 1e9 / Wn;
-        const double pc = rk.cr.gr ? rk.parent_cost(T, Wn, m) : 0.0;
         Keyed& sel = v.keyed1;
         sel.clear();
         const int KK = sw.all_k ? (int)v.reps.size() : K;
-        for (int j : v.reps) {
-            int n1 = R[j];
-            if (n1 == 0 || n1 == m) continue;
-            int64_t key = rk.key(A, j, n1, T, Wn, m, pc, fast, fastc, scale);
+        rk.keys(A, R, T, Wn, m, v.reps.data(), (int)v.reps.size(), [&](int64_t key, int j) {
             if ((int)sel.size() == KK) {
-                if (key >= sel.back().first) continue;
+                if (key >= sel.back().first) return;
                 sel.pop_back();
             }
             auto it = std::upper_bound(sel.begin(), sel.end(), std::make_pair(key, j));
             sel.insert(it, std::make_pair(key, j));
-        }
+        });
     }
 
     // ------------------------------------------------------------------ pair matrices

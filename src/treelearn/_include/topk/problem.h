@@ -11,16 +11,16 @@
 #include <vector>
 
 #include "tl_count.h"
+#include "tl_criteria.h"
 
 namespace tltopk {
 
 using u64 = uint64_t;
 
-// crit = USER: cost(ctx, counts, rows, C, out) sets out[r] = (weight of row r) * impurity of the
-// class counts counts[r * C .. r * C + C - 1] for a batch of rows; nonzero = failure
-using CostFn = int (*)(void*, const double*, int, int, double*);
-
-enum CriterionCode : int { ENTROPY = 0, GINI = 1, KEARNS_MANSOUR = 2, USER = 3 };
+// criterion -1 (a user G): cost(ctx, counts, rows, C, out) sets out[r] = (weight of row r) *
+// impurity of the class counts counts[r * C .. r * C + C - 1] for a batch of rows; nonzero =
+// failure (tlcrit::batch_fn, the greedy learner's callback too)
+using CostFn = tlcrit::batch_fn;
 
 struct Problem {
     int n = 0, d = 0, C = 2, nw = 0;
@@ -32,9 +32,9 @@ struct Problem {
 struct Options {
     int k = 1;                     // candidates per node (>= d: all -> optimal)
     int max_depth = 3;
-    int criterion = ENTROPY;       // CriterionCode: the ranking of a node's candidates
+    int criterion = 0;             // tlcrit's code (0 entropy, 1 Gini, 2 Kearns-Mansour, -1 user G)
     bool gain_ratio = false;       // rank by gain / split information
-    CostFn cost = nullptr;         // criterion USER
+    CostFn cost = nullptr;         // criterion -1
     void* cost_ctx = nullptr;
     double time_limit = 0.0;       // seconds, <= 0: none
     double memory_limit_bytes = 1e9;  // cache cap (shared by the threads)

@@ -32,7 +32,7 @@ struct Run {
     double thread_cap;
 
     Run(const Problem& p, const Options& o)
-        : P(p), O(o), D(p), crit(o, p.n), t0(tllimits::steady::now()), thread_cap(o.memory_limit_bytes / std::max(1, o.n_jobs)) {}
+        : P(p), O(o), D(p), crit(o, p), t0(tllimits::steady::now()), thread_cap(o.memory_limit_bytes / std::max(1, o.n_jobs)) {}
 
     std::unique_ptr<S> searcher() { return std::unique_ptr<S>(new S(D, crit, O, thread_cap, t0, &stop)); }
 
@@ -161,7 +161,7 @@ struct Run {
         if (stop.load()) root_err = tree_error(out);
         out.root_lb = stop.load() ? 0.0 : root_err;
         out.error = root_err;
-        out.cost_failed = crit.cost_failed.load();
+        out.cost_failed = crit.failed();
         out.interrupted = stop.load() && tllimits::interrupted();
         out.timed_out = stop.load() && !out.cost_failed && !out.interrupted;
     }

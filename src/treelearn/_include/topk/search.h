@@ -85,7 +85,7 @@ class Searcher {
         Switches s;
         s.all_k = opt.k >= d;
         s.c1cache = opt.cache_depth1;
-        s.use_reps = opt.feature_classes && opt.criterion != USER;
+        s.use_reps = opt.feature_classes && opt.criterion != tlcrit::Callback::code;
         return s;
     }
 
