@@ -30,7 +30,7 @@ import numpy as np
 from treelearn._validation import TreeLearnValueError
 from treelearn.tree.tree import Tree
 
-__all__ = ["expand_columns", "continuous_fit"]
+__all__ = ["expand_columns", "count_binary_features", "continuous_fit"]
 
 
 def expand_columns(Xe, schema):
@@ -64,6 +64,22 @@ def expand_columns(Xe, schema):
     return X_fm, np.asarray(raw, np.int64), np.asarray(kind, np.int8), np.asarray(code, np.int64)
 
 
+def count_binary_features(Xe, schema) -> int:
+    """How many binary features every threshold gives (a numeric column with u distinct values:
+    u - 1; a categorical column: its one-hot columns, as :func:`expand_columns`). Top-k with k at
+    least this is the optimal search, so it may use the continuous solver."""
+    n, d = Xe.shape
+    total = 0
+    for j in range(d):
+        present = np.unique(Xe[:, j])
+        if schema is not None and schema.is_categorical(j):
+            present = present[present >= 0]
+            total += 0 if present.size <= 1 else (1 if present.size == 2 else int(present.size))
+        else:
+            total += max(0, int(present.size) - 1)
+    return total
+
+
 def _node_values(Xe, y, w, n_classes, feature, threshold, kind, left, right):
     """Per node of a preorder tree over raw columns: weighted class counts and row counts."""
     nn = feature.shape[0]
@@ -89,10 +105,11 @@ def _tree_error(tree: Tree) -> float:
 
 
 def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
-                   memory_limit_mb=1024, incumbent=True, **switches):
+                   memory_limit_mb=1024, incumbent=True, n_jobs=1, **switches):
     """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
     ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
-    "greedy") and the search statistics. ``switches`` (ablation, same result): ``use_cache``,
+    "greedy") and the search statistics. ``n_jobs``: threads over the root's features (same
+    optimal error). ``switches`` (ablation, same result): ``use_cache``,
     ``use_intervals``, ``use_skip``, ``use_d2``, ``start_best``."""
     from treelearn.learn import _continuous
     from treelearn.learn.greedy import grow_greedy
@@ -114,7 +131,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     res = _continuous.continuous_search(
         X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub),
         float(time_limit) if time_limit is not None else 0.0, float(memory_limit_mb) * 1024.0 * 1024.0,
-        **switches)
+        n_threads=int(n_jobs or 1), **switches)
     if res["memory_error"]:
         raise TreeLearnValueError(
             f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "

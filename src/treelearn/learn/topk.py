@@ -125,7 +125,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
     ----------
     k : int or "all", default=2
         Candidate features per node; ``"all"`` (or any k >= number of binary features) gives the
-        optimal tree.
+        optimal tree. With every threshold asked for (``max_binary_features=None`` and
+        ``max_thresholds=None``) on data that is not all 0/1, such a k runs the continuous
+        solver of :class:`OptimalTreeClassifier` (same optimal training error, faster;
+        ``solver_`` says which search ran).
     max_depth : int, default=3
     criterion : {"entropy", "gini", "kearns_mansour"} or callable G, default="entropy"
         Impurity function of the score H (the purity gain, 003 Definition 2). A callable G on
@@ -203,10 +206,53 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return int(self.n_jobs)
 
     # ------------------------------------------------------------------ fit
+    def _wants_continuous(self, sample) -> bool:
+        """The continuous solver when it gives the same optimum: k covers every binary feature of
+        every threshold (categorical one-hot), and X is not all 0/1 (one threshold per column:
+        the binary search is the natural one)."""
+        if self.max_binary_features is not None or self.max_thresholds is not None:
+            return False
+        raw = sample.raw
+        if sample.schema.all_numeric and raw.dtype.kind in "biuf" and bool(((raw == 0) | (raw == 1)).all()):
+            return False
+        k = self._k_value()
+        if isinstance(k, str):
+            return True
+        from treelearn.learn.continuous import count_binary_features
+
+        return int(k) >= count_binary_features(sample.encoded, sample.schema)
+
     def _fit(self, sample, params) -> Tree:
+        if self._wants_continuous(sample):
+            return self._fit_continuous(sample, params)
+        self.solver_ = "binary"
         t0 = time.perf_counter()
         binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
         return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, params["criterion"])
+
+    def _fit_continuous(self, sample, params) -> Tree:
+        from treelearn.learn.continuous import continuous_fit
+
+        t0 = time.perf_counter()
+        crit = params["criterion"]
+        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
+                                    memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads())
+        tree.impurity = crit.impurity(tree.value)
+        self.solver_ = "continuous"
+        self.binarizer_ = None
+        self.timed_out_ = bool(info["timed_out"])
+        self.training_error_ = float(info["error"])
+        self.is_optimal_ = not self.timed_out_
+        self.lower_bound_ = float(info["lower_bound"])
+        self.incumbent_source_ = info["source"]
+        self.n_nodes_searched_ = int(info["nodes"])
+        self.cache_hits_ = int(info["cache_hits"])
+        self.cache_evictions_ = 0
+        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
+        self.n_binary_features_ = int(info["n_search_features"])
+        self.fit_time_ = time.perf_counter() - t0
+        return tree
 
     def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit) -> Tree:
         self.binarizer_ = binz
@@ -265,7 +311,8 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       one-hot. The greedy tree of the same depth and criterion is its first incumbent, so a
       timed-out fit is never less accurate on the training data than
       ``GreedyTreeClassifier(max_depth=max_depth)``. ``max_binary_features`` and
-      ``max_thresholds`` are ignored; ``n_jobs`` is accepted but the search uses one thread.
+      ``max_thresholds`` are ignored; ``n_jobs`` threads share the root's features (same
+      optimal training error as one thread).
       Attributes as for the binary search (``binarizer_`` is None, ``n_binary_features_`` the
       number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search", or
       "greedy" when the time limit struck before a tree at least as good was found).
@@ -297,39 +344,6 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         return "all"
 
     def _wants_continuous(self, sample) -> bool:
-        if self.solver == "continuous":
-            return True
-        if self.solver != "auto" or self.max_binary_features is not None or self.max_thresholds is not None:
-            return False
-        # a 0/1 matrix stays with the binary search (its one threshold per column is every threshold)
-        raw = sample.raw
-        if sample.schema.all_numeric and raw.dtype.kind in "biuf" and bool(((raw == 0) | (raw == 1)).all()):
-            return False
-        return True
-
-    def _fit(self, sample, params) -> Tree:
-        if not self._wants_continuous(sample):
-            self.solver_ = "binary"
-            return super()._fit(sample, params)
-        from treelearn.learn.continuous import continuous_fit
-
-        t0 = time.perf_counter()
-        crit = params["criterion"]
-        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
-                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
-                                    memory_limit_mb=self.memory_limit_mb)
-        tree.impurity = crit.impurity(tree.value)
-        self.solver_ = "continuous"
-        self.binarizer_ = None
-        self.timed_out_ = bool(info["timed_out"])
-        self.training_error_ = float(info["error"])
-        self.is_optimal_ = not self.timed_out_
-        self.lower_bound_ = float(info["lower_bound"])
-        self.incumbent_source_ = info["source"]
-        self.n_nodes_searched_ = int(info["nodes"])
-        self.cache_hits_ = int(info["cache_hits"])
-        self.cache_evictions_ = 0
-        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
-        self.n_binary_features_ = int(info["n_search_features"])
-        self.fit_time_ = time.perf_counter() - t0
-        return tree
+        if self.solver != "auto":
+            return self.solver == "continuous"
+        return super()._wants_continuous(sample)
