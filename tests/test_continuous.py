@@ -319,3 +319,22 @@ def test_ctrl_c_stops_a_threaded_search():
     finally:
         timer.cancel()
     assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_small_data_time_out_falls_back_to_greedy(n_jobs):
+    # fewer cells than GREEDY_FIRST_CELLS: the greedy tree is grown after the time-out
+    from treelearn.learn.continuous import GREEDY_FIRST_CELLS
+
+    rng = np.random.default_rng(11)
+    n, d = 1500, 8
+    assert n * d < GREEDY_FIRST_CELLS
+    X = rng.normal(size=(n, d))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.2] ^= 1
+    m = OptimalTreeClassifier(max_depth=4, solver="continuous", time_limit=0.05, n_jobs=n_jobs).fit(X, y)
+    g = GreedyTreeClassifier(max_depth=4).fit(X, y)
+    assert m.timed_out_ and not m.is_optimal_
+    assert m.training_error_ <= g.tree_.training_misclassifications() + 1e-9
+    assert _true_error(m, X, y, np.ones(n)) == pytest.approx(m.training_error_)
+    assert 0 <= m.lower_bound_ <= m.training_error_

@@ -94,10 +94,11 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     P.n_threads = max(1, n_threads)
     P.interrupt_cb = _check_interrupt
     P.interrupt_ctx = NULL
-    # Ctrl-C: with one thread the search polls Python's signal handlers (the callback above);
-    # with more, a C-level SIGINT handler (main thread only) sets a flag every worker polls
+    # Ctrl-C: a C-level SIGINT handler (main thread only) sets a flag every worker polls; with one
+    # thread the search also polls Python's signal handlers (the callback above: other signals
+    # whose Python handler raises)
     cdef SigintScope* scope = NULL
-    if n_threads > 1 and threading.current_thread() is threading.main_thread():
+    if threading.current_thread() is threading.main_thread():
         scope = open_sigint_scope()
     try:
         with nogil:

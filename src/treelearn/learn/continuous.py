@@ -18,8 +18,10 @@ continuous feature data by dynamic programming with branch and bound):
 * a (rows, depth) cache with lower bounds, branch and bound with the remaining budget.
 
 Anytime: the greedy tree of the same depth and criterion
-(:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent, so a fit stopped by
-``time_limit`` returns a tree at least as accurate on the training data, with ``lower_bound_``.
+(:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
+``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
+the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
+the training data, with ``lower_bound_``.
 """
 from __future__ import annotations
 
@@ -98,40 +100,64 @@ def _node_values(Xe, y, w, n_classes, feature, threshold, kind, left, right):
     return value, nsamp
 
 
+class _GreedyIncumbent:
+    """The greedy tree of the same depth and criterion, grown on first use."""
+
+    def __init__(self, Xe, y, n_classes, w, schema, criterion, max_depth):
+        self.args = (Xe, y, n_classes, w, schema)
+        self.criterion, self.max_depth = criterion, max_depth
+        self.tree, self.err = None, None
+
+    def error(self) -> float:
+        if self.tree is None:
+            from treelearn.learn.greedy import grow_greedy
+
+            self.tree = grow_greedy(*self.args, criterion=self.criterion, max_depth=self.max_depth)
+            self.err = _tree_error(self.tree)
+        return self.err
+
+
 def _tree_error(tree: Tree) -> float:
     leaves = tree.children_left < 0
     v = tree.value[leaves]
     return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
 
 
+# below this many (rows x searched columns) the greedy tree is grown only if the search times out:
+# a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time
+GREEDY_FIRST_CELLS = 20_000
+
+
 def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
-                   memory_limit_mb=1024, incumbent=True, n_jobs=1, **switches):
+                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, **switches):
     """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
     ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
     "greedy") and the search statistics. ``n_jobs``: threads over the root's features (same
-    optimal error). ``switches`` (ablation, same result): ``use_cache``,
+    optimal error). ``incumbent``: True grows the greedy tree first and searches only for trees at
+    least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
+    grows it only when the search times out (either way a timed-out fit is never worse than the
+    greedy tree); False never. ``switches`` (ablation, same result): ``use_cache``,
     ``use_intervals``, ``use_skip``, ``use_d2``, ``start_best``."""
     from treelearn.learn import _continuous
-    from treelearn.learn.greedy import grow_greedy
 
     t0 = time.perf_counter()
     y = np.ascontiguousarray(y, dtype=np.int64)
-    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    weighted = not np.all(w == 1.0)
+    weighted = sample_weight is not None and not np.all(np.asarray(sample_weight) == 1.0)
+    w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
     X_fm, raw, kind, code = expand_columns(Xe, schema)
     W = float(w.sum())
-    greedy_tree, g_err, ub = None, None, 0.0
-    if incumbent:
-        greedy_tree = grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion=criterion,
-                                  max_depth=int(max_depth))
-        g_err = _tree_error(greedy_tree)
+    greedy = _GreedyIncumbent(Xe, y, n_classes, w if weighted else None, schema, criterion, int(max_depth))
+    ub = 0.0
+    if incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS):
         # the search looks for trees no worse than the greedy one (ties included: the search's tree
         # has node-local midpoint thresholds)
-        ub = g_err + 1e-8 * max(1.0, W)
+        ub = greedy.error() + 1e-8 * max(1.0, W)
+    limit = 0.0
+    if time_limit is not None:  # the greedy tree's time counts
+        limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
     res = _continuous.continuous_search(
-        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub),
-        float(time_limit) if time_limit is not None else 0.0, float(memory_limit_mb) * 1024.0 * 1024.0,
-        n_threads=int(n_jobs or 1), **switches)
+        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit,
+        float(memory_limit_mb) * 1024.0 * 1024.0, n_threads=int(n_jobs or 1), **switches)
     if res["memory_error"]:
         raise TreeLearnValueError(
             f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
@@ -147,9 +173,10 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
                 kind=tkind, value=value, n_node_samples=nsamp, classes=np.arange(n_classes), schema=schema)
     err = _tree_error(tree)
     source = "search"
-    if greedy_tree is not None and err > g_err + 1e-9 * max(1.0, W):
-        tree, err, source = greedy_tree, g_err, "greedy"  # nothing at least as good found (time limit)
+    if (res["timed_out"] and incumbent is not False) or greedy.tree is not None:
+        if err > greedy.error() + 1e-9 * max(1.0, W):
+            tree, err, source = greedy.tree, greedy.error(), "greedy"  # nothing as good found (time limit)
     info = dict(res)
-    info.update(error=err, greedy_error=g_err, source=source, lower_bound=min(float(res["lower_bound"]), err),
+    info.update(error=err, greedy_error=greedy.err, source=source, lower_bound=min(float(res["lower_bound"]), err),
                 n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0)
     return tree, info

@@ -308,7 +308,8 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       ``max_thresholds``);
     * ``"continuous"``: every node-local midpoint threshold of every numeric column, searched in
       sorted order (:mod:`treelearn.learn.continuous`, after ConTree); categorical columns
-      one-hot. The greedy tree of the same depth and criterion is its first incumbent, so a
+      one-hot. The greedy tree of the same depth and criterion is its first incumbent (on tiny
+      data: its fallback after a time-out), so a
       timed-out fit is never less accurate on the training data than
       ``GreedyTreeClassifier(max_depth=max_depth)``. ``max_binary_features`` and
       ``max_thresholds`` are ignored; ``n_jobs`` threads share the root's features (same
