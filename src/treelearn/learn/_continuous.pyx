@@ -2,7 +2,7 @@
 import numpy as np
 cimport numpy as cnp
 import threading
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, int8_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
@@ -21,6 +21,7 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
         const double* X
         const int64_t* y
         const double* w
+        const int8_t* nan_mode
         int max_depth
         double upper_bound, time_limit, mem_limit_bytes
         int n_threads
@@ -58,16 +59,18 @@ cdef int _check_interrupt(void* ctx) noexcept with gil:
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
                       bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
-                      bint start_best=False, int n_threads=1):
+                      bint start_best=False, int n_threads=1, nan_mode=None):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
     ``cost``, ``lower_bound``, ``timed_out`` and search statistics. Only trees of error below
     ``upper_bound`` (when > 0) are searched: if none exists, the returned tree may be a worse one.
-    ``n_threads`` > 1 farms the root's features to threads (same optimal error)."""
+    ``n_threads`` > 1 farms the root's features to threads (same optimal error). ``nan_mode``
+    (int8 per column, or None): where the column's missing values (NaN) go, 1 left, 2 right."""
     cdef Params P
     cdef Output out
     cdef const double[::1] wv
+    cdef const int8_t[::1] nm
     cdef double dummy = 0.0
     cdef Py_ssize_t n = y.shape[0]
     if X_fm.shape[1] != n and X_fm.shape[0] > 0:
@@ -82,6 +85,13 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     else:
         wv = np.ascontiguousarray(weights, dtype=np.float64)
         P.w = &wv[0]
+    P.nan_mode = NULL
+    if nan_mode is not None:
+        nm = np.ascontiguousarray(nan_mode, dtype=np.int8)
+        if nm.shape[0] != X_fm.shape[0]:
+            raise ValueError("nan_mode needs one entry per column")
+        if nm.shape[0] > 0:
+            P.nan_mode = &nm[0]
     P.max_depth = max_depth
     P.upper_bound = upper_bound
     P.time_limit = time_limit

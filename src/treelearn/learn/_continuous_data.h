@@ -33,6 +33,11 @@ struct Params {
     const double* X = nullptr;   // feature-major: X[f * n + i]
     const int64_t* y = nullptr;  // class codes 0..C-1
     const double* w = nullptr;   // weights, nullptr = all ones
+    // per column, where its missing values (NaN) sort: 1 before every value (they go left at
+    // every split), 2 after every value (they go right); 0 or nullptr: the column has none. A
+    // column with missing values is searched twice, once each way: every threshold of either
+    // column is a split "x >= t" with one missing direction, so the search is exact over both.
+    const int8_t* nan_mode = nullptr;
     int max_depth = 2;
     double upper_bound = 0.0;    // only trees of error < upper_bound are searched; <= 0: none given
     double time_limit = 0.0;     // seconds, <= 0: none
@@ -130,29 +135,48 @@ struct Columns {
         vals.assign(F, std::vector<double>());
         root_view.resize((size_t)F * n);
         std::vector<int32_t> idx(n);
-        for (int f = 0; f < F; ++f) rank_column(f, P.X + (size_t)f * n, idx);
+        for (int f = 0; f < F; ++f) rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
     }
 
-    void rank_column(int f, const double* x, std::vector<int32_t>& idx) {
-        for (int i = 0; i < n; ++i) idx[i] = i;
-        std::stable_sort(idx.begin(), idx.end(), [x](int32_t a, int32_t b) { return x[a] < x[b]; });
+    // rows in ascending order of x; missing values (NaN, one rank of their own, value NaN in
+    // vals) first for nan_mode 1, last otherwise
+    void rank_column(int f, const double* x, int nan_mode, std::vector<int32_t>& idx) {
+        int nm = 0;
+        for (int i = 0; i < n; ++i) nm += std::isnan(x[i]) ? 1 : 0;
+        const int start = nan_mode == 1 ? nm : 0;  // where the present values go in idx
+        int a = 0, b = 0;
+        for (int i = 0; i < n; ++i) {
+            if (std::isnan(x[i]))
+                idx[(nan_mode == 1 ? 0 : n - nm) + b++] = i;
+            else
+                idx[start + a++] = i;
+        }
+        std::stable_sort(idx.begin() + start, idx.begin() + start + (n - nm),
+                         [x](int32_t p, int32_t q) { return x[p] < x[q]; });
         int r = -1;
         double prevv = 0.0;
+        bool prev_nan = false;
         Entry* v = root_view.data() + (size_t)f * n;
         for (int i = 0; i < n; ++i) {
             double xv = x[idx[i]];
-            if (r < 0 || xv != prevv) {
+            bool is_nan = std::isnan(xv);
+            if (r < 0 || is_nan != prev_nan || (!is_nan && xv != prevv)) {
                 ++r;
                 vals[f].push_back(xv);
                 prevv = xv;
+                prev_nan = is_nan;
             }
             v[i] = Entry{idx[i], r};
         }
     }
 
-    // the node-local midpoint between the distinct values of ranks rl < rr
+    // the node-local midpoint between the distinct values of ranks rl < rr; next to the missing
+    // values' rank: +inf when they are above (every value goes left, the missing ones right),
+    // the lowest value when they are below (every value goes right, the missing ones left)
     double thr_of(int f, int rl, int rr) const {
         double a = vals[f][rl], b = vals[f][rr];
+        if (std::isnan(b)) return std::numeric_limits<double>::infinity();
+        if (std::isnan(a)) return b;
         double t = a + (b - a) * 0.5;
         if (!(t > a) || t > b) t = b;  // a and b adjacent doubles: b itself still separates them
         return t;
