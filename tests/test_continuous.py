@@ -338,3 +338,73 @@ def test_small_data_time_out_falls_back_to_greedy(n_jobs):
     assert m.training_error_ <= g.tree_.training_misclassifications() + 1e-9
     assert _true_error(m, X, y, np.ones(n)) == pytest.approx(m.training_error_)
     assert 0 <= m.lower_bound_ <= m.training_error_
+
+
+def brute_force_missing(X, y, w, n_classes, depth):
+    """brute_force with missing values: every split x_f >= t (t between adjacent distinct present
+    values at the node) with its missing rows sent left or right, and the split "missing or not"."""
+    n, d = X.shape
+
+    @lru_cache(maxsize=None)
+    def opt(rows, h):
+        r = np.asarray(rows, dtype=np.int64)
+        cnt = np.bincount(y[r], weights=w[r], minlength=n_classes)
+        best = cnt.sum() - cnt.max()
+        if h == 0 or best == 0:
+            return best
+        for f in range(d):
+            x = X[r, f]
+            nan = np.isnan(x)
+            vals = np.unique(x[~nan])
+            splits = [((~nan) & (x >= (a + b) / 2)) | (nan & right) for a, b in zip(vals[:-1], vals[1:])
+                      for right in (False, True)]
+            if nan.any() and (~nan).any():
+                splits.append(nan)
+            for go in splits:
+                left, right = tuple(r[~go]), tuple(r[go])
+                lo = opt(left, h - 1)
+                if lo >= best:
+                    continue
+                best = min(best, lo + opt(right, h - 1))
+        return best
+
+    return opt(tuple(range(n)), depth)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_missing_values_equal_brute_force(seed):
+    rng = np.random.default_rng(300 + seed)
+    X, y, w, C = _random_case(rng)
+    X[rng.random(X.shape) < rng.choice([0.1, 0.3])] = np.nan
+    if seed % 4 == 0:
+        X[:, 0] = np.where(rng.random(X.shape[0]) < 0.5, np.nan, 2.0)  # values constant: only "missing or not"
+    h = 1 + seed % 3
+    m = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(X, y, sample_weight=w)
+    assert m.is_optimal_
+    assert m.training_error_ == pytest.approx(brute_force_missing(X, y, w, C, h))
+    # the Tree routes the missing values as the search did
+    assert _true_error(m, X, y, w) == pytest.approx(m.training_error_)
+    t = m.tree_
+    split_cols = t.feature[t.children_left >= 0]
+    assert t.missing_recorded == bool(np.isnan(X[:, split_cols]).any())
+    two = OptimalTreeClassifier(max_depth=h, solver="continuous", n_jobs=2).fit(X, y, sample_weight=w)
+    assert two.training_error_ == pytest.approx(m.training_error_)
+
+
+def test_missing_values_categorical_and_predict():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(9)
+    n = 60
+    color = rng.choice(["red", "green", "blue", None], size=n)
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.2] = np.nan
+    y = ((color == "red") | pd.isna(color) & (np.nan_to_num(x) > 0)).astype(int)
+    df = pd.DataFrame({"color": color, "x": x})
+    m = OptimalTreeClassifier(max_depth=2, solver="continuous").fit(df, y)
+    assert m.is_optimal_
+    assert float(np.sum(m.predict(df) != y)) == pytest.approx(m.training_error_)
+    # a missing value in a column that had none in training goes somewhere (the heavier child)
+    Xn = np.column_stack([rng.normal(size=40), rng.normal(size=40)])
+    yn = (Xn[:, 0] > 0).astype(int)
+    mn = OptimalTreeClassifier(max_depth=1, solver="continuous").fit(Xn, yn)
+    assert mn.predict(np.array([[np.nan, 0.0]])).shape == (1,)
