@@ -88,6 +88,8 @@ struct Depth2 {
                 eval_u<3>(view, m, f, p, sd, order, lbs);
             else if (C == 4)
                 eval_u<4>(view, m, f, p, sd, order, lbs);
+            else if (C >= 5 && C <= 8)
+                eval_u_upto8(C, view, m, f, p, sd, order, lbs);
             else
                 eval_u<0>(view, m, f, p, sd, order, lbs);
         } else if (C == 2) {
@@ -140,6 +142,15 @@ struct Depth2 {
         store_sides(st, sd);
     }
 
+    void eval_u_upto8(int C, const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
+        switch (C) {
+            case 5: eval_u<5>(view, m, f, p, sd, order, lbs); break;
+            case 6: eval_u<6>(view, m, f, p, sd, order, lbs); break;
+            case 7: eval_u<7>(view, m, f, p, sd, order, lbs); break;
+            default: eval_u<8>(view, m, f, p, sd, order, lbs); break;
+        }
+    }
+
     // unit weights, any number of classes: integer counts; a side's error is computed at its
     // boundaries only (O(classes)), with the same "gap larger than the rows left" stop
     template <int CC>
@@ -147,9 +158,11 @@ struct Depth2 {
         const int NC = CC > 0 ? CC : D.C;
         const Entry* vf = view + (size_t)f * m;
         int32_t* code = this->code.data();
-        std::vector<int>& Tc = ti;   // 2 * NC
-        std::vector<int>& cc = ci;   // 2 * NC
-        std::fill(Tc.begin(), Tc.end(), 0);
+        // 2 * NC class totals and running counts: on the stack when the classes are known
+        int t_loc[CC > 0 ? 2 * CC : 1], c_loc[CC > 0 ? 2 * CC : 1];
+        int* Tc = CC > 0 ? t_loc : ti.data();
+        int* cc = CC > 0 ? c_loc : ci.data();
+        std::fill(Tc, Tc + 2 * NC, 0);
         for (int i = 0; i < m; ++i) {
             int r = vf[i].row;
             int k = (i < p ? 0 : NC) + D.lab[r];
@@ -169,7 +182,7 @@ struct Depth2 {
             if (st[0].done && st[1].done) break;
             const int g = order[gi];
             const Entry* v = view + (size_t)g * m;
-            std::fill(cc.begin(), cc.end(), 0);
+            std::fill(cc, cc + 2 * NC, 0);
             int tot[2] = {0, 0}, prev[2] = {-1, -1};
             bool fd[2] = {st[0].done, st[1].done};
             for (int i = 0; i < m; ++i) {

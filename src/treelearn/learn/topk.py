@@ -28,7 +28,8 @@ import time
 
 import numpy as np
 
-from treelearn._validation import CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
+from treelearn._validation import (CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options,
+                                  reject_missing)
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
@@ -161,9 +162,14 @@ class TopKTreeClassifier(BaseTreeClassifier):
     peak_memory_mb_, fit_time_.
     """
 
-    # missing values (NaN): the continuous solver searches both directions at every split; the
-    # binary search's Binarizer rejects them with a named error where it does not handle them
-    _supports_missing = True
+    @property
+    def _supports_missing(self) -> bool:
+        """Missing values (NaN) are searched by the continuous solver (both directions at every
+        split): accepted when it runs whatever the data, i.e. k = "all" with every threshold; the
+        binary search rejects them with the base class's named error (as does a fit whose k may be
+        smaller than the number of binary features)."""
+        return (self._k_value() == "all" and self.max_binary_features is None
+                and self.max_thresholds is None)
 
     _parameter_constraints = {
         "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
@@ -229,6 +235,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _fit(self, sample, params) -> Tree:
         if self._wants_continuous(sample):
             return self._fit_continuous(sample, params)
+        # the binary search does not take missing values (yet): the base class's named error
+        reject_missing(sample.raw if sample.raw.dtype.kind == "f" else sample.encoded, type(self).__name__)
         self.solver_ = "binary"
         t0 = time.perf_counter()
         binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
@@ -347,6 +355,12 @@ class OptimalTreeClassifier(TopKTreeClassifier):
 
     def _k_value(self):
         return "all"
+
+    @property
+    def _supports_missing(self) -> bool:
+        if self.solver != "auto":
+            return self.solver == "continuous"
+        return self.max_binary_features is None and self.max_thresholds is None
 
     def _wants_continuous(self, sample) -> bool:
         if self.solver != "auto":
