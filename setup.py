@@ -22,6 +22,19 @@ if platform.machine().lower() in ("x86_64", "amd64"):
 avx512_args = ["-march=x86-64-v4", "-mavx512vpopcntdq"]
 is_x86 = platform.machine().lower() in ("x86_64", "amd64")
 
+include_dir = os.path.join("src", "treelearn", "_include")
+shared_headers = sorted(glob.glob(os.path.join(include_dir, "**", "*.h"), recursive=True))
+
+
+def header_dependencies(pyx):
+    """Headers whose edit must rebuild the extension of ``pyx``: the shared ones under _include/
+    and those beside it named after it (``learn/_continuous.pyx`` -> ``learn/_continuous_*.h``).
+    setuptools compares their times with the built module's."""
+    stem = os.path.splitext(pyx)[0].replace("_avx512", "")
+    own = glob.glob(stem + "_*.h") + glob.glob(stem + ".h") + glob.glob(stem + "_*.pxi")
+    return shared_headers + sorted(own)
+
+
 extensions = []
 for path in sorted(glob.glob(os.path.join("src", "treelearn", "**", "*.pyx"), recursive=True)):
     module = os.path.splitext(os.path.relpath(path, "src"))[0].replace(os.sep, ".")
@@ -34,7 +47,8 @@ for path in sorted(glob.glob(os.path.join("src", "treelearn", "**", "*.pyx"), re
             module,
             [path],
             language="c++",
-            include_dirs=[np.get_include(), os.path.join("src", "treelearn", "_include")],
+            include_dirs=[np.get_include(), include_dir],
+            depends=header_dependencies(path),
             extra_compile_args=args,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             optional=simd,

@@ -7,7 +7,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from treelearn import OptimalTreeClassifier
+from treelearn import OptimalTreeClassifier, TopKTreeClassifier
 from treelearn._validation import TreeLearnValueError
 from treelearn.learn.continuous import continuous_fit
 from treelearn.learn.greedy import GreedyTreeClassifier
@@ -246,3 +246,165 @@ def test_ctrl_c_stops_the_search():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_threads_give_the_same_optimum(seed):
+    rng = np.random.default_rng(100 + seed)
+    X, y, w, C = _random_case(rng)
+    X = np.vstack([X] * 3) + rng.normal(scale=0.2, size=(3 * X.shape[0], X.shape[1]))
+    y = np.concatenate([y] * 3)
+    w = np.concatenate([w] * 3)
+    h = 2 + seed % 2
+    one = OptimalTreeClassifier(max_depth=h, solver="continuous", n_jobs=1).fit(X, y, sample_weight=w)
+    two = OptimalTreeClassifier(max_depth=h, solver="continuous", n_jobs=3).fit(X, y, sample_weight=w)
+    assert two.is_optimal_ and one.is_optimal_
+    assert two.training_error_ == pytest.approx(one.training_error_)
+    assert _true_error(two, X, y, w) == pytest.approx(two.training_error_)
+    if X.shape[0] <= 40 and h == 2:
+        assert two.training_error_ == pytest.approx(brute_force(X, y, w, C, h))
+
+
+def test_threads_time_limit_and_memory_cap():
+    rng = np.random.default_rng(7)
+    n = 3000
+    X = rng.normal(size=(n, 8))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.2] ^= 1
+    m = OptimalTreeClassifier(max_depth=4, solver="continuous", time_limit=0.5, n_jobs=4).fit(X, y)
+    g = GreedyTreeClassifier(max_depth=4).fit(X, y)
+    assert m.timed_out_ and not m.is_optimal_
+    assert m.training_error_ <= g.tree_.training_misclassifications() + 1e-9
+    assert 0 <= m.lower_bound_ <= m.training_error_
+    # a cap that holds the sorted columns once but not once per thread: fewer threads, same search
+    _, info = continuous_fit(X, y, 2, None, None, max_depth=4, time_limit=0.3, memory_limit_mb=1.0, n_jobs=8)
+    assert info["threads_used"] < 8
+
+
+def test_topk_all_thresholds_uses_the_continuous_solver():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    opt = OptimalTreeClassifier(max_depth=2, max_binary_features=None).fit(X, y)
+    for k in ("all", 10 ** 6):
+        t = TopKTreeClassifier(k=k, max_depth=2, max_binary_features=None).fit(X, y)
+        assert t.solver_ == "continuous" and t.is_optimal_
+        assert t.training_error_ == opt.training_error_
+    small_k = TopKTreeClassifier(k=3, max_depth=2, max_binary_features=None).fit(X, y)
+    assert small_k.solver_ == "binary"
+    quantiles = TopKTreeClassifier(k="all", max_depth=2).fit(X, y)
+    assert quantiles.solver_ == "binary"
+    # the binary search over every threshold reaches the same optimum
+    binary = OptimalTreeClassifier(max_depth=2, max_binary_features=None, solver="binary").fit(X, y)
+    assert binary.training_error_ == opt.training_error_
+
+
+def test_ctrl_c_stops_a_threaded_search():
+    import os
+    import signal
+    import threading
+    import time
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = rng.normal(size=(n, 10))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.25] ^= 1
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            OptimalTreeClassifier(max_depth=5, solver="continuous", n_jobs=2).fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_small_data_time_out_falls_back_to_greedy(n_jobs):
+    # fewer cells than GREEDY_FIRST_CELLS: the greedy tree is grown after the time-out
+    from treelearn.learn.continuous import GREEDY_FIRST_CELLS
+
+    rng = np.random.default_rng(11)
+    n, d = 1500, 8
+    assert n * d < GREEDY_FIRST_CELLS
+    X = rng.normal(size=(n, d))
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
+    y[rng.random(n) < 0.2] ^= 1
+    m = OptimalTreeClassifier(max_depth=4, solver="continuous", time_limit=0.05, n_jobs=n_jobs).fit(X, y)
+    g = GreedyTreeClassifier(max_depth=4).fit(X, y)
+    assert m.timed_out_ and not m.is_optimal_
+    assert m.training_error_ <= g.tree_.training_misclassifications() + 1e-9
+    assert _true_error(m, X, y, np.ones(n)) == pytest.approx(m.training_error_)
+    assert 0 <= m.lower_bound_ <= m.training_error_
+
+
+def brute_force_missing(X, y, w, n_classes, depth):
+    """brute_force with missing values: every split x_f >= t (t between adjacent distinct present
+    values at the node) with its missing rows sent left or right, and the split "missing or not"."""
+    n, d = X.shape
+
+    @lru_cache(maxsize=None)
+    def opt(rows, h):
+        r = np.asarray(rows, dtype=np.int64)
+        cnt = np.bincount(y[r], weights=w[r], minlength=n_classes)
+        best = cnt.sum() - cnt.max()
+        if h == 0 or best == 0:
+            return best
+        for f in range(d):
+            x = X[r, f]
+            nan = np.isnan(x)
+            vals = np.unique(x[~nan])
+            splits = [((~nan) & (x >= (a + b) / 2)) | (nan & right) for a, b in zip(vals[:-1], vals[1:])
+                      for right in (False, True)]
+            if nan.any() and (~nan).any():
+                splits.append(nan)
+            for go in splits:
+                left, right = tuple(r[~go]), tuple(r[go])
+                lo = opt(left, h - 1)
+                if lo >= best:
+                    continue
+                best = min(best, lo + opt(right, h - 1))
+        return best
+
+    return opt(tuple(range(n)), depth)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_missing_values_equal_brute_force(seed):
+    rng = np.random.default_rng(300 + seed)
+    X, y, w, C = _random_case(rng)
+    X[rng.random(X.shape) < rng.choice([0.1, 0.3])] = np.nan
+    if seed % 4 == 0:
+        X[:, 0] = np.where(rng.random(X.shape[0]) < 0.5, np.nan, 2.0)  # values constant: only "missing or not"
+    h = 1 + seed % 3
+    m = OptimalTreeClassifier(max_depth=h, solver="continuous").fit(X, y, sample_weight=w)
+    assert m.is_optimal_
+    assert m.training_error_ == pytest.approx(brute_force_missing(X, y, w, C, h))
+    # the Tree routes the missing values as the search did
+    assert _true_error(m, X, y, w) == pytest.approx(m.training_error_)
+    t = m.tree_
+    split_cols = t.feature[t.children_left >= 0]
+    assert t.missing_recorded == bool(np.isnan(X[:, split_cols]).any())
+    two = OptimalTreeClassifier(max_depth=h, solver="continuous", n_jobs=2).fit(X, y, sample_weight=w)
+    assert two.training_error_ == pytest.approx(m.training_error_)
+
+
+def test_missing_values_categorical_and_predict():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(9)
+    n = 60
+    color = rng.choice(["red", "green", "blue", None], size=n)
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.2] = np.nan
+    y = ((color == "red") | pd.isna(color) & (np.nan_to_num(x) > 0)).astype(int)
+    df = pd.DataFrame({"color": color, "x": x})
+    m = OptimalTreeClassifier(max_depth=2, solver="continuous").fit(df, y)
+    assert m.is_optimal_
+    assert float(np.sum(m.predict(df) != y)) == pytest.approx(m.training_error_)
+    # a missing value in a column that had none in training goes somewhere (the heavier child)
+    Xn = np.column_stack([rng.normal(size=40), rng.normal(size=40)])
+    yn = (Xn[:, 0] > 0).astype(int)
+    mn = OptimalTreeClassifier(max_depth=1, solver="continuous").fit(Xn, yn)
+    assert mn.predict(np.array([[np.nan, 0.0]])).shape == (1,)

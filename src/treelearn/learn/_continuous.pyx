@@ -1,10 +1,11 @@
 # Binding of the continuous-feature optimal search (_continuous_search.h, issue 13).
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int64_t
+import threading
+from libc.stdint cimport int64_t, int8_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
-from cpython.exc cimport PyErr_Clear
+from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
 
 cdef extern from "Python.h":
     # declared without Cython's error check: the callback below handles the -1 itself
@@ -20,8 +21,10 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
         const double* X
         const int64_t* y
         const double* w
+        const int8_t* nan_mode
         int max_depth
         double upper_bound, time_limit, mem_limit_bytes
+        int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best
         interrupt_fn_t interrupt_cb
         void* interrupt_ctx
@@ -33,8 +36,15 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
         cbool timed_out, interrupted, memory_error
         long long evaluations, d2_evaluations, nodes, cache_hits, cache_entries
         double peak_bytes, fixed_bytes
+        int threads_used
 
     void run_continuous(const Params& P, Output& out) except + nogil
+
+cdef extern from "tl_limits.h" namespace "tllimits":
+    cdef cppclass SigintScope:
+        pass
+    SigintScope* open_sigint_scope() except +
+    void close_sigint_scope(SigintScope* s)
 
 
 cdef int _check_interrupt(void* ctx) noexcept with gil:
@@ -49,15 +59,18 @@ cdef int _check_interrupt(void* ctx) noexcept with gil:
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
                       bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
-                      bint start_best=False):
+                      bint start_best=False, int n_threads=1, nan_mode=None):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
     ``cost``, ``lower_bound``, ``timed_out`` and search statistics. Only trees of error below
-    ``upper_bound`` (when > 0) are searched: if none exists, the returned tree may be a worse one."""
+    ``upper_bound`` (when > 0) are searched: if none exists, the returned tree may be a worse one.
+    ``n_threads`` > 1 farms the root's features to threads (same optimal error). ``nan_mode``
+    (int8 per column, or None): where the column's missing values (NaN) go, 1 left, 2 right."""
     cdef Params P
     cdef Output out
     cdef const double[::1] wv
+    cdef const int8_t[::1] nm
     cdef double dummy = 0.0
     cdef Py_ssize_t n = y.shape[0]
     if X_fm.shape[1] != n and X_fm.shape[0] > 0:
@@ -72,6 +85,13 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     else:
         wv = np.ascontiguousarray(weights, dtype=np.float64)
         P.w = &wv[0]
+    P.nan_mode = NULL
+    if nan_mode is not None:
+        nm = np.ascontiguousarray(nan_mode, dtype=np.int8)
+        if nm.shape[0] != X_fm.shape[0]:
+            raise ValueError("nan_mode needs one entry per column")
+        if nm.shape[0] > 0:
+            P.nan_mode = &nm[0]
     P.max_depth = max_depth
     P.upper_bound = upper_bound
     P.time_limit = time_limit
@@ -81,11 +101,23 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     P.use_skip = use_skip
     P.use_d2 = use_d2
     P.start_best = start_best
+    P.n_threads = max(1, n_threads)
     P.interrupt_cb = _check_interrupt
     P.interrupt_ctx = NULL
-    with nogil:
-        run_continuous(P, out)
+    # Ctrl-C: a C-level SIGINT handler (main thread only) sets a flag every worker polls; with one
+    # thread the search also polls Python's signal handlers (the callback above: other signals
+    # whose Python handler raises)
+    cdef SigintScope* scope = NULL
+    if threading.current_thread() is threading.main_thread():
+        scope = open_sigint_scope()
+    try:
+        with nogil:
+            run_continuous(P, out)
+    finally:
+        if scope != NULL:
+            close_sigint_scope(scope)
     if out.interrupted:
+        PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
         raise KeyboardInterrupt("the continuous optimal search was interrupted")
     nn = out.feature.size()
     if nn:
@@ -102,4 +134,5 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
         "memory_error": bool(out.memory_error), "fixed_bytes": out.fixed_bytes,
         "evaluations": out.evaluations, "d2_evaluations": out.d2_evaluations, "nodes": out.nodes,
         "cache_hits": out.cache_hits, "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
+        "threads_used": out.threads_used,
     }

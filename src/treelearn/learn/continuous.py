@@ -18,8 +18,10 @@ continuous feature data by dynamic programming with branch and bound):
 * a (rows, depth) cache with lower bounds, branch and bound with the remaining budget.
 
 Anytime: the greedy tree of the same depth and criterion
-(:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent, so a fit stopped by
-``time_limit`` returns a tree at least as accurate on the training data, with ``lower_bound_``.
+(:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
+``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
+the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
+the training data, with ``lower_bound_``.
 """
 from __future__ import annotations
 
@@ -30,41 +32,81 @@ import numpy as np
 from treelearn._validation import TreeLearnValueError
 from treelearn.tree.tree import Tree
 
-__all__ = ["expand_columns", "continuous_fit"]
+__all__ = ["expand_columns", "count_binary_features", "continuous_fit"]
 
 
 def expand_columns(Xe, schema):
     """Feature-major float64 matrix of the searched columns and their meaning: every non-constant
     numeric column as is; each categorical column one-hot (``x_j == v`` as a 0/1 column, a single
-    column for a two-category column, none for a constant one).
+    column for a two-category column, none for a constant one). A column with missing values
+    (NaN) is searched twice, its missing rows sorted before every value (``nan_mode`` 1: they go
+    left) and after (2: they go right); when its values are constant, only the second (the split
+    "missing or not").
 
-    Returns ``(X_fm, raw_feature, kind, code)`` (kind 0 numeric, 1 categorical with category code)."""
+    Returns ``(X_fm, raw_feature, kind, code, nan_mode)`` (kind 0 numeric, 1 categorical with
+    category code; nan_mode int8, 0 for a column without missing values)."""
     n, d = Xe.shape
-    cols, raw, kind, code = [], [], [], []
+    if (schema is None or not any(schema.is_categorical(j) for j in range(d))) and n and not np.isnan(Xe).any():
+        # all numeric, nothing missing: one vectorised pass (a per-column loop costs more than a
+        # small search)
+        keep = np.flatnonzero(Xe.min(axis=0) < Xe.max(axis=0))
+        k = keep.size
+        return (np.ascontiguousarray(Xe[:, keep].T, dtype=np.float64), keep.astype(np.int64), np.zeros(k, np.int8),
+                np.zeros(k, np.int64), np.zeros(k, np.int8))
+    cols, raw, kind, code, modes = [], [], [], [], []
+
+    def add(col, j, k, c):
+        nan = np.isnan(col)
+        present = col[~nan]
+        varies = present.size > 0 and present.min() < present.max()
+        if not nan.any():
+            if varies:
+                cols.append(col), raw.append(j), kind.append(k), code.append(c), modes.append(0)
+            return
+        if present.size == 0:
+            return
+        for mode in ((1, 2) if varies else (2,)):
+            cols.append(col), raw.append(j), kind.append(k), code.append(c), modes.append(mode)
+
     for j in range(d):
         x = Xe[:, j]
         if schema is None or not schema.is_categorical(j):
-            if n and x.min() < x.max():
-                cols.append(x)
-                raw.append(j)
-                kind.append(0)
-                code.append(0)
+            if n:
+                add(x, j, 0, 0)
             continue
-        present = np.unique(x)
+        nan = np.isnan(x)
+        present = np.unique(x[~nan])
         present = present[present >= 0]
-        if present.size <= 1:
+        if present.size == 0 or (present.size == 1 and not nan.any()):
             continue
         values = present[1:] if present.size == 2 else present
         for v in values:
-            cols.append((x == v).astype(np.float64))
-            raw.append(j)
-            kind.append(1)
-            code.append(int(v))
+            col = (x == v).astype(np.float64)
+            col[nan] = np.nan
+            add(col, j, 1, int(v))
     X_fm = np.ascontiguousarray(np.vstack(cols)) if cols else np.zeros((0, n))
-    return X_fm, np.asarray(raw, np.int64), np.asarray(kind, np.int8), np.asarray(code, np.int64)
+    return (X_fm, np.asarray(raw, np.int64), np.asarray(kind, np.int8), np.asarray(code, np.int64),
+            np.asarray(modes, np.int8))
 
 
-def _node_values(Xe, y, w, n_classes, feature, threshold, kind, left, right):
+def count_binary_features(Xe, schema) -> int:
+    """How many binary features every threshold gives (a numeric column with u distinct values:
+    u - 1; a categorical column: its one-hot columns, as :func:`expand_columns`). Top-k with k at
+    least this is the optimal search, so it may use the continuous solver."""
+    n, d = Xe.shape
+    total = 0
+    for j in range(d):
+        present = np.unique(Xe[:, j])
+        present = present[~np.isnan(present)]
+        if schema is not None and schema.is_categorical(j):
+            present = present[present >= 0]
+            total += 0 if present.size <= 1 else (1 if present.size == 2 else int(present.size))
+        else:
+            total += max(0, int(present.size) - 1)
+    return total
+
+
+def _node_values(Xe, y, w, n_classes, feature, threshold, kind, miss_left, left, right):
     """Per node of a preorder tree over raw columns: weighted class counts and row counts."""
     nn = feature.shape[0]
     value = np.zeros((nn, n_classes))
@@ -77,9 +119,57 @@ def _node_values(Xe, y, w, n_classes, feature, threshold, kind, left, right):
         if left[i] >= 0:
             x = Xe[r, feature[i]]
             go = (x == threshold[i]) if kind[i] == 1 else (x >= threshold[i])
+            if not miss_left[i]:
+                go |= np.isnan(x)
             rows[left[i]] = r[~go]
             rows[right[i]] = r[go]
     return value, nsamp
+
+
+def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tree:
+    """The search's preorder tree over searched columns as a Tree over the raw columns. A split of
+    a column with missing values records their direction (its nan_mode); on a one-hot column, the
+    split "missing or not" (a threshold next to the missing rank) becomes the numeric split
+    ``x >= inf`` (missing right) or ``x >= 0`` (every category code right, missing left)."""
+    f = res["feature"]
+    internal = f >= 0
+    fi = np.where(internal, f, 0)
+    feature = np.where(internal, raw[fi] if raw.size else 0, -2)
+    tkind = np.where(internal, kind[fi] if kind.size else 0, -1).astype(np.int8)
+    mode = np.where(internal, nan_mode[fi] if nan_mode.size else 0, 0)
+    thr = res["threshold"]
+    threshold = np.where(internal, np.where(tkind == 1, code[fi] if code.size else 0, thr), -2.0)
+    miss_only = internal & (tkind == 1) & (thr != 0.5)
+    tkind[miss_only] = 0
+    threshold[miss_only] = np.where(mode[miss_only] == 2, np.inf, 0.0)
+    miss_left = (mode == 1).astype(np.uint8)
+    value, nsamp = _node_values(Xe, y, w, n_classes, feature, threshold, tkind, miss_left, res["left"], res["right"])
+    fields = dict(children_left=res["left"], children_right=res["right"], feature=feature, threshold=threshold,
+                  kind=tkind, value=value, n_node_samples=nsamp, classes=np.arange(n_classes), schema=schema)
+    if not (mode > 0).any():
+        return Tree(**fields)  # no missing value in training: the Tree's default directions
+    tree = Tree(**fields)
+    # splits of columns without missing values in training keep the default (the heavier child)
+    miss_left = np.where(mode > 0, miss_left, tree.missing_go_to_left).astype(np.uint8)
+    miss_left[~internal] = 0
+    return Tree(**fields, missing_go_to_left=miss_left)
+
+
+class _GreedyIncumbent:
+    """The greedy tree of the same depth and criterion, grown on first use."""
+
+    def __init__(self, Xe, y, n_classes, w, schema, criterion, max_depth):
+        self.args = (Xe, y, n_classes, w, schema)
+        self.criterion, self.max_depth = criterion, max_depth
+        self.tree, self.err = None, None
+
+    def error(self) -> float:
+        if self.tree is None:
+            from treelearn.learn.greedy import grow_greedy
+
+            self.tree = grow_greedy(*self.args, criterion=self.criterion, max_depth=self.max_depth)
+            self.err = _tree_error(self.tree)
+        return self.err
 
 
 def _tree_error(tree: Tree) -> float:
@@ -88,51 +178,53 @@ def _tree_error(tree: Tree) -> float:
     return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
 
 
+# below this many (rows x searched columns) the greedy tree is grown only if the search times out:
+# a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time
+GREEDY_FIRST_CELLS = 20_000
+
+
 def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
-                   memory_limit_mb=1024, incumbent=True, **switches):
+                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, **switches):
     """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
     ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
-    "greedy") and the search statistics. ``switches`` (ablation, same result): ``use_cache``,
+    "greedy") and the search statistics. ``n_jobs``: threads over the root's features (same
+    optimal error). ``incumbent``: True grows the greedy tree first and searches only for trees at
+    least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
+    grows it only when the search times out (either way a timed-out fit is never worse than the
+    greedy tree); False never. ``switches`` (ablation, same result): ``use_cache``,
     ``use_intervals``, ``use_skip``, ``use_d2``, ``start_best``."""
     from treelearn.learn import _continuous
-    from treelearn.learn.greedy import grow_greedy
 
     t0 = time.perf_counter()
     y = np.ascontiguousarray(y, dtype=np.int64)
-    w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    weighted = not np.all(w == 1.0)
-    X_fm, raw, kind, code = expand_columns(Xe, schema)
+    weighted = sample_weight is not None and not np.all(np.asarray(sample_weight) == 1.0)
+    w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
+    X_fm, raw, kind, code, nan_mode = expand_columns(Xe, schema)
     W = float(w.sum())
-    greedy_tree, g_err, ub = None, None, 0.0
-    if incumbent:
-        greedy_tree = grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion=criterion,
-                                  max_depth=int(max_depth))
-        g_err = _tree_error(greedy_tree)
+    greedy = _GreedyIncumbent(Xe, y, n_classes, w if weighted else None, schema, criterion, int(max_depth))
+    ub = 0.0
+    if incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS):
         # the search looks for trees no worse than the greedy one (ties included: the search's tree
         # has node-local midpoint thresholds)
-        ub = g_err + 1e-8 * max(1.0, W)
+        ub = greedy.error() + 1e-8 * max(1.0, W)
+    limit = 0.0
+    if time_limit is not None:  # the greedy tree's time counts
+        limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
     res = _continuous.continuous_search(
-        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub),
-        float(time_limit) if time_limit is not None else 0.0, float(memory_limit_mb) * 1024.0 * 1024.0,
-        **switches)
+        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit,
+        float(memory_limit_mb) * 1024.0 * 1024.0, n_threads=int(n_jobs or 1),
+        nan_mode=nan_mode if nan_mode.any() else None, **switches)
     if res["memory_error"]:
         raise TreeLearnValueError(
             f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
             f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
-    f = res["feature"]
-    internal = f >= 0
-    fi = np.where(internal, f, 0)
-    feature = np.where(internal, raw[fi] if raw.size else 0, -2)
-    tkind = np.where(internal, kind[fi] if kind.size else 0, -1).astype(np.int8)
-    threshold = np.where(internal, np.where(tkind == 1, code[fi] if code.size else 0, res["threshold"]), -2.0)
-    value, nsamp = _node_values(Xe, y, w, n_classes, feature, threshold, tkind, res["left"], res["right"])
-    tree = Tree(children_left=res["left"], children_right=res["right"], feature=feature, threshold=threshold,
-                kind=tkind, value=value, n_node_samples=nsamp, classes=np.arange(n_classes), schema=schema)
+    tree = _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode)
     err = _tree_error(tree)
     source = "search"
-    if greedy_tree is not None and err > g_err + 1e-9 * max(1.0, W):
-        tree, err, source = greedy_tree, g_err, "greedy"  # nothing at least as good found (time limit)
+    if (res["timed_out"] and incumbent is not False) or greedy.tree is not None:
+        if err > greedy.error() + 1e-9 * max(1.0, W):
+            tree, err, source = greedy.tree, greedy.error(), "greedy"  # nothing as good found (time limit)
     info = dict(res)
-    info.update(error=err, greedy_error=g_err, source=source, lower_bound=min(float(res["lower_bound"]), err),
+    info.update(error=err, greedy_error=greedy.err, source=source, lower_bound=min(float(res["lower_bound"]), err),
                 n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0)
     return tree, info

@@ -28,7 +28,8 @@ import time
 
 import numpy as np
 
-from treelearn._validation import CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
+from treelearn._validation import (CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options,
+                                  reject_missing)
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
@@ -120,7 +121,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
     ----------
     k : int or "all", default=2
         Candidate features per node; ``"all"`` (or any k >= number of binary features) gives the
-        optimal tree.
+        optimal tree. With every threshold asked for (``max_binary_features=None`` and
+        ``max_thresholds=None``) on data that is not all 0/1, such a k runs the continuous
+        solver of :class:`OptimalTreeClassifier` (same optimal training error, faster;
+        ``solver_`` says which search ran).
     max_depth : int, default=3
     criterion : {"entropy", "gini", "kearns_mansour"} or callable G, default="entropy"
         Impurity function of the score H (the purity gain, 003 Definition 2). A callable G on
@@ -152,6 +156,15 @@ class TopKTreeClassifier(BaseTreeClassifier):
     misclassifications, for k = all), n_nodes_searched_, cache_hits_, cache_evictions_,
     peak_memory_mb_, fit_time_.
     """
+
+    @property
+    def _supports_missing(self) -> bool:
+        """Missing values (NaN) are searched by the continuous solver (both directions at every
+        split): accepted when it runs whatever the data, i.e. k = "all" with every threshold; the
+        binary search rejects them with the base class's named error (as does a fit whose k may be
+        smaller than the number of binary features)."""
+        return (self._k_value() == "all" and self.max_binary_features is None
+                and self.max_thresholds is None)
 
     _parameter_constraints = {
         "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
@@ -198,10 +211,55 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return int(self.n_jobs)
 
     # ------------------------------------------------------------------ fit
+    def _wants_continuous(self, sample) -> bool:
+        """The continuous solver when it gives the same optimum: k covers every binary feature of
+        every threshold (categorical one-hot), and X is not all 0/1 (one threshold per column:
+        the binary search is the natural one)."""
+        if self.max_binary_features is not None or self.max_thresholds is not None:
+            return False
+        raw = sample.raw
+        if sample.schema.all_numeric and raw.dtype.kind in "biuf" and bool(((raw == 0) | (raw == 1)).all()):
+            return False
+        k = self._k_value()
+        if isinstance(k, str):
+            return True
+        from treelearn.learn.continuous import count_binary_features
+
+        return int(k) >= count_binary_features(sample.encoded, sample.schema)
+
     def _fit(self, sample, params) -> Tree:
+        if self._wants_continuous(sample):
+            return self._fit_continuous(sample, params)
+        # the binary search does not take missing values (yet): the base class's named error
+        reject_missing(sample.raw if sample.raw.dtype.kind == "f" else sample.encoded, type(self).__name__)
+        self.solver_ = "binary"
         t0 = time.perf_counter()
         binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
         return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, params["criterion"])
+
+    def _fit_continuous(self, sample, params) -> Tree:
+        from treelearn.learn.continuous import continuous_fit
+
+        t0 = time.perf_counter()
+        crit = params["criterion"]
+        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
+                                    memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads())
+        tree.impurity = crit.impurity(tree.value)
+        self.solver_ = "continuous"
+        self.binarizer_ = None
+        self.timed_out_ = bool(info["timed_out"])
+        self.training_error_ = float(info["error"])
+        self.is_optimal_ = not self.timed_out_
+        self.lower_bound_ = float(info["lower_bound"])
+        self.incumbent_source_ = info["source"]
+        self.n_nodes_searched_ = int(info["nodes"])
+        self.cache_hits_ = int(info["cache_hits"])
+        self.cache_evictions_ = 0
+        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
+        self.n_binary_features_ = int(info["n_search_features"])
+        self.fit_time_ = time.perf_counter() - t0
+        return tree
 
     def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit) -> Tree:
         self.binarizer_ = binz
@@ -257,10 +315,12 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       ``max_thresholds``);
     * ``"continuous"``: every node-local midpoint threshold of every numeric column, searched in
       sorted order (:mod:`treelearn.learn.continuous`, after ConTree); categorical columns
-      one-hot. The greedy tree of the same depth and criterion is its first incumbent, so a
+      one-hot. The greedy tree of the same depth and criterion is its first incumbent (on tiny
+      data: its fallback after a time-out), so a
       timed-out fit is never less accurate on the training data than
       ``GreedyTreeClassifier(max_depth=max_depth)``. ``max_binary_features`` and
-      ``max_thresholds`` are ignored; ``n_jobs`` is accepted but the search uses one thread.
+      ``max_thresholds`` are ignored; ``n_jobs`` threads share the root's features (same
+      optimal training error as one thread).
       Attributes as for the binary search (``binarizer_`` is None, ``n_binary_features_`` the
       number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search", or
       "greedy" when the time limit struck before a tree at least as good was found).
@@ -291,40 +351,13 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     def _k_value(self):
         return "all"
 
+    @property
+    def _supports_missing(self) -> bool:
+        if self.solver != "auto":
+            return self.solver == "continuous"
+        return self.max_binary_features is None and self.max_thresholds is None
+
     def _wants_continuous(self, sample) -> bool:
-        if self.solver == "continuous":
-            return True
-        if self.solver != "auto" or self.max_binary_features is not None or self.max_thresholds is not None:
-            return False
-        # a 0/1 matrix stays with the binary search (its one threshold per column is every threshold)
-        raw = sample.raw
-        if sample.schema.all_numeric and raw.dtype.kind in "biuf" and bool(((raw == 0) | (raw == 1)).all()):
-            return False
-        return True
-
-    def _fit(self, sample, params) -> Tree:
-        if not self._wants_continuous(sample):
-            self.solver_ = "binary"
-            return super()._fit(sample, params)
-        from treelearn.learn.continuous import continuous_fit
-
-        t0 = time.perf_counter()
-        crit = params["criterion"]
-        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
-                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
-                                    memory_limit_mb=self.memory_limit_mb)
-        tree.impurity = crit.impurity(tree.value)
-        self.solver_ = "continuous"
-        self.binarizer_ = None
-        self.timed_out_ = bool(info["timed_out"])
-        self.training_error_ = float(info["error"])
-        self.is_optimal_ = not self.timed_out_
-        self.lower_bound_ = float(info["lower_bound"])
-        self.incumbent_source_ = info["source"]
-        self.n_nodes_searched_ = int(info["nodes"])
-        self.cache_hits_ = int(info["cache_hits"])
-        self.cache_evictions_ = 0
-        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
-        self.n_binary_features_ = int(info["n_search_features"])
-        self.fit_time_ = time.perf_counter() - t0
-        return tree
+        if self.solver != "auto":
+            return self.solver == "continuous"
+        return super()._wants_continuous(sample)
