@@ -98,11 +98,25 @@ class TrainingSample:
     def unit_weights(self) -> bool:
         return bool(np.all(self.weights == 1.0))
 
-    def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False) -> tuple[Binarizer, BinaryData]:
+    def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False,
+                 extra_thresholds=None) -> tuple[Binarizer, BinaryData]:
         """The fitted Binarizer and the packed BinaryData of this sample (see
-        :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too)."""
+        :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too;
+        ``extra_thresholds``: {column: thresholds} added to the numeric columns' own)."""
         return binarize_sample(self.raw, self.schema, self.y, self.n_classes, self.weights, Xe=self._encoded,
-                               max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed)
+                               max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed,
+                               extra_thresholds=extra_thresholds)
+
+    def is_binary(self) -> bool:
+        """Every column numeric with values in {0, 1}: the sample is its own binary features."""
+        raw = self.raw
+        if not (self.schema.all_numeric and raw.dtype.kind in "biuf"):
+            return False
+        if raw.dtype.kind == "b":
+            return True
+        if raw.dtype.kind == "u":
+            return bool((raw <= 1).all())
+        return bool(((raw == 0) | (raw == 1)).all())
 
 
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -96,6 +96,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
     kind_ : (n_binary,) 0 for ``x >= threshold``, 1 for ``x == category`` (threshold = code)
     threshold_ : (n_binary,) threshold or category code
     feature_names_out_ : readable names, e.g. ``age >= 30.5``, ``color == red``
+    thresholds_ : how the numeric thresholds were chosen: ``"all"`` (every midpoint between
+        consecutive distinct training values), ``"quantiles"`` (``max_thresholds``) or
+        ``"distinct_quantiles"`` (``max_binary_features``)
+    n_added_thresholds_ : thresholds added to those by ``extra_thresholds`` of :meth:`fit_encoded`
+        (the estimators add their greedy tree's thresholds)
+    n_thresholds_ : (n_features_in_,) binary features per raw column
     """
 
     def __init__(self, max_thresholds=None, max_binary_features=None, categorical=None, full_one_hot=False):
@@ -120,8 +126,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.fit_encoded(Xe, schema)
         return self
 
-    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema):
-        """Fit on an encoded matrix (``schema.encode(X)``) whose schema is known."""
+    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema, extra_thresholds: dict | None = None):
+        """Fit on an encoded matrix (``schema.encode(X)``) whose schema is known.
+
+        ``extra_thresholds``: {numeric column: thresholds} added to the column's own (e.g. the
+        node-local midpoints of a greedy tree, so that its splits are binary features: a
+        condition ``x >= t`` on the training rows reproduces the greedy split's partition). With
+        every midpoint (no budget) they are not needed: every threshold's partition is already
+        there, and none is added."""
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
         if schema.feature_names is not None:
@@ -130,6 +142,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         per_col, distinct = self.max_thresholds, False
         if self.max_binary_features is not None and numeric:
             per_col, distinct = max(1, self.max_binary_features // len(numeric)), True
+        self.thresholds_ = "all" if per_col is None else ("distinct_quantiles" if distinct else "quantiles")
+        extra = {} if per_col is None or not extra_thresholds else extra_thresholds
+        n_added = 0
         feature, kind, threshold = [], [], []
         for j in range(schema.n_features):
             if schema.is_categorical(j):
@@ -144,13 +159,20 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     kind.append(CATEGORICAL)
                     threshold.append(float(c))
             else:
-                for t in numeric_thresholds(Xe[:, j], per_col, distinct_quantiles=distinct):
+                ts = numeric_thresholds(Xe[:, j], per_col, distinct_quantiles=distinct)
+                add = np.asarray(extra.get(j, ()), dtype=np.float64)
+                if add.size:
+                    add = np.setdiff1d(add[np.isfinite(add)], ts)
+                    n_added += int(add.size)
+                    ts = np.union1d(ts, add)
+                for t in ts:
                     feature.append(j)
                     kind.append(NUMERIC)
                     threshold.append(float(t))
         self.feature_ = np.asarray(feature, dtype=np.int64)
         self.kind_ = np.asarray(kind, dtype=np.int8)
         self.threshold_ = np.asarray(threshold, dtype=np.float64)
+        self.n_added_thresholds_ = n_added
         self._feature_names_out = None  # built on first use (thousands of names cost a fit's time)
         return self
 
@@ -166,8 +188,28 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.feature_ = np.asarray(keep, dtype=np.int64)
         self.kind_ = np.zeros(self.feature_.size, dtype=np.int8)
         self.threshold_ = np.full(self.feature_.size, float(threshold))
+        self.thresholds_ = "all"  # the one threshold of a two-valued column is every threshold
+        self.n_added_thresholds_ = 0
         self._feature_names_out = None
         return self
+
+    @property
+    def n_thresholds_(self) -> np.ndarray:
+        """Number of binary features of each raw column (thresholds, or one-hot categories)."""
+        return np.bincount(self.feature_, minlength=self.n_features_in_).astype(np.int64)
+
+    def describe_space(self) -> str:
+        """The binary feature space in words, e.g. ``"100 binary features: distinct_quantiles
+        thresholds (+3 added), one-hot categories"``."""
+        n_num = int(np.sum(self.kind_ == NUMERIC))
+        parts = [f"{self.n_binary_features_} binary features"]
+        if n_num:
+            added = getattr(self, "n_added_thresholds_", 0)
+            parts.append(f"{n_num} numeric thresholds ({self.thresholds_}"
+                         + (f", {added} added" if added else "") + ")")
+        if n_num < self.n_binary_features_:
+            parts.append(f"{self.n_binary_features_ - n_num} one-hot categories")
+        return ", ".join(parts)
 
     @property
     def feature_names_out_(self) -> np.ndarray:
@@ -263,7 +305,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
-                    max_binary_features=None, signed: bool = False, Xe=None) -> tuple[Binarizer, BinaryData]:
+                    max_binary_features=None, signed: bool = False, Xe=None,
+                    extra_thresholds: dict | None = None) -> tuple[Binarizer, BinaryData]:
     """The one path from a learner's input to a :class:`BinaryData`: ``(binarizer, data)``.
 
     ``X`` is the raw matrix; ``Xe`` its encoding ``schema.encode(X)`` when the caller has it. When
@@ -272,7 +315,8 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     copy; a bool or uint8 matrix costs n·d/8 bytes) and each non-constant column is one feature
     ``x >= 0.5`` (``x >= 0``): the features the Binarizer's exact encoding gives such data, in the
     same order. Any other X is
-    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)``. Weights of 1
+    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)`` (with
+    ``extra_thresholds``, see :meth:`Binarizer.fit_encoded`). Weights of 1
     everywhere give unweighted (integer) counts.
     """
     n = int(np.asarray(y_codes).shape[0])
@@ -292,5 +336,5 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
         return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)
     if Xe is None:
         Xe = schema.encode(X)
-    binz.fit_encoded(Xe, schema)
+    binz.fit_encoded(Xe, schema, extra_thresholds)
     return binz, BinaryData(binz.transform_encoded(Xe), y_codes, n_classes, sample_weight)
