@@ -49,7 +49,7 @@ from treelearn._validation import (
     validate_parameters,
 )
 from treelearn.criteria import get_criterion
-from treelearn.data.binarize import Binarizer, binarize_sample
+from treelearn.data.binarize import Binarizer, binarize_sample, tree_splits
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
@@ -117,6 +117,22 @@ class TrainingSample:
         if raw.dtype.kind == "u":
             return bool((raw <= 1).all())
         return bool(((raw == 0) | (raw == 1)).all())
+
+
+def binary_tree(binz: Binarizer, split_feature, **fields) -> Tree:
+    """The Tree on raw columns of a learner's result on binary features: ``split_feature`` per
+    node the binarizer's feature it splits on (-1 at a leaf), ``fields`` the Tree's other arrays
+    (children, value, ...). Each split's missing values go where its binary feature sends them
+    (see :func:`treelearn.data.binarize.tree_splits`), and to the child with more training weight
+    when its column had no missing value in training."""
+    feature, threshold, kind, missing_left = tree_splits(binz, split_feature)
+    tree = Tree(feature=feature, threshold=threshold, kind=kind, **fields)
+    rec = missing_left >= 0
+    if rec.any():
+        m = tree.missing_go_to_left.copy()
+        m[rec] = missing_left[rec]
+        tree = Tree(feature=feature, threshold=threshold, kind=kind, missing_go_to_left=m, **fields)
+    return tree
 
 
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -16,6 +16,23 @@
 * a column with exactly two training values becomes exactly one binary feature (numeric:
   ``x_j >= midpoint``; categorical: ``x_j == larger value``), so 0/1 data passes through
   unchanged; a constant column gives no feature.
+
+Missing values (NaN, None, ``pd.NA``). A column with missing values in training gets, for each of
+its conditions c (threshold or category), both missing directions as two binary features, and
+one more feature for missingness itself:
+
+* ``c and not missing`` (a missing value makes it false: ``missing_ == MISSING_FALSE``),
+* ``c or missing`` (a missing value makes it true: ``missing_ == MISSING_TRUE``),
+* ``x_j is missing`` (``kind_ == IS_MISSING``).
+
+These are exactly the splits a :class:`~treelearn.Tree` node on the column can make (a condition
+with the missing values sent left or right; a threshold beyond every value with the missing
+values on one side is "is missing"), so a learner that is optimal over the binary features is
+optimal over every tree whose splits use these thresholds and categories, with every missing
+direction. The thresholds are chosen from the present values. A column without missing values
+in training gets plain conditions (``missing_ == MISSING_NONE``): a missing value met later makes
+them false in :meth:`Binarizer.transform`, and goes to the child with more training weight in
+the learners' trees (:func:`tree_nodes`).
 """
 from __future__ import annotations
 
@@ -39,6 +56,15 @@ from treelearn.data.schema import ColumnSchema
 
 NUMERIC = 0
 CATEGORICAL = 1
+#: kind of the feature "x_j is missing" (in a Tree: a numeric node ``x_j >= +inf`` that sends
+#: missing values right, i.e. only the missing values go right)
+IS_MISSING = 2
+
+#: ``missing_`` of a binary feature: the column had no missing value in training / a missing
+#: value makes the condition false / makes it true
+MISSING_NONE = 0
+MISSING_FALSE = 1
+MISSING_TRUE = 2
 
 
 def _midpoints(u: np.ndarray) -> np.ndarray:
@@ -50,7 +76,11 @@ def _midpoints(u: np.ndarray) -> np.ndarray:
 
 
 def numeric_thresholds(col: np.ndarray, max_thresholds: int | None = None, *, distinct_quantiles: bool = False):
-    """Thresholds t (ascending) for conditions ``x >= t`` on one numeric column."""
+    """Thresholds t (ascending) for conditions ``x >= t`` on one numeric column (its missing
+    values ignored)."""
+    col = np.asarray(col)
+    if col.dtype.kind == "f":
+        col = col[~np.isnan(col)]
     u = np.unique(col)
     if u.size <= 1:
         return np.zeros(0)
@@ -93,8 +123,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
     ----------
     schema_ : ColumnSchema
     feature_ : (n_binary,) raw column of each binary feature
-    kind_ : (n_binary,) 0 for ``x >= threshold``, 1 for ``x == category`` (threshold = code)
+    kind_ : (n_binary,) 0 for ``x >= threshold``, 1 for ``x == category`` (threshold = code),
+        2 for ``x is missing`` (threshold +inf)
     threshold_ : (n_binary,) threshold or category code
+    missing_ : (n_binary,) what a missing value makes the condition: 0 (MISSING_NONE, the
+        column had none in training: false), 1 (MISSING_FALSE) or 2 (MISSING_TRUE); see the
+        module docstring
     feature_names_out_ : readable names, e.g. ``age >= 30.5``, ``color == red``
     thresholds_ : how the numeric thresholds were chosen: ``"all"`` (every midpoint between
         consecutive distinct training values), ``"quantiles"`` (``max_thresholds``) or
@@ -145,33 +179,52 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.thresholds_ = "all" if per_col is None else ("distinct_quantiles" if distinct else "quantiles")
         extra = {} if per_col is None or not extra_thresholds else extra_thresholds
         n_added = 0
-        feature, kind, threshold = [], [], []
+        feature, kind, threshold, missing = [], [], [], []
         for j in range(schema.n_features):
+            col = Xe[:, j]
+            nan = np.isnan(col)
+            has_nan = bool(nan.any())
+            if has_nan:
+                col = col[~nan]
             if schema.is_categorical(j):
-                present = np.unique(Xe[:, j]).astype(np.int64)
-                present = present[present >= 0]
+                present = np.unique(col)
+                present = present[present >= 0].astype(np.int64)
                 if present.size == 2 and not getattr(self, "full_one_hot", False):
                     codes = present[1:]
                 else:
+                    # one present category and missing values: "x == v" is "not missing"
                     codes = present if present.size >= 2 else present[:0]
-                for c in codes:
-                    feature.append(j)
-                    kind.append(CATEGORICAL)
-                    threshold.append(float(c))
+                k, values = CATEGORICAL, codes.astype(np.float64)
             else:
-                ts = numeric_thresholds(Xe[:, j], per_col, distinct_quantiles=distinct)
+                ts = numeric_thresholds(col, per_col, distinct_quantiles=distinct)
                 add = np.asarray(extra.get(j, ()), dtype=np.float64)
                 if add.size:
                     add = np.setdiff1d(add[np.isfinite(add)], ts)
                     n_added += int(add.size)
                     ts = np.union1d(ts, add)
-                for t in ts:
-                    feature.append(j)
-                    kind.append(NUMERIC)
-                    threshold.append(float(t))
+                k, values = NUMERIC, ts
+            if not has_nan:
+                feature += [j] * values.size
+                kind += [k] * values.size
+                threshold += values.tolist()
+                missing += [MISSING_NONE] * values.size
+                continue
+            if col.size == 0:  # every value missing: no split
+                continue
+            # both missing directions of every condition, then "is missing"
+            for m in (MISSING_FALSE, MISSING_TRUE):
+                feature += [j] * values.size
+                kind += [k] * values.size
+                threshold += values.tolist()
+                missing += [m] * values.size
+            feature.append(j)
+            kind.append(IS_MISSING)
+            threshold.append(np.inf)
+            missing.append(MISSING_TRUE)
         self.feature_ = np.asarray(feature, dtype=np.int64)
         self.kind_ = np.asarray(kind, dtype=np.int8)
         self.threshold_ = np.asarray(threshold, dtype=np.float64)
+        self.missing_ = np.asarray(missing, dtype=np.int8)
         self.n_added_thresholds_ = n_added
         self._feature_names_out = None  # built on first use (thousands of names cost a fit's time)
         return self
@@ -188,6 +241,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.feature_ = np.asarray(keep, dtype=np.int64)
         self.kind_ = np.zeros(self.feature_.size, dtype=np.int8)
         self.threshold_ = np.full(self.feature_.size, float(threshold))
+        self.missing_ = np.zeros(self.feature_.size, dtype=np.int8)
         self.thresholds_ = "all"  # the one threshold of a two-valued column is every threshold
         self.n_added_thresholds_ = 0
         self._feature_names_out = None
@@ -201,14 +255,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def describe_space(self) -> str:
         """The binary feature space in words, e.g. ``"100 binary features: distinct_quantiles
         thresholds (+3 added), one-hot categories"``."""
-        n_num = int(np.sum(self.kind_ == NUMERIC))
+        miss = self.missing_
+        n_num = int(np.sum((self.kind_ == NUMERIC) & (miss != MISSING_TRUE)))
+        n_cat = int(np.sum((self.kind_ == CATEGORICAL) & (miss != MISSING_TRUE)))
+        n_miss = int(np.sum(self.kind_ == IS_MISSING))
         parts = [f"{self.n_binary_features_} binary features"]
         if n_num:
             added = getattr(self, "n_added_thresholds_", 0)
             parts.append(f"{n_num} numeric thresholds ({self.thresholds_}"
                          + (f", {added} added" if added else "") + ")")
-        if n_num < self.n_binary_features_:
-            parts.append(f"{self.n_binary_features_ - n_num} one-hot categories")
+        if n_cat:
+            parts.append(f"{n_cat} one-hot categories")
+        if n_miss:
+            parts.append(f"both missing directions and 'is missing' on {n_miss} column(s) with missing values")
         return ", ".join(parts)
 
     @property
@@ -230,9 +289,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def condition_name(self, i: int, precision: int = 6) -> str:
         j = int(self.feature_[i])
         name = self.schema_.column_name(j)
+        if self.kind_[i] == IS_MISSING:
+            return f"{name} is missing"
         if self.kind_[i] == CATEGORICAL:
-            return f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
-        return f"{name} >= {self.threshold_[i]:.{precision}g}"
+            cond = f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
+        else:
+            cond = f"{name} >= {self.threshold_[i]:.{precision}g}"
+        miss = self.__dict__.get("missing_")
+        if miss is not None and miss[i] == MISSING_TRUE:
+            return f"{cond} or {name} is missing"
+        if miss is not None and miss[i] == MISSING_FALSE:
+            return f"{cond} and {name} is not missing"
+        return cond
 
     def _unique_names(self) -> list[str]:
         # readable names (6 significant digits), more digits where two thresholds would read alike
@@ -264,31 +332,45 @@ class Binarizer(TransformerMixin, BaseEstimator):
         out = np.empty((Xe.shape[0], self.feature_.size), dtype=np.uint8)
         if self.feature_.size == 0:
             return out
+        miss = self.__dict__.get("missing_")
+        if miss is None:  # a Binarizer fitted before missing values were supported
+            miss = np.zeros(self.feature_.size, dtype=np.int8)
         order = np.argsort(self.feature_, kind="stable")
         starts = np.flatnonzero(np.r_[True, np.diff(self.feature_[order]) != 0])
         as_bool = out.view(bool)
         for a, b in zip(starts, np.r_[starts[1:], order.size]):
             idx = order[a:b]
-            col = Xe[:, self.feature_[idx[0]], None]
-            num = self.kind_[idx] == NUMERIC
-            if idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1):  # the usual case: a block
-                sl = slice(int(idx[0]), int(idx[-1]) + 1)
-                thr = self.threshold_[sl]
-                if num.all() and np.all(thr[1:] > thr[:-1]):
-                    # ascending thresholds: x >= t_k  <=>  k < #{thresholds <= x}
-                    cnt = np.searchsorted(thr, col[:, 0], side="right")
-                    np.less(np.arange(thr.size)[None, :], cnt[:, None], out=as_bool[:, sl])
-                    continue
-                if not num.any():
-                    np.equal(col, thr, out=as_bool[:, sl])
-                    continue
+            col = Xe[:, self.feature_[idx[0]]]
+            nan = np.isnan(col)
+            any_nan = bool(nan.any())
+            kind = self.kind_[idx]
+            thr = self.threshold_[idx]
+            num = kind == NUMERIC
+            block = idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1)  # the usual case
             if num.all():
-                out[:, idx] = col >= self.threshold_[idx]
-            elif not num.any():
-                out[:, idx] = col == self.threshold_[idx]
+                # x >= t_k  <=>  rank(t_k) < #{distinct thresholds <= x} (NaN: counted below)
+                u = np.unique(thr)
+                cnt = np.searchsorted(u, col, side="right")
+                rank = np.searchsorted(u, thr, side="left")
+                if block:
+                    np.less(rank[None, :], cnt[:, None], out=as_bool[:, int(idx[0]):int(idx[-1]) + 1])
+                else:
+                    out[:, idx] = rank[None, :] < cnt[:, None]
+            elif (kind == CATEGORICAL).all():
+                if block:
+                    np.equal(col[:, None], thr, out=as_bool[:, int(idx[0]):int(idx[-1]) + 1])
+                else:
+                    out[:, idx] = col[:, None] == thr
             else:
-                out[:, idx[num]] = col >= self.threshold_[idx[num]]
-                out[:, idx[~num]] = col == self.threshold_[idx[~num]]
+                for sel, res in ((num, lambda t: col[:, None] >= t), (kind == CATEGORICAL, lambda t: col[:, None] == t)):
+                    if sel.any():
+                        out[:, idx[sel]] = res(thr[sel])
+                ism = kind == IS_MISSING
+                if ism.any():
+                    out[:, idx[ism]] = nan[:, None]
+            if any_nan:
+                # a missing value: the feature's missing direction (false for a column that had none)
+                out[np.ix_(np.flatnonzero(nan), idx)] = (miss[idx] == MISSING_TRUE)[None, :]
         return out
 
     def binary_data(self, X, y_codes, n_classes=None, sample_weight=None) -> BinaryData:
@@ -297,11 +379,37 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []  # always 0/1 uint8
         return tags
+
+
+def tree_splits(binz: Binarizer, f: np.ndarray):
+    """A kernel's splits on binary features -> the Tree's split arrays on raw columns.
+
+    ``f``: per node the binary feature it splits on (-1 at a leaf). Returns ``(feature,
+    threshold, kind, missing_left)`` with ``missing_left`` per node 1 (a missing value goes left:
+    the condition is false for it), 0 (goes right) or -1 (the feature's column had no missing
+    value in training: the Tree's default, the child with more training weight) and -1 at a
+    leaf. "x is missing" becomes the numeric split ``x >= +inf`` sending missing values right."""
+    f = np.asarray(f, dtype=np.int64)
+    internal = f >= 0
+    fi = np.where(internal, f, 0)
+    if binz.feature_.size == 0:
+        fi = np.zeros(0, dtype=np.int64) if f.size == 0 else fi
+        n = f.size
+        return (np.full(n, -2, np.int64), np.full(n, -2.0), np.full(n, -1, np.int8), np.full(n, -1, np.int8))
+    kind = binz.kind_[fi]
+    miss = binz.__dict__.get("missing_")
+    miss = np.zeros(binz.feature_.size, np.int8)[fi] if miss is None else miss[fi]
+    feature = np.where(internal, binz.feature_[fi], -2)
+    threshold = np.where(internal, binz.threshold_[fi], -2.0)
+    tkind = np.where(internal, np.where(kind == IS_MISSING, NUMERIC, kind), -1).astype(np.int8)
+    left = np.where(miss == MISSING_FALSE, 1, np.where(miss == MISSING_TRUE, 0, -1))
+    left = np.where(internal, left, -1).astype(np.int8)
+    return feature, threshold, tkind, left
 
 
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,

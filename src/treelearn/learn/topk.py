@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
-from treelearn.base import CRITERION, BaseTreeClassifier
+from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
@@ -310,16 +310,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
 
     @staticmethod
     def _to_tree(res, binz, n_classes, schema) -> Tree:
-        f = res["feature"]
-        internal = f >= 0
-        feature = np.where(internal, binz.feature_[np.where(internal, f, 0)] if f.size and binz.feature_.size else -2,
-                           -2)
-        kind = np.where(internal, binz.kind_[np.where(internal, f, 0)] if binz.kind_.size else -1, -1)
-        threshold = np.where(internal, binz.threshold_[np.where(internal, f, 0)] if binz.threshold_.size else -2.0,
-                             -2.0)
-        return Tree(children_left=res["children_left"], children_right=res["children_right"], feature=feature,
-                    threshold=threshold, kind=kind, value=res["value"], n_node_samples=res["n_node_samples"],
-                    classes=np.arange(n_classes), schema=schema)
+        return binary_tree(binz, res["feature"], children_left=res["children_left"],
+                           children_right=res["children_right"], value=res["value"],
+                           n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
 
 
 def _tree_error(tree: Tree) -> float:
