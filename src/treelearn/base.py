@@ -135,6 +135,42 @@ def binary_tree(binz: Binarizer, split_feature, **fields) -> Tree:
     return tree
 
 
+def node_local_midpoints(tree: Tree, Xe: np.ndarray) -> Tree:
+    """A final pass for trees learnt on binarized features: every numeric split's threshold
+    becomes CART's node-local midpoint, halfway between the largest training value going left
+    and the smallest going right at that node (rows with a missing value aside). The training
+    partition of every node is unchanged (so are training errors and optimality); what changes is
+    where new values between those two fall. The tree is changed in place and returned."""
+    n_nodes = tree.node_count
+    if n_nodes == 1:
+        return tree
+    left, right = tree.children_left, tree.children_right
+    miss_left = getattr(tree, "missing_go_to_left", None)
+    stack = [(0, np.arange(Xe.shape[0]))]
+    while stack:
+        node, rows = stack.pop()
+        if left[node] < 0:
+            continue
+        x = Xe[rows, tree.feature[node]]
+        t = tree.threshold[node]
+        nan = np.isnan(x)
+        if tree.kind[node] == 0:
+            cond = x >= t
+        else:
+            cond = x == t
+        if tree.kind[node] == 0 and np.isfinite(t):
+            lo, hi = x[~nan & ~cond], x[cond]
+            if lo.size and hi.size:
+                a, b = float(lo.max()), float(hi.min())
+                mid = (a + b) / 2.0
+                tree.threshold[node] = mid if a < mid <= b else b
+        if nan.any():
+            cond = np.where(nan, miss_left is None or not miss_left[node], cond)
+        stack.append((int(right[node]), rows[cond]))
+        stack.append((int(left[node]), rows[~cond]))
+    return tree
+
+
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """scikit-learn's ``compute_sample_weight(class_weight, y)``, on the class codes."""
     from sklearn.utils.class_weight import compute_sample_weight

@@ -45,7 +45,7 @@ from treelearn._validation import (
     check_int_param,
     check_target,
 )
-from treelearn.base import BaseTreeClassifier, binary_tree
+from treelearn.base import BaseTreeClassifier, binary_tree, node_local_midpoints
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
@@ -383,9 +383,10 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             raise TreeLearnValueError(
                 f"no decision tree of rank <= max_rank={self.max_rank} is consistent with the training sample "
                 f"(FIND(S, {self.max_rank}) returned none, so r(S) > {self.max_rank}); raise max_rank or use None")
-        if sample.unit_weights:
-            return root_tree
-        return search.tree(sample.weights)  # node counts with the sample weights
+        tree = root_tree if sample.unit_weights else search.tree(sample.weights)  # counts with the weights
+        if not sample.is_binary():
+            node_local_midpoints(tree, sample.encoded)  # CART's thresholds (same training partition)
+        return tree
 
     def _after_fit(self):
         self.rank_ = self.tree_.rank

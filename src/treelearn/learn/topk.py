@@ -9,8 +9,11 @@ binary features) returns an optimal depth-h tree (minimum (weighted) training
 misclassifications): :class:`OptimalTreeClassifier`.
 
 Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot ``x == v``; numeric
-``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C); the
-returned :class:`treelearn.Tree` predicts on raw X.
+``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C, plus the
+thresholds of the greedy tree, the search's first incumbent); the returned
+:class:`treelearn.Tree` predicts on raw X, each numeric split at CART's node-local midpoint (the
+same training partition as its binary feature's threshold). Missing values: see
+:class:`treelearn.Binarizer` (both missing directions of every condition, and "is missing").
 
 The search is compiled (``_include/topk/``): exact (cover, depth) cache with lower bounds and a
 memory cap, branch-and-bound (Fig. 5) with both children bounded before either is solved, a
@@ -29,7 +32,7 @@ import time
 import numpy as np
 
 from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
-from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree
+from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree, node_local_midpoints
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
@@ -236,10 +239,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
         crit = params["criterion"]
         greedy, extra = None, None
         binary = sample.is_binary()
+        Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
         if self.greedy_incumbent and not binary:
             from treelearn.learn.greedy import grow_greedy
 
-            greedy = grow_greedy(sample.encoded, sample.y, sample.n_classes,
+            greedy = grow_greedy(Xe, sample.y, sample.n_classes,
                                  None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                  max_depth=int(self.max_depth))
             extra = _numeric_thresholds_of(greedy)
@@ -249,9 +253,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
             # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
             res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit)
             greedy = self._to_tree(res1, binz, sample.n_classes, sample.schema)
-        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, crit, greedy)
+        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, crit, greedy, Xe)
 
-    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None) -> Tree:
+    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None,
+                  Xe=None) -> Tree:
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
@@ -287,6 +292,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         tree = None
         if res.get("found", True):
             tree = self._to_tree(res, binz, n_classes, schema)
+            if Xe is not None:  # CART's node-local midpoints (the training partition is unchanged)
+                node_local_midpoints(tree, Xe)
         if greedy is not None and (tree is None or _tree_error(tree) > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
             tree = greedy.copy()
