@@ -86,9 +86,9 @@ def test_params_validated_in_fit(params, message):
 
 def test_bad_input_errors():
     X, y = _data()
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="infinity"):
         Xn = X.copy()
-        Xn[3, 2] = np.nan
+        Xn[3, 2] = np.inf
         GreedyTreeClassifier().fit(Xn, y)
     with pytest.raises(ValueError, match="different numbers of samples"):
         GreedyTreeClassifier().fit(X, y[:-1])

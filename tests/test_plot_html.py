@@ -14,6 +14,7 @@ import pytest
 import treelearn as tl
 from treelearn.tree.html import export_html_page, tree_view_data
 from treelearn.tree.plot import missing_directions, node_labels, tree_criterion
+from treelearn.tree.tree import Tree
 
 
 @pytest.fixture(autouse=True)
@@ -108,22 +109,25 @@ def test_missing_directions_are_drawn_when_the_tree_has_them():
     X, y, names = _wine()
     est = tl.GreedyTreeClassifier(max_depth=2).fit(X, y)
     tree = est.tree_
-    assert missing_directions(tree) is None
+    assert missing_directions(tree) is None  # no missing value in training: nothing recorded
     assert "NaN" not in "".join(node_labels(est))
-    # a tree that records them (the attribute scikit-learn uses)
-    directions = np.arange(tree.node_count) % 2 == 0
-    tree.missing_go_to_left = directions
-    try:
-        labels = node_labels(est)
-        for i in np.nonzero(tree.children_left >= 0)[0]:
-            assert ("NaN \u2192 left" if directions[i] else "NaN \u2192 right") in labels[i]
-        sk = tl.to_sklearn(est)
-        internal = tree.children_left >= 0
-        assert np.array_equal(sk.tree_.missing_go_to_left[internal].astype(bool), directions[internal])
-        data = tree_view_data(est)
-        assert all(n["missing_left"] == bool(directions[n["id"]]) for n in data["nodes"] if n["left"] >= 0)
-    finally:
-        del tree.missing_go_to_left
+    # a tree that records them (as a learner fitted on missing values does)
+    directions = (np.arange(tree.node_count) % 2 == 0) & (tree.children_left >= 0)
+    est.tree_ = Tree(children_left=tree.children_left, children_right=tree.children_right, feature=tree.feature,
+                     threshold=tree.threshold, kind=tree.kind, value=tree.value, n_node_samples=tree.n_node_samples,
+                     impurity=tree.impurity, classes=tree.classes, schema=tree.schema,
+                     missing_go_to_left=directions.astype(np.uint8))
+    labels = node_labels(est)
+    for i in np.nonzero(tree.children_left >= 0)[0]:
+        assert ("NaN \u2192 left" if directions[i] else "NaN \u2192 right") in labels[i]
+    sk = tl.to_sklearn(est)
+    internal = tree.children_left >= 0
+    assert np.array_equal(sk.tree_.missing_go_to_left[internal].astype(bool), directions[internal])
+    data = tree_view_data(est)
+    assert all(n["missing_left"] == bool(directions[n["id"]]) for n in data["nodes"] if n["left"] >= 0)
+    # without recorded directions the view still routes by the default (the heavier child)
+    data = tree_view_data(tree)
+    assert all(n["missing_left"] == bool(tree.missing_go_to_left[n["id"]]) for n in data["nodes"] if n["left"] >= 0)
 
 
 @pytest.mark.parametrize("criterion", ["entropy", "gini", "kearns_mansour"])

@@ -15,6 +15,7 @@ from treelearn import ColumnSchema, TreeLearnValueError
 from treelearn._validation import (
     _as_2d_raw,
     check_finite,
+    reject_missing,
     check_float_param,
     check_int_param,
     check_sample_weight,
@@ -50,14 +51,22 @@ def test_nan_inf_position_is_named(n, d, data):
     r, c = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, d - 1))
     bad = data.draw(st.sampled_from([np.nan, np.inf, -np.inf]))
     X[r, c] = bad
-    kind = "NaN" if np.isnan(bad) else "infinity"
-    with pytest.raises(TreeLearnValueError, match=f"{kind}.*row {r}, column {c}"):
+    if np.isnan(bad):  # a missing value: accepted, kept as NaN; named where it is not allowed
         check_finite(X)
-    # the same through the schema (what every estimator and the Binarizer use)
-    with pytest.raises(TreeLearnValueError, match=kind):
-        ColumnSchema(categories=[None] * d).encode(X)
+        assert np.isnan(ColumnSchema(categories=[None] * d).encode(X)[r, c])
+        with pytest.raises(TreeLearnValueError, match=f"NaN.*row {r}, column {c}"):
+            check_finite(X, allow_nan=False)
+        with pytest.raises(TreeLearnValueError, match=f"missing values.*row {r}, column {c}.*MyLearner"):
+            reject_missing(X, "MyLearner")
+    else:
+        with pytest.raises(TreeLearnValueError, match=f"infinity.*row {r}, column {c}"):
+            check_finite(X)
+        # the same through the schema (what every estimator and the Binarizer use)
+        with pytest.raises(TreeLearnValueError, match="infinity"):
+            ColumnSchema(categories=[None] * d).encode(X)
     X[r, c] = 0.0
     check_finite(X)
+    reject_missing(X, "MyLearner")
 
 
 def test_other_bad_X():
@@ -89,19 +98,28 @@ def test_other_bad_X():
         ColumnSchema.infer(obj)
 
 
-def test_missing_values_rejected_with_column_named():
+def test_missing_values_are_kept_as_nan():
+    """None, NaN and pd.NA are missing values in every kind of column: no category, NaN when
+    encoded, and they do not make a numeric column categorical."""
     df = pd.DataFrame({"age": [1.0, None, 3.0], "c": ["a", "b", "a"]})
-    with pytest.raises(TreeLearnValueError, match="NaN .*row 1, column 0"):
-        ColumnSchema.infer(df).encode(df)
+    Xe = ColumnSchema.infer(df).encode(df)
+    assert np.isnan(Xe[1, 0]) and not np.isnan(Xe[:, 1]).any()
     df = pd.DataFrame({"age": [1.0, 2.0, 3.0], "color": pd.Categorical(["a", None, "a"])})
-    with pytest.raises(TreeLearnValueError, match="column color has missing values"):
-        ColumnSchema.infer(df)
+    sch = ColumnSchema.infer(df)
+    assert list(sch.categories[1]) == ["a"]
+    assert np.array_equal(np.isnan(sch.encode(df)[:, 1]), [False, True, False])
     df = pd.DataFrame({"color": pd.array(["a", pd.NA, "b"], dtype="string")})
-    with pytest.raises(TreeLearnValueError, match="color has missing values"):
-        ColumnSchema.infer(df)
+    sch = ColumnSchema.infer(df)
+    assert list(sch.categories[0]) == ["a", "b"]
+    assert np.isnan(sch.encode(df)[1, 0]) and sch.encode(df)[2, 0] == 1
     obj = np.array([["a"], [None]], dtype=object)
-    with pytest.raises(TreeLearnValueError, match="missing values"):
-        ColumnSchema.infer(obj)
+    assert list(ColumnSchema.infer(obj).categories[0]) == ["a"]
+    nums = np.array([[1.5], [None], [pd.NA], [np.nan], [2]], dtype=object)
+    sch = ColumnSchema.infer(nums)
+    assert sch.all_numeric  # missing cells do not make a numeric column categorical
+    assert np.array_equal(np.isnan(sch.encode(nums)[:, 0]), [False, True, True, True, False])
+    with pytest.raises(TreeLearnValueError, match="infinity"):
+        sch.encode(np.array([[np.inf]], dtype=object))
 
 
 def test_pandas_names_and_kinds():

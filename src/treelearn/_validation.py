@@ -58,7 +58,23 @@ def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
     if arr.dtype.kind not in "biufO" and arr.dtype.kind not in "USb":
         raise TreeLearnValueError(f"{what} has unsupported dtype {arr.dtype}")
     _check_shape(arr, what)
+    if arr.dtype == object:
+        arr = _missing_as_nan(arr)
     return _native(arr)
+
+
+def _missing_as_nan(arr: np.ndarray) -> np.ndarray:
+    """An object array with every missing cell (None, NaN, ``pd.NA``) as the float NaN."""
+    try:
+        import pandas as pd
+
+        mask = np.asarray(pd.isna(arr), dtype=bool)
+    except ImportError:  # pragma: no cover
+        mask = np.frompyfunc(is_missing, 1, 1)(arr).astype(bool)
+    if mask.any():
+        arr = arr.copy()
+        arr[mask] = np.nan
+    return arr
 
 
 def _native(arr: np.ndarray) -> np.ndarray:
@@ -86,18 +102,57 @@ def _check_shape(arr: np.ndarray, what: str) -> None:
         )
 
 
-def check_finite(arr: np.ndarray, *, what: str = "X") -> None:
-    """Reject NaN (missing values) and infinities, naming the first offending cell."""
+def check_finite(arr: np.ndarray, *, what: str = "X", allow_nan: bool = True) -> None:
+    """Reject infinities (and, with ``allow_nan=False``, NaN), naming the first offending cell.
+
+    NaN is a missing value: every Tree routes it (see ``Tree.missing_go_to_left``), so X may hold
+    it by default; a learner that cannot fit on missing values calls :func:`reject_missing`."""
     if arr.dtype.kind != "f":
         return
-    bad = ~np.isfinite(arr)
+    bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
     if bad.any():
         idx = np.argwhere(bad)[0]
         v = arr[tuple(idx)]
-        kind = "NaN (a missing value)" if np.isnan(v) else "infinity"
+        if np.isnan(v):
+            raise TreeLearnValueError(
+                f"{what} contains NaN (a missing value) at row {idx[0]}, column {idx[1]} ({int(bad.sum())} such "
+                "values); missing values are not allowed here: impute or drop them first"
+            )
         raise TreeLearnValueError(
-            f"{what} contains {kind} at row {idx[0]}, column {idx[1]} ({int(bad.sum())} such values); "
-            "treelearn does not support missing or infinite values: impute or drop them first"
+            f"{what} contains infinity at row {idx[0]}, column {idx[1]} ({int(bad.sum())} such values); "
+            "treelearn does not support infinite values (NaN marks a missing value): replace them first"
+        )
+
+
+def is_missing(v) -> bool:
+    """Whether one cell is a missing value: None, NaN (float or numpy) or ``pd.NA``/``pd.NaT``."""
+    if v is None:
+        return True
+    if isinstance(v, (float, np.floating)):
+        return v != v
+    try:
+        import pandas as pd
+
+        return v is pd.NA or v is pd.NaT
+    except ImportError:  # pragma: no cover
+        return False
+
+
+def reject_missing(Xe: np.ndarray, learner: str) -> None:
+    """Raise a named error when the encoded matrix ``Xe`` holds a missing value (NaN).
+
+    The one check for learners that do not handle missing values yet (the estimators' base
+    calls it in fit and predict unless the class sets ``_supports_missing``; the Binarizer calls
+    it itself): remove the call from a learner once it handles NaN."""
+    if Xe.dtype.kind != "f":
+        return
+    nan = np.isnan(Xe)
+    if nan.any():
+        i, j = np.argwhere(nan)[0]
+        raise TreeLearnValueError(
+            f"X contains missing values (NaN/None/pd.NA), first at row {i}, column {j} ({int(nan.sum())} in all), "
+            f"which {learner} does not support yet: impute or drop them, or use "
+            "GreedyTreeClassifier, which handles them as scikit-learn's trees do"
         )
 
 

@@ -44,6 +44,7 @@ from treelearn._validation import (
     _as_2d_raw,
     check_finite,
     check_sample_weight,
+    reject_missing,
     check_target,
     Check,
     validate_parameters,
@@ -194,6 +195,10 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict | None = None
     #: accept pandas category/object columns (one-hot conditions x_j == v)
     _supports_categorical = True
+    #: the learner handles missing values (NaN, None, pd.NA in X); when False, ``fit`` and
+    #: ``predict`` reject them with a named error (:func:`treelearn._validation.reject_missing`),
+    #: as scikit-learn's ``allow_nan`` tag says. (The Tree itself routes them: ``missing_go_to_left``.)
+    _supports_missing = False
 
     def _check_params(self) -> None:
         """Hook for checks that involve several parameters (after the declared constraints)."""
@@ -286,6 +291,8 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
         params = self._validate_params()
         classes, sample = self._training_sample(X, y, sample_weight)
+        if not self._supports_missing:
+            reject_missing(sample.raw if sample.raw.dtype.kind == "f" else sample.encoded, type(self).__name__)
         self.classes_ = classes
         self.n_classes_ = len(classes)
         # the learners see the weights in [1, 2) (see the module doc); counts are scaled back below
@@ -314,7 +321,10 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=False)
-        return self.tree_.encode(X)
+        Xe = self.tree_.encode(X)
+        if not self._supports_missing:
+            reject_missing(Xe, type(self).__name__)
+        return Xe
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
@@ -372,5 +382,5 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = bool(self._supports_missing)
         return tags

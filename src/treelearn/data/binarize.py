@@ -48,6 +48,7 @@ from treelearn._validation import (
     INT32_MAX,
     Interval,
     _as_2d_raw,
+    reject_missing,
     validate_parameters,
 )
 from treelearn.data import _bitset
@@ -157,6 +158,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)
         Xe = schema.encode(X)
+        reject_missing(Xe, type(self).__name__)  # until the Binarizer encodes missingness
         self.fit_encoded(Xe, schema)
         return self
 
@@ -325,7 +327,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "feature_")
         _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=False)
-        return self.transform_encoded(self.schema_.encode(X))
+        Xe = self.schema_.encode(X)
+        reject_missing(Xe, type(self).__name__)  # until the Binarizer encodes missingness
+        return self.transform_encoded(Xe)
 
     def transform_encoded(self, Xe: np.ndarray) -> np.ndarray:
         # one raw column at a time: memory n x n_binary uint8, no float copy of every feature

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, _as_2d_raw, check_finite
+from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, _as_2d_raw, check_finite, is_missing
 
 try:  # pandas is a dependency, but keep the import local to what needs it
     import pandas as pd
@@ -123,15 +123,12 @@ class ColumnSchema:
                 # an all-numeric frame was read as float64: take the column's own values (10, not 10.0)
                 orig = X.iloc[:, j]
                 col = np.where(pd.isna(orig).to_numpy(), np.nan, orig.to_numpy(dtype=object)).astype(object)
-            if any(v is None or v is getattr(pd, "NA", None) or (isinstance(v, float) and np.isnan(v)) for v in col):
-                raise TreeLearnValueError(
-                    f"column {names[j] if names else j} has missing values; "
-                    "treelearn does not support missing values: impute or drop them first"
-                )
+            # missing values (None, NaN, pd.NA) are no category: they stay missing (NaN) when encoded
+            present = {v for v in col.tolist() if not is_missing(v)}
             try:
-                values = sorted(set(col.tolist()), key=lambda v: (str(type(v)), v))
+                values = sorted(present, key=lambda v: (str(type(v)), v))
             except TypeError:  # values of one type that cannot be ordered: a deterministic order
-                values = sorted(set(col.tolist()), key=lambda v: (str(type(v)), repr(v)))
+                values = sorted(present, key=lambda v: (str(type(v)), repr(v)))
             arr = np.empty(len(values), dtype=object)
             arr[:] = values
             categories.append(arr)
@@ -169,13 +166,8 @@ class ColumnSchema:
                     ) from None
             else:
                 lookup = {v: i for i, v in enumerate(cats.tolist())}
-                values = col.tolist()
-                if any(v is None or (isinstance(v, float) and v != v) for v in values):
-                    raise TreeLearnValueError(
-                        f"{what}: column {self._name(j)} has missing values; "
-                        "treelearn does not support missing values: impute or drop them first"
-                    )
-                out[:, j] = [lookup.get(v, -1) for v in values]
+                # a missing value stays missing (NaN); a value not seen in training is -1 (no category)
+                out[:, j] = [np.nan if is_missing(v) else lookup.get(v, -1) for v in col.tolist()]
         check_finite(out, what=what)
         return out
 

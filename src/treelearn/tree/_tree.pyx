@@ -9,21 +9,24 @@
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int64_t, int8_t
+from libc.stdint cimport int64_t, int8_t, uint8_t
 
 cnp.import_array()
 
 
 def apply_rows(const double[:, ::1] X, const int64_t[::1] left, const int64_t[::1] right,
-               const int64_t[::1] feature, const double[::1] threshold, const int8_t[::1] kind):
+               const int64_t[::1] feature, const double[::1] threshold, const int8_t[::1] kind,
+               const uint8_t[::1] missing_left):
     """Leaf index reached by each row of the encoded matrix ``X``.
 
     A node's condition is ``X[:, feature] >= threshold`` (kind 0) or ``X[:, feature] == threshold``
-    (kind 1, a category code); the row goes right when the condition holds, left otherwise.
+    (kind 1, a category code); the row goes right when the condition holds, left otherwise. A
+    missing value (NaN) goes left when ``missing_left[node]`` is 1 and right when it is 0.
     """
     cdef Py_ssize_t n = X.shape[0], i
     cdef int64_t node
     cdef double v
+    cdef bint holds
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] o = out
     with nogil:
@@ -32,12 +35,16 @@ def apply_rows(const double[:, ::1] X, const int64_t[::1] left, const int64_t[::
             while left[node] >= 0:
                 v = X[i, feature[node]]
                 if kind[node] == 0:
-                    node = right[node] if v >= threshold[node] else left[node]
+                    holds = v >= threshold[node]
                 else:
-                    node = right[node] if v == threshold[node] else left[node]
+                    holds = v == threshold[node]
+                # a NaN fails both comparisons: it goes where the node sends missing values
+                if holds or (v != v and not missing_left[node]):
+                    node = right[node]
+                else:
+                    node = left[node]
             o[i] = node
     return out
-
 
 
 def tree_eval(const int8_t[:, ::1] X, const int64_t[::1] left, const int64_t[::1] right,

@@ -131,7 +131,9 @@ def sklearn_input(tree, X) -> np.ndarray:
     pairs = _indicator_columns(tree)
     if not pairs:
         return Xe
-    ind = np.column_stack([(Xe[:, f] == c).astype(np.float64) for f, c in pairs])
+    # a missing category stays missing (NaN) in its indicators: the split sends it its own way
+    ind = np.column_stack([np.where(np.isnan(Xe[:, f]), np.nan, (Xe[:, f] == c).astype(np.float64))
+                           for f, c in pairs])
     return np.hstack([Xe, ind])
 
 
@@ -201,11 +203,8 @@ def to_sklearn(tree, *, class_codes: bool = False):
     nodes["n_node_samples"] = a.n_node_samples
     weighted = a.value.sum(axis=1)
     nodes["weighted_n_node_samples"] = weighted
-    if "missing_go_to_left" in NODE_DTYPE.names:
-        from treelearn.tree.formats import missing_directions
-
-        missing = missing_directions(tree)
-        nodes["missing_go_to_left"] = 1 if missing is None else missing.astype(np.uint8)
+    if "missing_go_to_left" in NODE_DTYPE.names:  # where the tree sends missing values (recorded or default)
+        nodes["missing_go_to_left"] = np.asarray(tree.missing_go_to_left, dtype=np.uint8)
     with np.errstate(invalid="ignore", divide="ignore"):
         proportions = np.where(weighted[:, None] > 0, a.value / np.where(weighted > 0, weighted, 1)[:, None],
                                1.0 / tree.n_classes)
@@ -236,7 +235,9 @@ def from_sklearn(clf, *, feature_names=None) -> Tree:
     """A treelearn Tree equivalent to a fitted single-output ``DecisionTreeClassifier``.
 
     scikit-learn's ``x <= t`` goes left becomes ``x >= nextafter(t, +inf)`` goes right; the
-    class counts are the node's class proportions times its weighted sample count.
+    class counts are the node's class proportions times its weighted sample count; the tree's
+    ``missing_go_to_left`` (scikit-learn >= 1.3) is kept (recorded when it differs from the
+    heavier-child default), a missing-only split's threshold ``inf`` too.
     """
     sk = getattr(clf, "tree_", None)
     if sk is None or not hasattr(sk, "children_left"):
@@ -256,6 +257,15 @@ def from_sklearn(clf, *, feature_names=None) -> Tree:
         feature_names = [str(s) for s in clf.feature_names_in_]
     schema = ColumnSchema(categories=[None] * int(clf.n_features_in_),
                           feature_names=None if feature_names is None else list(feature_names))
-    return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold,
-                kind=np.where(internal, NUMERIC, -1), value=value, n_node_samples=sk.n_node_samples,
-                impurity=sk.impurity, classes=np.asarray(clf.classes_), schema=schema)
+    fields = dict(children_left=left, children_right=right, feature=feature, threshold=threshold,
+                  kind=np.where(internal, NUMERIC, -1), value=value, n_node_samples=sk.n_node_samples,
+                  impurity=sk.impurity, classes=np.asarray(clf.classes_), schema=schema)
+    tree = Tree(**fields)
+    missing = getattr(sk, "missing_go_to_left", None)
+    if missing is not None:
+        missing = np.asarray(missing, dtype=np.uint8)
+        # recorded where they differ from the Tree's default (scikit-learn decides by sample
+        # counts where we use weights; a tree fitted on missing values chose its own)
+        if np.any(missing[internal] != tree.missing_go_to_left[internal]):
+            tree = Tree(**fields, missing_go_to_left=missing)
+    return tree

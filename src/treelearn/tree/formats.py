@@ -67,7 +67,7 @@ def missing_directions(tree: Tree):
     """Per node, ``True`` when a missing value goes to the left child, ``False`` when right;
     ``None`` when the tree records no missing-value directions (``missing_go_to_left``)."""
     m = getattr(tree, "missing_go_to_left", None)
-    if m is None:
+    if m is None or getattr(tree, "missing_recorded", True) is False:
         return None
     m = np.asarray(m)
     if m.shape != (tree.node_count,):
@@ -121,13 +121,19 @@ def _check_nonneg_int(name, value, *, allow_none=False):
     return int(value)
 
 
-def _condition(tree: Tree, node: int, names: list[str], decimals: int, negate: bool) -> str:
-    """Readable condition of an internal node (``negate``: the condition of the left branch)."""
+def _condition(tree: Tree, node: int, names: list[str], decimals: int, negate: bool, missing=None) -> str:
+    """Readable condition of an internal node (``negate``: the condition of the left branch);
+    ``missing`` (the tree's recorded missing-value directions, or None) adds ``or missing`` to the
+    branch missing values take."""
     f = int(tree.feature[node])
+    tail = "" if missing is None or bool(missing[node]) != negate else " or missing"
     if tree.kind[node] == CATEGORICAL:
         value = tree.schema.categories[f][int(tree.threshold[node])]
-        return f"{names[f]} {'!=' if negate else '=='} {value}"
-    return f"{names[f]} {'< ' if negate else '>='} {tree.threshold[node]:.{decimals}f}"
+        return f"{names[f]} {'!=' if negate else '=='} {value}{tail}"
+    t = tree.threshold[node]
+    if t == np.inf:  # the missing-only split: every value goes left, missing values right
+        return f"{names[f]} is not missing" if negate else f"{names[f]} is missing"
+    return f"{names[f]} {'< ' if negate else '>='} {t:.{decimals}f}{tail}"
 
 
 # ---------------------------------------------------------------------------------------- text
@@ -137,6 +143,7 @@ def export_text(tree, *, feature_names=None, class_names=None, max_depth: int = 
 
     Each internal node prints two lines, its left branch (condition false: ``x <  t`` or
     ``x != v``) then its right branch (``x >= t`` or ``x == v``), each followed by its subtree;
+    when the tree records where missing values go, the branch they take ends with ``or missing``;
     a leaf prints ``class: <majority class>`` (with ``weights: [...]``, the weighted class
     counts, when ``show_weights``). Subtrees deeper than ``max_depth`` print as
     ``truncated branch of depth d``.
@@ -151,6 +158,7 @@ def export_text(tree, *, feature_names=None, class_names=None, max_depth: int = 
         raise TreeLearnValueError("spacing must be >= 1")
     pred = tree.leaf_class_index()
     heights = _heights(tree)
+    missing = missing_directions(tree)
     branch = "|" + "-" * spacing + " "
     pad = "|" + " " * spacing
     lines: list[str] = []
@@ -179,9 +187,9 @@ def export_text(tree, *, feature_names=None, class_names=None, max_depth: int = 
         left, right = int(tree.children_left[node]), int(tree.children_right[node])
         # pushed in reverse order of printing
         stack.append(("node", right, depth + 1))
-        stack.append(("line", indent + branch + _condition(tree, node, names, decimals, negate=False)))
+        stack.append(("line", indent + branch + _condition(tree, node, names, decimals, False, missing)))
         stack.append(("node", left, depth + 1))
-        stack.append(("line", indent + branch + _condition(tree, node, names, decimals, negate=True)))
+        stack.append(("line", indent + branch + _condition(tree, node, names, decimals, True, missing)))
     return "\n".join(lines) + "\n"
 
 
@@ -233,7 +241,9 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
     """Graphviz DOT source of the tree, like ``sklearn.tree.export_graphviz``.
 
     Each internal node shows its condition (``x >= t`` or ``x == v``); the edge to the right
-    child is labelled True (the condition holds), the edge to the left child False. Each node
+    child is labelled True (the condition holds), the edge to the left child False; when the tree
+    records where missing values go, an internal node also shows ``missing -> left`` or
+    ``missing -> right``. Each node
     shows its impurity (``impurity``), sample count, class counts (or proportions with
     ``proportion``) and majority class. ``filled`` colours nodes by majority class, the more
     saturated the purer. Subtrees below ``max_depth`` are drawn as a ``(...)`` box.
@@ -258,6 +268,7 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
     if rotate:
         out.append("rankdir=LR ;")
     total_n = tree.n_node_samples[0]
+    missing = missing_directions(tree)
 
     def fmt(v: float) -> str:
         if float(v).is_integer() and not proportion:
@@ -276,6 +287,8 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
             parts.append(f"node #{node}")
         if tree.children_left[node] >= 0:
             parts.append(_condition(tree, node, names, precision, negate=False))
+            if missing is not None and tree.threshold[node] != np.inf:
+                parts.append("missing -> " + ("left" if missing[node] else "right"))
         if impurity:
             parts.append(f"impurity = {tree.impurity[node]:.{precision}f}")
         if proportion:
@@ -331,6 +344,15 @@ def _finite_list(a: np.ndarray, what: str) -> list:
     return a.tolist()
 
 
+def _threshold_list(t: np.ndarray) -> list:
+    """The thresholds for JSON: ``+inf`` (a missing-only split) as the string ``"inf"``."""
+    inf = t == np.inf
+    out = _finite_list(np.where(inf, 0.0, t), "threshold")
+    for i in np.flatnonzero(inf).tolist():
+        out[i] = "inf"
+    return out
+
+
 def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = None) -> str:
     """The tree as a JSON document (a lossless round trip through :func:`tree_from_json`).
 
@@ -338,7 +360,9 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
     (``n_features``, ``feature_names``, per-column ``categories``: ``null`` for numeric), the
     ``classes`` with their numpy ``classes_dtype``, and ``nodes``: the per-node arrays
     ``children_left``, ``children_right``, ``feature``, ``kind``, ``threshold``, ``value``
-    (rows of class counts), ``n_node_samples`` and ``impurity``. Floats are written with
+    (rows of class counts), ``n_node_samples``, ``impurity`` and, when the tree records them,
+    ``missing_go_to_left`` (0/1 per node; a document without it loads with the heavier-child
+    default). A threshold of ``+inf`` (a missing-only split) is written ``"inf"``. Floats are written with
     Python's shortest round-tripping repr, so they load back bit-exact. ``metadata``: an
     optional JSON-serialisable dict stored alongside (e.g. the learner's parameters).
     """
@@ -379,12 +403,14 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
             "children_right": tree.children_right.tolist(),
             "feature": tree.feature.tolist(),
             "kind": tree.kind.astype(np.int64).tolist(),
-            "threshold": _finite_list(tree.threshold, "threshold"),
+            "threshold": _threshold_list(tree.threshold),
             "value": _finite_list(tree.value, "value"),
             "n_node_samples": tree.n_node_samples.tolist(),
             "impurity": _finite_list(tree.impurity, "impurity"),
         },
     }
+    if missing_directions(tree) is not None:  # absent: the heavier-child default (older files too)
+        doc["nodes"]["missing_go_to_left"] = np.asarray(tree.missing_go_to_left).astype(np.int64).tolist()
     if metadata is not None:
         if not isinstance(metadata, dict):
             raise TreeLearnValueError("metadata must be a dict")
@@ -402,6 +428,7 @@ _REQUIRED = ("format", "version", "n_nodes", "n_features", "feature_names", "cat
              "classes_dtype", "nodes")
 _NODE_KEYS = ("children_left", "children_right", "feature", "kind", "threshold", "value", "n_node_samples",
               "impurity")
+_OPTIONAL_NODE_KEYS = ("missing_go_to_left",)
 _U_DTYPE = re.compile(r"^[<>|=]?U(\d{1,7})$")
 _NUM_DTYPES = {"bool", "|b1"} | {e + k + s for e in "<>|=" for k, s in
                                  (("i", "1"), ("i", "2"), ("i", "4"), ("i", "8"), ("u", "1"), ("u", "2"),
@@ -664,14 +691,24 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
     missing = [k for k in _NODE_KEYS if k not in nodes]
     if missing:
         raise TreeLearnValueError(f"JSON model: nodes is missing the array(s) {', '.join(missing)}")
-    unknown = sorted(set(nodes) - set(_NODE_KEYS))
+    unknown = sorted(set(nodes) - set(_NODE_KEYS) - set(_OPTIONAL_NODE_KEYS))
     if unknown:
         raise TreeLearnValueError(f"JSON model: nodes has unknown array(s) {', '.join(map(str, unknown))}")
     left = _int_list(nodes["children_left"], "children_left", n)
     right = _int_list(nodes["children_right"], "children_right", n)
     feature = _int_list(nodes["feature"], "feature", n)
     kind = _int_list(nodes["kind"], "kind", n)
-    threshold = _float_list(nodes["threshold"], "threshold", n)
+    raw_thr = nodes["threshold"]
+    inf_at = [i for i, x in enumerate(raw_thr) if x == "inf"] if isinstance(raw_thr, list) else []
+    if inf_at:
+        raw_thr = [0.0 if x == "inf" else x for x in raw_thr]
+    threshold = _float_list(raw_thr, "threshold", n)
+    threshold[inf_at] = np.inf  # Tree allows it at numeric splits only
+    missing_left = None
+    if "missing_go_to_left" in nodes:
+        missing_left = _int_list(nodes["missing_go_to_left"], "missing_go_to_left", n)
+        if np.any((missing_left != 0) & (missing_left != 1)):
+            raise TreeLearnValueError("JSON model: missing_go_to_left must hold 0 (right) or 1 (left)")
     n_node_samples = _int_list(nodes["n_node_samples"], "n_node_samples", n)
     impurity = _float_list(nodes["impurity"], "impurity", n)
     rows = nodes["value"]
@@ -705,5 +742,6 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
         )
     schema = ColumnSchema(categories=categories, feature_names=names)
     fields = dict(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
-                  value=value, n_node_samples=n_node_samples, impurity=impurity, classes=classes, schema=schema)
+                  value=value, n_node_samples=n_node_samples, impurity=impurity, classes=classes, schema=schema,
+                  missing_go_to_left=missing_left)
     return fields, doc.get("metadata")

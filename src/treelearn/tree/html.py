@@ -53,11 +53,14 @@ def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int 
                 cat = tree.schema.categories[f][int(tree.threshold[i])]
                 node["category"] = _json_value(cat)
                 node["cond"] = f"{names[f]} == {cat}"
+            elif tree.threshold[i] == np.inf:  # the missing-only split (JSON has no infinity)
+                node["threshold"] = float(np.finfo(np.float64).max)
+                node["cond"] = f"{names[f]} is missing"
             else:
                 node["threshold"] = float(tree.threshold[i])
                 node["cond"] = f"{names[f]} >= {tree.threshold[i]:.{precision}g}"
-            node["missing_left"] = (bool(missing[i]) if missing is not None else
-                                    bool(tree.value[left].sum() >= tree.value[right].sum()))
+            # where the tree sends a missing value (recorded, or the heavier-child default)
+            node["missing_left"] = bool(tree.missing_go_to_left[i])
             node["missing_recorded"] = missing is not None
         nodes.append(node)
     used = sorted({int(f) for f in tree.feature[tree.children_left >= 0]})

@@ -57,9 +57,11 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
             f = int(tree.feature[node])
             if tree.kind[node] == CATEGORICAL:
                 cond = f"{names[f]} == {tree.schema.categories[f][int(tree.threshold[node])]}"
+            elif tree.threshold[node] == np.inf:  # the missing-only split
+                cond = f"{names[f]} is missing"
             else:
                 cond = f"{names[f]} >= {_fmt_threshold(tree.threshold[node], precision)}"
-            if missing is not None:
+            if missing is not None and tree.threshold[node] != np.inf:
                 cond += "  (NaN \u2192 " + ("left" if missing[node] else "right") + ")"
             parts.append(cond)
         if impurity:

@@ -9,11 +9,17 @@ Array-based, like scikit-learn's ``Tree``: node ``i`` has
   in ``schema.categories[feature]`` (``-1`` for a leaf);
 * ``threshold[i]``: the threshold or category code;
 * ``value[i]``: per-class (weighted) counts of the training samples reaching the node;
-* ``n_node_samples[i]``: the number of training samples reaching it; ``impurity[i]``.
+* ``n_node_samples[i]``: the number of training samples reaching it; ``impurity[i]``;
+* ``missing_go_to_left[i]``: 1 when a missing value (NaN) at node ``i`` goes to the left child, 0
+  when it goes right (0 and meaningless at a leaf). A learner that does not record directions
+  leaves it to the default: the child with more training weight (the right one on a tie, as
+  scikit-learn does); ``missing_recorded`` says which. A numeric node may have the threshold
+  ``+inf``: every value goes left and only missing values (sent right) leave it, scikit-learn's
+  "missing-only" split.
 
 A row goes to the **right** child when the node's condition holds and to the left otherwise.
 (scikit-learn sends ``x <= t`` left; our left side is ``x < t``. With midpoint thresholds the two
-agree on every training value.)
+agree on every training value.) A missing value goes where ``missing_go_to_left`` says, in both.
 
 Binary data in {0, 1} uses thresholds 0.5, data in {-1, +1} thresholds 0: the same model.
 """
@@ -50,7 +56,7 @@ class Tree:
 
     def __init__(self, *, children_left, children_right, feature, threshold, kind, value,
                  n_node_samples=None, impurity=None, classes, schema: ColumnSchema | None = None,
-                 n_features: int | None = None, validate: bool = True):
+                 n_features: int | None = None, missing_go_to_left=None, validate: bool = True):
         self.children_left = np.ascontiguousarray(children_left, dtype=np.int64)
         self.children_right = np.ascontiguousarray(children_right, dtype=np.int64)
         self.feature = np.ascontiguousarray(feature, dtype=np.int64)
@@ -74,25 +80,59 @@ class Tree:
                 n_features = int(self.feature.max()) + 1 if n and self.feature.max() >= 0 else 1
             schema = ColumnSchema(categories=[None] * int(n_features))
         self.schema = schema
+        #: whether a learner recorded the missing-value directions (False: the heavier-child default)
+        self.missing_recorded = missing_go_to_left is not None
+        if missing_go_to_left is None:
+            self.missing_go_to_left = self.heavier_child_left()
+        else:
+            m = np.asarray(missing_go_to_left)
+            if m.dtype.kind not in "biu" or (m.size and (m.min() < 0 or m.max() > 1)):
+                raise TreeLearnValueError("tree array missing_go_to_left must hold 0 (right) or 1 (left) per node")
+            self.missing_go_to_left = np.array(m, dtype=np.uint8, order="C")
+            if self.missing_go_to_left.shape == self.children_left.shape:
+                self.missing_go_to_left[self.children_left < 0] = 0  # meaningless at a leaf
         if validate:
             self._check()
+
+    def heavier_child_left(self) -> np.ndarray:
+        """Per node, 1 when its left subtree has more training weight than its right one, else 0
+        (ties and leaves: 0): where a missing value goes at a split whose feature had no missing
+        value in training. Weights are summed over the leaves, so internal counts need not be set."""
+        n = self.children_left.shape[0]
+        out = np.zeros(n, dtype=np.uint8)
+        if self.value.shape[0] != n or self.children_right.shape != (n,):
+            return out  # malformed arrays: _check names the problem
+        w = np.nan_to_num(self.value.sum(axis=1), nan=0.0)
+        left, right = self.children_left, self.children_right
+        if not np.all((left < n) & (right < n)):
+            return out
+        for node in range(n - 1, -1, -1):  # children come after parents
+            l = left[node]
+            if l > node and right[node] > node:
+                r = right[node]
+                w[node] = w[l] + w[r]
+                out[node] = w[l] > w[r]
+        return out
 
     # ------------------------------------------------------------------ construction
     def _check(self) -> None:
         n = self.children_left.shape[0]
         if n == 0:
             raise TreeLearnValueError("a tree needs at least one node")
-        for name in ("children_right", "feature", "threshold", "kind", "n_node_samples", "impurity"):
+        for name in ("children_right", "feature", "threshold", "kind", "n_node_samples", "impurity",
+                     "missing_go_to_left"):
             if getattr(self, name).shape != (n,):
                 raise TreeLearnValueError(f"tree array {name} has shape {getattr(self, name).shape}, expected ({n},)")
         if self.value.shape != (n, len(self.classes)):
             raise TreeLearnValueError(
                 f"tree array value has shape {self.value.shape}, expected ({n}, {len(self.classes)})"
             )
-        if not np.all(np.isfinite(self.value)) or not np.all(np.isfinite(self.threshold)):
-            raise TreeLearnValueError("tree arrays contain NaN or infinite values")
         left, right = self.children_left, self.children_right
         is_leaf = left < 0
+        # +inf is a numeric split's threshold only: the missing-only split (see the module doc)
+        inf_ok = ~is_leaf & (self.kind == NUMERIC) & (self.threshold == np.inf)
+        if not np.all(np.isfinite(self.value)) or not np.all(np.isfinite(self.threshold) | inf_ok):
+            raise TreeLearnValueError("tree arrays contain NaN or infinite values")
         if np.any((right < 0) != is_leaf):
             raise TreeLearnValueError("every node must have either two children or none")
         internal = ~is_leaf
@@ -138,7 +178,7 @@ class Tree:
     def apply_encoded(self, Xe: np.ndarray) -> np.ndarray:
         """Leaf index of each row of an encoded matrix (``schema.encode(X)``)."""
         return apply_rows(np.ascontiguousarray(Xe, dtype=np.float64), self.children_left, self.children_right,
-                          self.feature, self.threshold, self.kind)
+                          self.feature, self.threshold, self.kind, self.missing_go_to_left)
 
     _apply_encoded = apply_encoded  # the old private name, for code written against it
 
@@ -312,15 +352,17 @@ class Tree:
         feature = self.feature[old].copy()
         threshold = self.threshold[old].copy()
         kind = self.kind[old].copy()
+        missing = self.missing_go_to_left[old].copy()
         for i, v in enumerate(order):
             if self.children_left[v] >= 0 and v not in keep_as_leaf:
                 left[i] = new_id[self.children_left[v]]
                 right[i] = new_id[self.children_right[v]]
             else:
-                feature[i], threshold[i], kind[i] = UNDEFINED, UNDEFINED, -1
+                feature[i], threshold[i], kind[i], missing[i] = UNDEFINED, UNDEFINED, -1, 0
         return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
                     value=self.value[old], n_node_samples=self.n_node_samples[old], impurity=self.impurity[old],
-                    classes=self.classes, schema=self.schema)
+                    classes=self.classes, schema=self.schema,
+                    missing_go_to_left=missing if self.missing_recorded else None)
 
     def prune(self, nodes) -> "Tree":
         """A copy in which every node of ``nodes`` is replaced by a leaf (labelled by its majority)."""
@@ -360,7 +402,8 @@ class Tree:
         return Tree(children_left=self.children_left.copy(), children_right=self.children_right.copy(),
                     feature=self.feature.copy(), threshold=self.threshold.copy(), kind=self.kind.copy(),
                     value=self.value.copy(), n_node_samples=self.n_node_samples.copy(),
-                    impurity=self.impurity.copy(), classes=self.classes.copy(), schema=self.schema)
+                    impurity=self.impurity.copy(), classes=self.classes.copy(), schema=self.schema,
+                    missing_go_to_left=self.missing_go_to_left.copy() if self.missing_recorded else None)
 
     # ------------------------------------------------------------------ description
     def condition_name(self, node: int, *, negate: bool = False, precision: int = 4) -> str:
@@ -380,7 +423,8 @@ class Tree:
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tree):
             return NotImplemented
-        arrays = ("children_left", "children_right", "feature", "threshold", "kind", "value", "n_node_samples")
+        arrays = ("children_left", "children_right", "feature", "threshold", "kind", "value", "n_node_samples",
+                  "missing_go_to_left")
         return (all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays)
                 and np.array_equal(self.classes, other.classes)
                 and _categories_equal(self.schema, other.schema))
