@@ -48,7 +48,6 @@ from treelearn._validation import (
     INT32_MAX,
     Interval,
     _as_2d_raw,
-    reject_missing,
     validate_parameters,
 )
 from treelearn.data import _bitset
@@ -158,7 +157,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)
         Xe = schema.encode(X)
-        reject_missing(Xe, type(self).__name__)  # until the Binarizer encodes missingness
         self.fit_encoded(Xe, schema)
         return self
 
@@ -328,7 +326,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
         _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         Xe = self.schema_.encode(X)
-        reject_missing(Xe, type(self).__name__)  # until the Binarizer encodes missingness
         return self.transform_encoded(Xe)
 
     def transform_encoded(self, Xe: np.ndarray) -> np.ndarray:

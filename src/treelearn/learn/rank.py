@@ -356,6 +356,9 @@ class MinRankTreeClassifier(BaseTreeClassifier):
     search_stats_ : counters of the search (calls, memo hits and entries, memory, seconds)
     """
 
+    #: missing values through the Binarizer's missingness features (see treelearn.data.binarize)
+    _supports_missing = True
+
     _parameter_constraints = {
         "max_rank": [Interval(numbers.Integral, 0, INT32_MAX), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],

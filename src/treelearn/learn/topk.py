@@ -187,6 +187,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
         first) and the greedy tree was returned.
     """
 
+    #: missing values through the Binarizer's missingness features (see treelearn.data.binarize)
+    _supports_missing = True
+
     _parameter_constraints = {
         "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
         "max_depth": [Interval(numbers.Integral, 0, 64)],
@@ -240,16 +243,18 @@ class TopKTreeClassifier(BaseTreeClassifier):
         greedy, extra = None, None
         binary = sample.is_binary()
         Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
-        if self.greedy_incumbent and not binary:
-            from treelearn.learn.greedy import grow_greedy
+        from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
 
+        # the greedy learner grows the incumbent (on missing values only where it handles them)
+        grow = not binary and (GreedyTreeClassifier._supports_missing or not np.isnan(Xe).any())
+        if self.greedy_incumbent and grow:
             greedy = grow_greedy(Xe, sample.y, sample.n_classes,
                                  None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                  max_depth=int(self.max_depth))
             extra = _numeric_thresholds_of(greedy)
         binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features,
                                      extra_thresholds=extra)
-        if self.greedy_incumbent and binary and self._k_value() != 1:
+        if self.greedy_incumbent and not grow and self._k_value() != 1:
             # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
             res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit)
             greedy = self._to_tree(res1, binz, sample.n_classes, sample.schema)
