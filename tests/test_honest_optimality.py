@@ -146,3 +146,24 @@ def test_binarizer_extra_thresholds():
     # every midpoint: the extra thresholds' partitions are already there
     b = Binarizer().fit_encoded(X, schema, extra_thresholds={0: [4.25]})
     assert b.thresholds_ == "all" and b.n_added_thresholds_ == 0 and b.n_binary_features_ == 5
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_search_upper_bound(n_jobs):
+    # the compiled search with an incumbent's error: the same tree when something beats it, no
+    # tree (found False) and a lower bound >= it when nothing does
+    from treelearn.data.bitmatrix import BinaryData
+    from treelearn.learn.topk import topk_search
+
+    X, y = load_wine(return_X_y=True)
+    b = Binarizer(max_binary_features=30).fit(X)
+    data = BinaryData(b.transform(X), y, 3)
+    for k in (4, "all"):
+        free = topk_search(data, k=k, max_depth=3, n_jobs=n_jobs)
+        assert free["found"] and free["error"] > 0
+        above = topk_search(data, k=k, max_depth=3, n_jobs=n_jobs, upper_bound=free["error"] + 0.5)
+        assert above["found"] and above["error"] == free["error"]
+        np.testing.assert_array_equal(above["feature"], free["feature"])
+        below = topk_search(data, k=k, max_depth=3, n_jobs=n_jobs, upper_bound=free["error"] - 0.5)
+        assert not below["found"] and below["feature"].size == 0
+        assert below["lower_bound"] >= free["error"] - 0.5
