@@ -363,9 +363,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 else:
                     out[:, idx] = col[:, None] == thr
             else:
-                for sel, res in ((num, lambda t: col[:, None] >= t), (kind == CATEGORICAL, lambda t: col[:, None] == t)):
-                    if sel.any():
-                        out[:, idx[sel]] = res(thr[sel])
+                if num.any():
+                    out[:, idx[num]] = col[:, None] >= thr[num]
+                cat = kind == CATEGORICAL
+                if cat.any():
+                    out[:, idx[cat]] = col[:, None] == thr[cat]
                 ism = kind == IS_MISSING
                 if ism.any():
                     out[:, idx[ism]] = nan[:, None]

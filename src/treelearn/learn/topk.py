@@ -270,7 +270,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if greedy is not None:
             g_err = _tree_error(greedy)
             # trees as good as the greedy one are searched for too (ties go to the search's tree)
-            ub = g_err + 1e-9 * max(1.0, float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0]))
+            total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
+            ub = g_err + 1e-9 * max(1.0, total)
             if time_limit is not None:  # the greedy tree's time counts
                 time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
         try:
