@@ -655,15 +655,17 @@ def test_histogram_memory_budget_rebuilds_from_rows():
 
     rng = np.random.default_rng(8)
     X = rng.normal(size=(400, 5)).round(1)
+    X[rng.random(X.shape) < 0.1] = np.nan  # missing values: their histogram cell is subtracted too
     y = rng.integers(0, 3, 400)
     w = rng.random(400) + 0.5
     cf = code_features(X, None, 16)
+    assert cf.has_missing
     for max_leaves in (-1, 20):
-        args = (cf.codes, cf.n_codes, cf.is_cat, cf.cat_only, y.astype(np.int64), w, 3, 1, 8, max_leaves, 1, 0.0,
-                True)
+        args = (cf.codes, cf.n_codes, cf.is_cat, cf.cat_only, cf.miss_code, y.astype(np.int64), w, 3, 1, 8,
+                max_leaves, 1, 0.0, True)
         a = _greedy.grow_coded(*args)  # default budget: children by subtraction
         b = _greedy.grow_coded(*args, 0.0)  # no budget: every waiting node's histogram is dropped
-        for key in ("children_left", "feature", "split_code", "n_node_samples"):
+        for key in ("children_left", "feature", "split_code", "n_node_samples", "missing_go_to_left"):
             np.testing.assert_array_equal(a[key], b[key])
         np.testing.assert_allclose(a["value"], b["value"], rtol=1e-12)
 

@@ -33,11 +33,13 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
         const int32_t* n_codes
         const uint8_t* is_cat
         const int32_t* cat_only
+        const int32_t* miss_code
         const int64_t* y
         const double* w
 
     cdef cppclass Result:
         vector[int64_t] left, right, feature, split_code, split_low, n_samples
+        vector[uint8_t] missing_left
         vector[double] value, impurity
         int64_t n_nodes
         cbool cost_failed
@@ -48,24 +50,27 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
 
     cdef struct KeyRow:
         pass
-    void code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
+    int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
                      vector[double]& u, vector[double]& thr, vector[KeyRow]& a, vector[KeyRow]& tmp) except + nogil
 
 
 def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes):
     """Code the numeric ``columns`` of the transposed matrix ``XT`` (d, n) into rows of ``codes``
     (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns
-    (thresholds, values) lists."""
+    (thresholds, values, n_missing): per column its thresholds, its distinct present values and
+    its number of missing values (NaN, coded ``thresholds.size + 1``)."""
     cdef vector[double] u, thr, thr_all, u_all
     cdef vector[int64_t] thr_off, u_off
     cdef vector[KeyRow] a, tmp
     cdef Py_ssize_t i, j, n = XT.shape[1], m = columns.shape[0]
+    n_missing = np.zeros(m, dtype=np.int64)
+    cdef int64_t[::1] nmiss = n_missing
     thr_off.push_back(0)
     u_off.push_back(0)
     with nogil:
         for i in range(m):
             j = columns[i]
-            code_column(&XT[j, 0], n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
+            nmiss[i] = code_column(&XT[j, 0], n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
             thr_all.insert(thr_all.end(), thr.begin(), thr.end())
             u_all.insert(u_all.end(), u.begin(), u.end())
             thr_off.push_back(thr_all.size())
@@ -74,11 +79,11 @@ def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t ma
     U = np.asarray(<double[:u_all.size()]> u_all.data()).copy() if u_all.size() else np.zeros(0)
     thresholds = [T[thr_off[i]:thr_off[i + 1]] for i in range(m)]
     values = [U[u_off[i]:u_off[i + 1]] for i in range(m)]
-    return thresholds, values
+    return thresholds, values, n_missing
 
 
 def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,
-               const int32_t[::1] cat_only, const int64_t[::1] y, const double[::1] w, int n_classes,
+               const int32_t[::1] cat_only, const int32_t[::1] miss_code, const int64_t[::1] y, const double[::1] w, int n_classes,
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2):
@@ -91,7 +96,9 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
     256 MB); past it a node's children are built from its rows instead of by subtraction.
     ``split_code`` is k for a numeric node (``code >= k`` goes right; ``split_low`` is the largest
-    code present on the left) and v for a categorical one (``code == v`` goes right).
+    code present on the left) and v for a categorical one (``code == v`` goes right);
+    ``miss_code[f]`` is the code of feature f's missing values (-1: none), ``split_code ==
+    miss_code`` the missing-only split, and ``missing_go_to_left`` where a node sends them.
     """
     cdef Problem P
     cdef Params prm
@@ -104,6 +111,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     P.n_codes = &n_codes[0]
     P.is_cat = &is_cat[0]
     P.cat_only = &cat_only[0]
+    P.miss_code = &miss_code[0]
     P.y = &y[0]
     P.w = &w[0]
     prm.n_classes = n_classes
@@ -134,6 +142,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out["feature"] = np.asarray(<int64_t[:m]> res.feature.data()).copy()
     out["split_code"] = np.asarray(<int64_t[:m]> res.split_code.data()).copy()
     out["split_low"] = np.asarray(<int64_t[:m]> res.split_low.data()).copy()
+    out["missing_go_to_left"] = np.asarray(<uint8_t[:m]> res.missing_left.data()).copy()
     out["n_node_samples"] = np.asarray(<int64_t[:m]> res.n_samples.data()).copy()
     out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)

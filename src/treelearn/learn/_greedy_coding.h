@@ -13,6 +13,8 @@ namespace tlgreedy {
 // midpoint between consecutive distinct values; with max_thr = m > 0 and more than m midpoints,
 // the midpoints just above the data quantiles s[(i*n)//(m+1)], i = 1..m. The code of a value is
 // the number of thresholds <= it. One LSD radix sort per column instead of two comparison sorts.
+// Missing values (NaN) take no part in the thresholds (quantiles are of the present values) and
+// get the code thr.size() + 1, one above every present value's; code_column returns their number.
 static inline uint64_t sortable_key(double v) {
     if (v == 0.0) v = 0.0;  // -0.0 and +0.0 are the same value
     uint64_t b;
@@ -52,13 +54,26 @@ inline void radix_sort(std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
     }
 }
 
-inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
-                        std::vector<double>& u, std::vector<double>& thr,
-                        std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
+// the codes of the missing rows: one above every present value's (thr.size() + 1)
+inline void code_missing(const double* X, int64_t n, int64_t stride, int32_t* codes, const std::vector<double>& thr) {
+    const int32_t miss = (int32_t)thr.size() + 1;
+    for (int64_t i = 0; i < n; ++i)
+        if (X[i * stride] != X[i * stride]) codes[i] = miss;
+}
+
+inline int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
+                           std::vector<double>& u, std::vector<double>& thr,
+                           std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
     u.clear();
     thr.clear();
-    if (n == 0) return;
-    {   // fast path: at most two distinct values (binary features), no sort needed
+    if (n == 0) return 0;
+    int64_t n_missing = 0;
+    for (int64_t i = 0; i < n; ++i) n_missing += X[i * stride] != X[i * stride];
+    if (n_missing == n) {  // every value missing: no threshold
+        code_missing(X, n, stride, codes, thr);
+        return n_missing;
+    }
+    if (n_missing == 0) {   // fast path: at most two distinct values (binary features), no sort needed
         double lo = X[0], hi = X[0];
         bool two = true;
         for (int64_t i = 1; i < n && two; ++i) {
@@ -76,11 +91,16 @@ inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_
                 thr.push_back(m);  // one midpoint <= any max_thr >= 1
             }
             for (int64_t i = 0; i < n; ++i) codes[i] = (hi != lo && X[i * stride] == hi) ? 1 : 0;
-            return;
+            return 0;
         }
     }
+    const int64_t n_all = n;
+    n -= n_missing;  // the present values: keys, ranks and quantiles are theirs
     a.resize(n);
-    for (int64_t i = 0; i < n; ++i) a[i] = KeyRow{sortable_key(X[i * stride]), i};
+    for (int64_t i = 0, q = 0; i < n_all; ++i) {
+        const double v = X[i * stride];
+        if (v == v) a[q++] = KeyRow{sortable_key(v), i};
+    }
     radix_sort(a, tmp);
     std::vector<int32_t> rank_at(n);
     double prev = 0.0;
@@ -99,7 +119,8 @@ inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_
     if (max_thr <= 0 || (int64_t)mids.size() <= max_thr) {
         thr = mids;
         for (int64_t p = 0; p < n; ++p) codes[a[p].row] = rank_at[p];
-        return;
+        if (n_missing) code_missing(X, n_all, stride, codes, thr);
+        return n_missing;
     }
     // quantile thresholds; code(rank r) = #{selected j : j < r}
     std::vector<uint8_t> sel(U, 0);
@@ -116,6 +137,8 @@ inline void code_column(const double* X, int64_t n, int64_t stride, int64_t max_
         if (sel[r]) { thr.push_back(mids[r]); ++c; }
     }
     for (int64_t p = 0; p < n; ++p) codes[a[p].row] = code_of[rank_at[p]];
+    if (n_missing) code_missing(X, n_all, stride, codes, thr);
+    return n_missing;
 }
 
 }  // namespace tlgreedy

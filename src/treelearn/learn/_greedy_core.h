@@ -16,6 +16,14 @@
 // Both score a candidate by the weighted child impurity W_L*G(L) + W_R*G(R) (lower is better) and
 // replace the best only when strictly better by more than a tolerance, scanning features in
 // index order and codes ascending: ties go to the lowest feature, then the lowest threshold.
+//
+// Missing values (scikit-learn >= 1.3's rule): a feature with missing values has one more code,
+// miss_code[f], above every present value's. At a node where the feature has missing rows, every
+// threshold is tried with the missing rows sent right, then (a second scan) sent left, then the
+// "missing-only" split (present values left, missing right: code >= miss_code); a feature whose
+// values are all missing at the node is skipped, as scikit-learn does. The same
+// scan order as scikit-learn's, so ties resolve alike. A split whose node had no missing value in
+// its feature sends missing values to the child with more training weight (right on a tie).
 #pragma once
 
 #include <algorithm>
@@ -64,6 +72,7 @@ struct Params {
 
 struct Result {
     std::vector<int64_t> left, right, feature, split_code, split_low, n_samples;
+    std::vector<uint8_t> missing_left;  // 1: a missing value goes left
     std::vector<double> value, impurity;
     int64_t n_nodes = 0;
     bool cost_failed = false;  // the user criterion failed: the growth stopped early
@@ -73,6 +82,7 @@ struct Split {
     int32_t feature = -1;
     int32_t code = 0;
     int32_t low = 0;   // numeric: the largest code present on the left side (code < `code`)
+    uint8_t mleft = 0; // missing rows go left (when the node has some in this feature)
     double score = std::numeric_limits<double>::infinity();
 };
 
@@ -96,6 +106,7 @@ struct Problem {
     const int32_t* n_codes;    // (d,)
     const uint8_t* is_cat;     // (d,)
     const int32_t* cat_only;   // (d,): categorical feature with two values: the only candidate code, else -1
+    const int32_t* miss_code;  // (d,): the code of the missing rows (the largest), -1: no missing value
     const int64_t* y;          // (n,)
     const double* w;           // (n,)
 };
@@ -113,34 +124,34 @@ struct Picker {
     std::vector<Split>* pending;
     static constexpr size_t FLUSH = 1 << 16;
 
-    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t low) {
-        if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = code; best.low = low; }
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t low, uint8_t ml) {
+        if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = code; best.low = low; best.mleft = ml; }
     }
-    TL_INLINE void keep(int32_t f, int32_t code, int32_t low) {
+    TL_INLINE void keep(int32_t f, int32_t code, int32_t low, uint8_t ml) {
         Split s;
-        s.feature = f; s.code = code; s.low = low;
+        s.feature = f; s.code = code; s.low = low; s.mleft = ml;
         pending->push_back(s);
         if (pending->size() >= FLUSH) flush();
     }
     // two classes, both sides' counts given
     TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
-                       int32_t f, int32_t code, int32_t low) {
+                       int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
         if constexpr (Crit::batched) {
             const double l[2] = {l0, l1}, r[2] = {r0, r1};
             batch->push(crit, l, r);
-            keep(f, code, low);
+            keep(f, code, low, ml);
         } else {
-            take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, low);
+            take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, low, ml);
         }
     }
     // one side's counts L (sum WL), the other tot - L (sum WR)
     TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
-                        int32_t f, int32_t code, int32_t low) {
+                        int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
         if constexpr (Crit::batched) {
             batch->push_rest(crit, L, tot);
-            keep(f, code, low);
+            keep(f, code, low, ml);
         } else {
-            take(crit.score(L, tot, WL, WR, buf), f, code, low);
+            take(crit.score(L, tot, WL, WR, buf), f, code, low, ml);
         }
     }
     void flush() {
@@ -149,7 +160,7 @@ struct Picker {
                 if (batch->evaluate(crit)) {
                     for (size_t i = 0; i < pending->size(); ++i) {
                         const Split& s = (*pending)[i];
-                        take(batch->score(i), s.feature, s.code, s.low);
+                        take(batch->score(i), s.feature, s.code, s.low, s.mleft);
                     }
                 } else {
                     best = Split();  // the criterion failed: no split
@@ -175,7 +186,7 @@ public:
     std::vector<Entry> E;    // d * n
     std::vector<Entry> tmp;  // n
     std::vector<uint8_t> right;
-    std::vector<double> buf, buf2, pre, gpre;
+    std::vector<double> buf, buf2, pre, gpre, mis, aux;
     std::vector<uint32_t> ycls;  // class codes, compact, for the scans
     bool unit = true;            // every weight is 1: counts are row counts
     tlcrit::CandidateBatch batch;
@@ -193,6 +204,8 @@ public:
         buf2.resize(P.C);
         pre.resize(P.C);
         gpre.resize(P.C);
+        mis.resize(P.C);
+        aux.resize(P.C);
         batch.C = P.C;
         std::vector<int64_t> cnt;
         const int64_t off0 = 0;
@@ -252,9 +265,110 @@ public:
         }
     }
 
-    void scan_categorical(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
+    // scan_numeric for a feature with missing values: candidates `code >= k` between the present
+    // rows [s, te) of the node; ADD: the missing rows (class counts add, nadd rows, weight wadd)
+    // join the left side, else the right side (a separate copy: the scan of features without
+    // missing values stays as it was)
+    template <bool BIN, bool UNIT, bool ADD>
+    void scan_numeric_m(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te,
+                        const double* add, int64_t nadd, double wadd) {
         const Entry* e = &E[(size_t)f * P.n];
-        const int64_t s = nd.start, t = nd.end, m = t - s;
+        const int64_t s = nd.start, t = te, m = nd.end - s;
+        if (e[s].code == e[t - 1].code) return;  // constant in this node
+        // unit weights: integer counters (no floating-point add latency chain); the counts are the
+        // same exact integers as the weighted sums
+        double l0 = 0.0, l1 = 0.0, wl = 0.0;
+        int64_t c1 = 0;
+        double* L = pre.data();
+        if (!BIN) std::fill(pre.begin(), pre.end(), 0.0);
+        int32_t prev = e[s].code;
+        const uint32_t* y = ycls.data();
+        const double* w = P.w;
+        for (int64_t p = s; p < t; ++p) {
+            const Entry x = e[p];
+            if (x.code != prev) {
+                const int64_t nl = p - s + (ADD ? nadd : 0), nr = m - nl;
+                if (nl >= msl && nr >= msl) {
+                    if (BIN) {
+                        if (UNIT) { wl = (double)(p - s); l1 = (double)c1; l0 = (double)(p - s - c1); }
+                        if (ADD) {
+                            const double a0 = l0 + add[0], a1 = l1 + add[1], aw = wl + wadd;
+                            pk.two(a0, a1, tot[0] - a0, tot[1] - a1, aw, nd.W - aw, f, x.code, prev, 1);
+                        } else {
+                            pk.two(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl, f, x.code, prev);
+                        }
+                    } else if (ADD) {
+                        for (int c = 0; c < P.C; ++c) aux[c] = L[c] + add[c];
+                        pk.rest(aux.data(), tot, wl + wadd, nd.W - wl - wadd, buf.data(), f, x.code, prev, 1);
+                    } else {
+                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, x.code, prev);
+                    }
+                }
+                prev = x.code;
+            }
+            if (BIN && UNIT) {
+                c1 += y[x.row];
+            } else {
+                const double wi = UNIT ? 1.0 : w[x.row];
+                if (BIN) { if (y[x.row]) l1 += wi; else l0 += wi; }
+                else L[y[x.row]] += wi;
+                wl += wi;
+            }
+        }
+    }
+
+    template <bool ADD>
+    void scan_numeric_any(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te,
+                          const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
+        if (P.C == 2) {
+            if (unit) scan_numeric_m<true, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+            else scan_numeric_m<true, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+        } else if (unit) scan_numeric_m<false, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+        else scan_numeric_m<false, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+    }
+
+    // the node's rows of feature f with a missing value sit at the end of its range (the largest
+    // code): te = the end of the present rows; their class counts into mis (weight wm)
+    int64_t missing_tail(int f, const Node& nd, int64_t& te, double& wm) {
+        const Entry* e = &E[(size_t)f * P.n];
+        const int32_t M = P.miss_code[f];
+        te = nd.end;
+        while (te > nd.start && e[te - 1].code == M) --te;
+        std::fill(mis.begin(), mis.end(), 0.0);
+        wm = 0.0;
+        for (int64_t p = te; p < nd.end; ++p) { mis[P.y[e[p].row]] += P.w[e[p].row]; wm += P.w[e[p].row]; }
+        return nd.end - te;
+    }
+
+    // the missing-only split: present rows left, missing rows right (code >= miss_code)
+    void missing_only(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te, int64_t nmiss,
+                      double wm, int32_t low) {
+        const int64_t nl = te - nd.start;
+        if (nl < msl || nmiss < msl) return;
+        for (int c = 0; c < P.C; ++c) aux[c] = tot[c] - mis[c];
+        pk.rest(aux.data(), tot, nd.W - wm, wm, buf.data(), f, P.miss_code[f], low, 0);
+    }
+
+    // a numeric feature with missing values (scikit-learn's order: missing right, left, alone)
+    void scan_numeric_missing(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
+        const Entry* e = &E[(size_t)f * P.n];
+        int64_t te;
+        double wm;
+        const int64_t nmiss = missing_tail(f, nd, te, wm);
+        if (te == nd.start) return;  // every value missing
+        // (one present value: no threshold, only the missing-only split)
+        scan_numeric_any<false>(f, nd, tot, pk, te);
+        if (nmiss == 0) return;
+        scan_numeric_any<true>(f, nd, tot, pk, te, mis.data(), nmiss, wm);
+        missing_only(f, nd, tot, pk, te, nmiss, wm, e[te - 1].code);
+    }
+
+    // one-vs-rest candidates `code == v` over the present rows [s, te); radd (the missing rows'
+    // class counts, nradd rows, weight wradd) joins the right side when given; ml: where they go
+    void scan_categorical(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te = -1,
+                          const double* radd = nullptr, int64_t nradd = 0, double wradd = 0.0, uint8_t ml = 0) {
+        const Entry* e = &E[(size_t)f * P.n];
+        const int64_t s = nd.start, t = te < 0 ? nd.end : te, m = nd.end - s;
         if (e[s].code == e[t - 1].code) return;
         const int C = P.C;
         std::fill(pre.begin(), pre.end(), 0.0);
@@ -266,12 +380,16 @@ public:
         const int32_t only = P.cat_only[f];
         for (int64_t p = s; p <= t; ++p) {
             if (p == t || e[p].code != gcode) {
-                const int64_t nr = p - gs, nl = m - nr;
+                const int64_t nr = p - gs + nradd, nl = m - nr;
                 if ((only < 0 || gcode == only) && nl >= msl && nr >= msl) {
                     // right: x == gcode (the group); left: the rest
                     for (int c = 0; c < C; ++c) grp[c] = pre[c] - gpre[c];
-                    const double wr = wl - gw;
-                    pk.rest(grp, tot, wr, nd.W - wr, buf.data(), f, gcode, 0);
+                    double wr = wl - gw;
+                    if (radd) {
+                        for (int c = 0; c < C; ++c) grp[c] += radd[c];
+                        wr += wradd;
+                    }
+                    pk.rest(grp, tot, wr, nd.W - wr, buf.data(), f, gcode, 0, ml);
                 }
                 if (p == t) break;
                 gs = p;
@@ -285,11 +403,26 @@ public:
         }
     }
 
+    void scan_categorical_missing(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
+        const Entry* e = &E[(size_t)f * P.n];
+        int64_t te;
+        double wm;
+        const int64_t nmiss = missing_tail(f, nd, te, wm);
+        if (te == nd.start) return;  // every value missing
+        if (nmiss == 0) { scan_categorical(f, nd, tot, pk, te); return; }
+        scan_categorical(f, nd, tot, pk, te, mis.data(), nmiss, wm, 0);
+        scan_categorical(f, nd, tot, pk, te, nullptr, 0, 0.0, 1);
+        missing_only(f, nd, tot, pk, te, nmiss, wm, 0);
+    }
+
     void find(Node& nd, const double* tot) {
         Split best;
         Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending};
         for (int f = 0; f < P.d && !pk.failed(); ++f) {
-            if (P.is_cat[f]) scan_categorical(f, nd, tot, pk);
+            if (P.miss_code[f] >= 0) {
+                if (P.is_cat[f]) scan_categorical_missing(f, nd, tot, pk);
+                else scan_numeric_missing(f, nd, tot, pk);
+            } else if (P.is_cat[f]) scan_categorical(f, nd, tot, pk);
             else if (P.C == 2) {
                 if (unit) scan_numeric<true, true>(f, nd, tot, pk);
                 else scan_numeric<true, false>(f, nd, tot, pk);
@@ -300,16 +433,30 @@ public:
         nd.best = best;
     }
 
-    // mark rows going right; children class counts and sizes
-    void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr) {
+    // mark rows going right; children class counts and sizes; nm: the node's rows missing the feature
+    void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
         const int f = nd.best.feature;
         const int32_t k = nd.best.code;
         const bool cat = P.is_cat[f];
+        const int32_t M = P.miss_code[f];  // -1 (no missing value) equals no code
+        const bool mright = !nd.best.mleft;
         const Entry* e = &E[(size_t)f * P.n];
-        nl = nr = 0;
+        nl = nr = nm = 0;
+        if (M < 0) {  // no missing value in this feature
+            for (int64_t p = nd.start; p < nd.end; ++p) {
+                const Entry x = e[p];
+                const bool r = cat ? (x.code == k) : (x.code >= k);
+                right[x.row] = r;
+                if (r) { cr[P.y[x.row]] += P.w[x.row]; ++nr; }
+                else { cl[P.y[x.row]] += P.w[x.row]; ++nl; }
+            }
+            return;
+        }
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const Entry x = e[p];
-            const bool r = cat ? (x.code == k) : (x.code >= k);
+            const bool miss = x.code == M;
+            nm += miss;
+            const bool r = miss ? mright : (cat ? (x.code == k) : (x.code >= k));
             right[x.row] = r;
             if (r) { cr[P.y[x.row]] += P.w[x.row]; ++nr; }
             else { cl[P.y[x.row]] += P.w[x.row]; ++nl; }
@@ -358,7 +505,7 @@ public:
     std::vector<std::vector<int64_t>> cpool; // row counts per (feature, code)
     std::vector<int64_t> free_slots;
     std::vector<uint16_t> bins;    // (n, d) row-major codes
-    std::vector<double> buf, pre;
+    std::vector<double> buf, pre, aux;
     tlcrit::CandidateBatch batch;
     std::vector<Split> pending;
 
@@ -383,6 +530,7 @@ public:
         }
         buf.resize(P.C);
         pre.resize(P.C);
+        aux.resize(P.C);
         batch.C = P.C;
     }
 
@@ -418,6 +566,74 @@ public:
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; build(root); }
 
+    // candidates `code >= k` over the present codes [0, kend) of feature f (block o of the
+    // histogram h, hc); `add` (the missing rows' class counts, nadd rows, weight wadd) joins the
+    // left side when given. Returns the number of non-empty present codes.
+    int32_t scan_numeric(int f, const Node& nd, const double* h, const int64_t* hc, int64_t o, int32_t kend,
+                         const double* tot, Picker<Crit>& pk, const double* add = nullptr, int64_t nadd = 0,
+                         double wadd = 0.0) {
+        const int C = P.C;
+        const int64_t m = nd.end - nd.start;
+        double* L = pre.data();
+        std::fill(pre.begin(), pre.end(), 0.0);
+        double wl = 0.0;
+        int64_t nl = 0;
+        int32_t present = 0;
+        // find first non-empty code; a candidate k sits before each later non-empty code
+        int32_t k = 0;
+        while (k < kend && hc[o + k] == 0) ++k;
+        int32_t last = k;
+        for (; k < kend; ++k) {
+            const int64_t cnt = hc[o + k];
+            if (cnt == 0) continue;
+            ++present;
+            if (nl > 0) {
+                const int64_t nlx = nl + nadd, nr = m - nlx;
+                if (nr == 0) break;
+                if (nlx >= msl && nr >= msl) {
+                    if (add) {
+                        for (int c = 0; c < C; ++c) aux[c] = L[c] + add[c];
+                        const double aw = wl + wadd;
+                        if (C == 2) pk.two(aux[0], aux[1], tot[0] - aux[0], tot[1] - aux[1], aw, nd.W - aw, f, k, last, 1);
+                        else pk.rest(aux.data(), tot, aw, nd.W - aw, buf.data(), f, k, last, 1);
+                    } else if (C == 2) {
+                        pk.two(L[0], L[1], tot[0] - L[0], tot[1] - L[1], wl, nd.W - wl, f, k, last);
+                    } else {
+                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, k, last);
+                    }
+                }
+            }
+            last = k;
+            const double* g = h + (o + k) * C;
+            for (int c = 0; c < C; ++c) { L[c] += g[c]; wl += g[c]; }
+            nl += cnt;
+        }
+        return present;
+    }
+
+    // one-vs-rest candidates `code == k` over the present codes [0, kend); radd (the missing
+    // rows' counts, nradd rows, weight wradd) joins the right side when given; ml: where they go
+    void scan_categorical(int f, const Node& nd, const double* h, const int64_t* hc, int64_t o, int32_t kend,
+                          const double* tot, Picker<Crit>& pk, const double* radd = nullptr, int64_t nradd = 0,
+                          double wradd = 0.0, uint8_t ml = 0) {
+        const int C = P.C;
+        const int64_t m = nd.end - nd.start;
+        const int32_t only = P.cat_only[f];
+        for (int32_t k = 0; k < kend; ++k) {
+            const int64_t ng = hc[o + k], nr = ng + nradd, nl = m - nr;
+            if (ng == 0 || (only >= 0 && k != only) || nl < msl || nr < msl) continue;
+            const double* g = h + (o + k) * C;
+            double wr = 0.0;
+            for (int c = 0; c < C; ++c) wr += g[c];
+            if (radd) {
+                for (int c = 0; c < C; ++c) aux[c] = g[c] + radd[c];
+                pk.rest(aux.data(), tot, wr + wradd, nd.W - wr - wradd, buf.data(), f, k, 0, ml);
+            } else {
+                pk.rest(g, tot, wr, nd.W - wr, buf.data(), f, k, 0, ml);
+            }
+        }
+    }
+
     void find(Node& nd, const double* tot) {
         Split best;
         Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending};
@@ -428,57 +644,54 @@ public:
         for (int f = 0; f < P.d && !pk.failed(); ++f) {
             const int64_t o = offset[f];
             const int32_t nc = P.n_codes[f];
-            if (P.is_cat[f]) {
-                const int32_t only = P.cat_only[f];
-                for (int32_t k = 0; k < nc; ++k) {
-                    const int64_t nr = hc[o + k], nl = m - nr;
-                    if (nr == 0 || (only >= 0 && k != only) || nl < msl || nr < msl) continue;
-                    const double* g = h + (o + k) * C;
-                    double wr = 0.0;
-                    for (int c = 0; c < C; ++c) wr += g[c];
-                    pk.rest(g, tot, wr, nd.W - wr, buf.data(), f, k, 0);
-                }
+            const int32_t M = P.miss_code[f];
+            if (M < 0) {
+                if (P.is_cat[f]) scan_categorical(f, nd, h, hc, o, nc, tot, pk);
+                else scan_numeric(f, nd, h, hc, o, nc, tot, pk);
                 continue;
             }
-            double* L = pre.data();
-            std::fill(pre.begin(), pre.end(), 0.0);
-            double wl = 0.0;
-            int64_t nl = 0;
-            // find first non-empty code; a candidate k sits before each later non-empty code
-            int32_t k = 0;
-            while (k < nc && hc[o + k] == 0) ++k;
-            int32_t last = k;
-            for (; k < nc; ++k) {
-                const int64_t cnt = hc[o + k];
-                if (cnt == 0) continue;
-                if (nl > 0) {
-                    const int64_t nr = m - nl;
-                    if (nr == 0) break;
-                    if (nl >= msl && nr >= msl) {
-                        if (C == 2) pk.two(L[0], L[1], tot[0] - L[0], tot[1] - L[1], wl, nd.W - wl, f, k, last);
-                        else pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, k, last);
-                    }
+            // scikit-learn's order: missing rows right, then left, then alone (present left);
+            // a feature whose values are all missing at the node is skipped, one with a single
+            // present value has only the missing-only split
+            const int64_t nmiss = hc[o + M];
+            const double* gm = h + (o + M) * C;
+            double wm = 0.0;
+            for (int c = 0; c < C; ++c) wm += gm[c];
+            int32_t present = 0;
+            for (int32_t k = 0; k < M && present < 2; ++k) present += hc[o + k] > 0;
+            if (present == 0) continue;
+            if (present == 2) {
+                if (P.is_cat[f]) {
+                    scan_categorical(f, nd, h, hc, o, M, tot, pk, nmiss ? gm : nullptr, nmiss, wm, 0);
+                    if (nmiss) scan_categorical(f, nd, h, hc, o, M, tot, pk, nullptr, 0, 0.0, 1);
+                } else {
+                    scan_numeric(f, nd, h, hc, o, M, tot, pk);
+                    if (nmiss) scan_numeric(f, nd, h, hc, o, M, tot, pk, gm, nmiss, wm);
                 }
-                last = k;
-                const double* g = h + (o + k) * C;
-                for (int c = 0; c < C; ++c) { L[c] += g[c]; wl += g[c]; }
-                nl += cnt;
+            }
+            if (nmiss && m - nmiss >= msl && nmiss >= msl) {  // the missing-only split
+                for (int c = 0; c < C; ++c) aux[c] = tot[c] - gm[c];
+                pk.rest(aux.data(), tot, nd.W - wm, wm, buf.data(), f, M, 0, 0);
             }
         }
         pk.flush();
         nd.best = best;
     }
 
-    void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr) {
+    void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
         const int f = nd.best.feature;
         const int32_t k = nd.best.code;
         const bool cat = P.is_cat[f];
+        const int32_t M = P.miss_code[f];  // -1 (no missing value) equals no code
+        const bool mright = !nd.best.mleft;
         const int32_t* cf = P.codes + (size_t)f * P.n;
-        nl = nr = 0;
+        nl = nr = nm = 0;
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const int32_t r = rows[p];
             const int32_t x = cf[r];
-            const bool rr = cat ? (x == k) : (x >= k);
+            const bool miss = x == M;
+            nm += miss;
+            const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
             right[r] = rr;
             if (rr) { cr[P.y[r]] += P.w[r]; ++nr; }
             else { cl[P.y[r]] += P.w[r]; ++nl; }
@@ -544,6 +757,7 @@ public:
         res.feature.push_back(-2);
         res.split_code.push_back(0);
         res.split_low.push_back(0);
+        res.missing_left.push_back(0);
         res.n_samples.push_back(n_samples);
         for (int c = 0; c < P.C; ++c) res.value.push_back(counts[c]);
         // scikit-learn's units (entropy in bits, Gini 1 - sum p^2)
@@ -573,10 +787,12 @@ public:
     void split(Node& nd, Node& L, Node& R, bool& openL, bool& openR) {
         const int C = P.C;
         std::vector<double> cl(C, 0.0), cr(C, 0.0);
-        int64_t nl, nr;
-        finder.mark(nd, cl.data(), cr.data(), nl, nr);
+        int64_t nl, nr, nm;
+        finder.mark(nd, cl.data(), cr.data(), nl, nr, nm);
         double WL = 0.0, WR = 0.0;
         for (int c = 0; c < C; ++c) { WL += cl[c]; WR += cr[c]; }
+        // no missing value of the feature at this node: missing values go to the heavier child
+        res.missing_left[nd.id] = nm > 0 ? nd.best.mleft : (uint8_t)(WL > WR);
         L.wimp = crit.wimp(cl.data(), WL);
         R.wimp = crit.wimp(cr.data(), WR);
         L.id = add_node(cl.data(), nl, WL, L.wimp);

@@ -34,6 +34,15 @@ units (entropy in bits, Gini 1 − Σp²); the search itself uses the papers' no
 orders splits identically. ``min_samples_split`` and ``ccp_alpha`` (minimal cost-complexity
 pruning after growth) follow scikit-learn.
 
+Missing values (NaN, None, ``pd.NA`` in X) are handled as scikit-learn (>= 1.3) does: at a node
+where a feature has missing values, every threshold is tried with the missing rows sent left and
+sent right, and the "missing-only" split (present values left, missing right; threshold ``+inf``)
+is tried too, in scikit-learn's order (missing right, then left, then alone), so that ties resolve
+alike; a feature whose values are all missing at the node is skipped. A split whose node had no
+missing value in its feature sends missing values to the child with more training weight (the
+right one on a tie). The directions are the Tree's ``missing_go_to_left``. Categorical columns
+follow the same rule with their one-hot conditions.
+
 The growth runs in compiled code (``_greedy_core.h``) with one of two split finders, chosen by
 a cost model (both give the same tree): per-feature row lists sorted once and stably partitioned
 per node, or per-node (feature × bin × class) histograms, the larger child by subtraction
@@ -75,7 +84,7 @@ _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(co
 class CodedFeatures:
     """Features as small integer codes, ascending in the raw value (see :func:`code_features`)."""
 
-    def __init__(self, codes, n_codes, is_cat, cat_only, thresholds, values=None):
+    def __init__(self, codes, n_codes, is_cat, cat_only, thresholds, values=None, miss_code=None):
         self.codes = codes            # (d, n) int32
         self.n_codes = n_codes        # (d,) int32
         self.is_cat = is_cat          # (d,) uint8
@@ -83,6 +92,12 @@ class CodedFeatures:
         self.thresholds = thresholds  # per feature: ascending thresholds (numeric) or None
         self.values = values          # per numeric feature whose codes are the ranks of its distinct values
                                       # (exact mode, or no more values than max_thresholds): those values, else None
+        # (d,) int32: the code of each feature's missing values (NaN), above its present values'; -1: none
+        self.miss_code = np.full(n_codes.size, -1, dtype=np.int32) if miss_code is None else miss_code
+
+    @property
+    def has_missing(self) -> bool:
+        return bool(np.any(self.miss_code >= 0))
 
 
 def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
@@ -90,8 +105,9 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
     """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
 
     Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
-    max_thresholds)``) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff ``code >= k``.
-    Categorical column j: the category code itself.
+    max_thresholds)`` of the present values) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff
+    ``code >= k``. Categorical column j: the category code itself. A missing value (NaN) gets the
+    code ``miss_code[j]``, one above every other code of its column.
     """
     Xe = np.asarray(Xe, dtype=np.float64)  # C or F order: only its transpose is made contiguous
     n, d = Xe.shape
@@ -101,19 +117,25 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
     n_codes = np.empty(d, dtype=np.int32)
     is_cat = np.zeros(d, dtype=np.uint8)
     cat_only = np.full(d, -1, dtype=np.int32)
+    miss_code = np.full(d, -1, dtype=np.int32)
     thresholds, values = [None] * d, [None] * d
     numeric = []
     for j in range(d):
         if not schema.is_categorical(j):
             numeric.append(j)
             continue
-        c = Xe[:, j].astype(np.int64)
+        nan = np.isnan(Xe[:, j])
+        c = np.where(nan, 0.0, Xe[:, j]).astype(np.int64)
         if c.size and c.min() < 0:
             raise TreeLearnValueError(f"column {schema.column_name(j)}: unseen category codes in training data")
         is_cat[j] = 1
-        codes[j] = c
         n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
-        present = np.unique(c)
+        present = np.unique(c[~nan])
+        if nan.any():
+            miss_code[j] = n_codes[j]
+            n_codes[j] += 1
+            c[nan] = miss_code[j]
+        codes[j] = c
         if present.size == 2:
             cat_only[j] = present[1]
     if numeric:
@@ -121,12 +143,15 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         cols = np.asarray(numeric, dtype=np.int64)
         m = 0 if max_thresholds is None else int(max_thresholds)
         # the columns contiguous: F-ordered input as it is, else one transposed copy
-        thr, vals = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes)
-        for j, t, u in zip(numeric, thr, vals):
+        thr, vals, n_missing = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes)
+        for j, t, u, nm in zip(numeric, thr, vals, n_missing.tolist()):
             thresholds[j] = t
             n_codes[j] = t.size + 1
+            if nm:  # the missing values' code: t.size + 1
+                miss_code[j] = t.size + 1
+                n_codes[j] += 1
             values[j] = u if (max_thresholds is None or t.size == u.size - 1) else None
-    return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values)
+    return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
 
 
 def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnSchema | None = None, *,
@@ -233,8 +258,9 @@ def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_
         perm = rng.permutation(coded.n_codes.size)
         grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
                                 np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
-                                None)
-    out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, y, w, n_classes,
+                                None, None, np.ascontiguousarray(coded.miss_code[perm]))
+    out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
+                             y, w, n_classes,
                              crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split)
     if perm is not None:
         internal = out["children_left"] >= 0
@@ -292,15 +318,21 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
     kind = np.full(m, -1, dtype=np.int8)
     f = feature[internal]
     k = out["split_code"][internal]
-    cat = coded.is_cat[f].astype(bool)
+    # the missing-only split (present values left, missing right): x >= +inf on any column
+    alone = k == coded.miss_code[f]
+    cat = coded.is_cat[f].astype(bool) & ~alone
     kind[internal] = np.where(cat, 1, 0)
     threshold[internal[cat]] = k[cat].astype(np.float64)
-    num = internal[~cat]
+    threshold[internal[alone]] = np.inf
+    num = internal[~cat & ~alone]
     if num.size:
         threshold[num] = _numeric_thresholds(coded, feature[num], out["split_low"][num], out["split_code"][num])
+    # directions recorded when the training data had missing values (else the Tree's default,
+    # the heavier child, is what the kernel chose everywhere)
+    missing = out["missing_go_to_left"] if coded.has_missing else None
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
-                classes=classes, schema=schema)
+                classes=classes, schema=schema, missing_go_to_left=missing)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -389,6 +421,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
         "ccp_alpha": [Interval(numbers.Real, 0, None)],
     }
+    _supports_missing = True  # NaN / None / pd.NA in X: scikit-learn's rule, per split (module doc)
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,

@@ -95,23 +95,23 @@ class Tree:
             self._check()
 
     def heavier_child_left(self) -> np.ndarray:
-        """Per node, 1 when its left subtree has more training weight than its right one, else 0
+        """Per node, 1 when its left child has more training weight than its right one, else 0
         (ties and leaves: 0): where a missing value goes at a split whose feature had no missing
-        value in training. Weights are summed over the leaves, so internal counts need not be set."""
+        value in training. A child's weight is its row of ``value`` (summed over its leaves when a
+        learner left an internal row at zero)."""
         n = self.children_left.shape[0]
         out = np.zeros(n, dtype=np.uint8)
-        if self.value.shape[0] != n or self.children_right.shape != (n,):
+        left, right = self.children_left, self.children_right
+        if self.value.shape[0] != n or right.shape != (n,) or not np.all((left < n) & (right < n)):
             return out  # malformed arrays: _check names the problem
         w = np.nan_to_num(self.value.sum(axis=1), nan=0.0)
-        left, right = self.children_left, self.children_right
-        if not np.all((left < n) & (right < n)):
-            return out
-        for node in range(n - 1, -1, -1):  # children come after parents
-            l = left[node]
-            if l > node and right[node] > node:
-                r = right[node]
-                w[node] = w[l] + w[r]
-                out[node] = w[l] > w[r]
+        internal = np.flatnonzero(left >= 0)
+        if internal.size and np.any(w[internal] <= 0):
+            w = w.copy()  # internal counts not filled in: sum the leaves (children after parents)
+            for node in internal[::-1].tolist():
+                if left[node] > node and right[node] > node:
+                    w[node] = w[left[node]] + w[right[node]]
+        out[internal] = w[left[internal]] > w[right[internal]]
         return out
 
     # ------------------------------------------------------------------ construction
