@@ -284,7 +284,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
             # holds the greedy tree's node arrays (raw columns) and ``source`` "greedy"
             part = getattr(exc, "partial_result", None)
             if part is not None:
-                best = self._to_tree(part, binz, n_classes, schema) if part.get("found", True) else None
+                found = part.get("found", True) and len(part.get("feature", ())) > 0
+                best = self._to_tree(kernel_nodes(part), binz, n_classes, schema) if found else None
                 if greedy is not None and (best is None or _tree_error(best) > ub):
                     best = greedy.copy()
                     exc.partial_result = {**part, "children_left": best.children_left,
