@@ -44,7 +44,8 @@ LAYERS = [
 ALLOWED_ACROSS = {
     "treelearn.prune.pruners": {"treelearn.learn.greedy"},  # grows the greedy tree it prunes
     "treelearn.learn.continuous": {"treelearn.learn.greedy"},  # the greedy tree is its first incumbent
-    "treelearn.learn.topk": {"treelearn.learn.continuous"},  # OptimalTreeClassifier(solver="continuous")
+    # OptimalTreeClassifier(solver="continuous"); the greedy tree is the first incumbent
+    "treelearn.learn.topk": {"treelearn.learn.continuous", "treelearn.learn.greedy"},
 }
 
 

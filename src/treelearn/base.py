@@ -50,7 +50,7 @@ from treelearn._validation import (
     validate_parameters,
 )
 from treelearn.criteria import get_criterion
-from treelearn.data.binarize import Binarizer, binarize_sample
+from treelearn.data.binarize import Binarizer, binarize_sample, tree_splits
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
@@ -109,11 +109,77 @@ class TrainingSample:
     def unit_weights(self) -> bool:
         return bool(np.all(self.weights == 1.0))
 
-    def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False) -> tuple[Binarizer, BinaryData]:
+    def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False,
+                 extra_thresholds=None) -> tuple[Binarizer, BinaryData]:
         """The fitted Binarizer and the packed BinaryData of this sample (see
-        :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too)."""
+        :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too;
+        ``extra_thresholds``: {column: thresholds} added to the numeric columns' own)."""
         return binarize_sample(self.raw, self.schema, self.y, self.n_classes, self.weights, Xe=self._encoded,
-                               max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed)
+                               max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed,
+                               extra_thresholds=extra_thresholds)
+
+    def is_binary(self) -> bool:
+        """Every column numeric with values in {0, 1}: the sample is its own binary features."""
+        raw = self.raw
+        if not (self.schema.all_numeric and raw.dtype.kind in "biuf"):
+            return False
+        if raw.dtype.kind == "b":
+            return True
+        if raw.dtype.kind == "u":
+            return bool((raw <= 1).all())
+        return bool(((raw == 0) | (raw == 1)).all())
+
+
+def binary_tree(binz: Binarizer, split_feature, **fields) -> Tree:
+    """The Tree on raw columns of a learner's result on binary features: ``split_feature`` per
+    node the binarizer's feature it splits on (-1 at a leaf), ``fields`` the Tree's other arrays
+    (children, value, ...). Each split's missing values go where its binary feature sends them
+    (see :func:`treelearn.data.binarize.tree_splits`), and to the child with more training weight
+    when its column had no missing value in training."""
+    feature, threshold, kind, missing_left = tree_splits(binz, split_feature)
+    tree = Tree(feature=feature, threshold=threshold, kind=kind, **fields)
+    rec = missing_left >= 0
+    if rec.any():
+        m = tree.missing_go_to_left.copy()
+        m[rec] = missing_left[rec]
+        tree = Tree(feature=feature, threshold=threshold, kind=kind, missing_go_to_left=m, **fields)
+    return tree
+
+
+def node_local_midpoints(tree: Tree, Xe: np.ndarray) -> Tree:
+    """A final pass for trees learnt on binarized features: every numeric split's threshold
+    becomes CART's node-local midpoint, halfway between the largest training value going left
+    and the smallest going right at that node (rows with a missing value aside). The training
+    partition of every node is unchanged (so are training errors and optimality); what changes is
+    where new values between those two fall. The tree is changed in place and returned."""
+    n_nodes = tree.node_count
+    if n_nodes == 1:
+        return tree
+    left, right = tree.children_left, tree.children_right
+    miss_left = getattr(tree, "missing_go_to_left", None)
+    stack = [(0, np.arange(Xe.shape[0]))]
+    while stack:
+        node, rows = stack.pop()
+        if left[node] < 0:
+            continue
+        x = Xe[rows, tree.feature[node]]
+        t = tree.threshold[node]
+        nan = np.isnan(x)
+        if tree.kind[node] == 0:
+            cond = x >= t
+        else:
+            cond = x == t
+        if tree.kind[node] == 0 and np.isfinite(t):
+            lo, hi = x[~nan & ~cond], x[cond]
+            if lo.size and hi.size:
+                a, b = float(lo.max()), float(hi.min())
+                mid = (a + b) / 2.0
+                tree.threshold[node] = mid if a < mid <= b else b
+        if nan.any():
+            cond = np.where(nan, miss_left is None or not miss_left[node], cond)
+        stack.append((int(right[node]), rows[cond]))
+        stack.append((int(left[node]), rows[~cond]))
+    return tree
 
 
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:

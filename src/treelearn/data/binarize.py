@@ -16,6 +16,23 @@
 * a column with exactly two training values becomes exactly one binary feature (numeric:
   ``x_j >= midpoint``; categorical: ``x_j == larger value``), so 0/1 data passes through
   unchanged; a constant column gives no feature.
+
+Missing values (NaN, None, ``pd.NA``). A column with missing values in training gets, for each of
+its conditions c (threshold or category), both missing directions as two binary features, and
+one more feature for missingness itself:
+
+* ``c and not missing`` (a missing value makes it false: ``missing_ == MISSING_FALSE``),
+* ``c or missing`` (a missing value makes it true: ``missing_ == MISSING_TRUE``),
+* ``x_j is missing`` (``kind_ == IS_MISSING``).
+
+These are exactly the splits a :class:`~treelearn.Tree` node on the column can make (a condition
+with the missing values sent left or right; a threshold beyond every value with the missing
+values on one side is "is missing"), so a learner that is optimal over the binary features is
+optimal over every tree whose splits use these thresholds and categories, with every missing
+direction. The thresholds are chosen from the present values. A column without missing values
+in training gets plain conditions (``missing_ == MISSING_NONE``): a missing value met later makes
+them false in :meth:`Binarizer.transform`, and goes to the child with more training weight in
+the learners' trees (:func:`tree_nodes`).
 """
 from __future__ import annotations
 
@@ -31,7 +48,6 @@ from treelearn._validation import (
     INT32_MAX,
     Interval,
     _as_2d_raw,
-    reject_missing,
     validate_parameters,
 )
 from treelearn.data import _bitset
@@ -40,6 +56,15 @@ from treelearn.data.schema import ColumnSchema
 
 NUMERIC = 0
 CATEGORICAL = 1
+#: kind of the feature "x_j is missing" (in a Tree: a numeric node ``x_j >= +inf`` that sends
+#: missing values right, i.e. only the missing values go right)
+IS_MISSING = 2
+
+#: ``missing_`` of a binary feature: the column had no missing value in training / a missing
+#: value makes the condition false / makes it true
+MISSING_NONE = 0
+MISSING_FALSE = 1
+MISSING_TRUE = 2
 
 
 def _midpoints(u: np.ndarray) -> np.ndarray:
@@ -51,7 +76,11 @@ def _midpoints(u: np.ndarray) -> np.ndarray:
 
 
 def numeric_thresholds(col: np.ndarray, max_thresholds: int | None = None, *, distinct_quantiles: bool = False):
-    """Thresholds t (ascending) for conditions ``x >= t`` on one numeric column."""
+    """Thresholds t (ascending) for conditions ``x >= t`` on one numeric column (its missing
+    values ignored)."""
+    col = np.asarray(col)
+    if col.dtype.kind == "f":
+        col = col[~np.isnan(col)]
     u = np.unique(col)
     if u.size <= 1:
         return np.zeros(0)
@@ -94,9 +123,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
     ----------
     schema_ : ColumnSchema
     feature_ : (n_binary,) raw column of each binary feature
-    kind_ : (n_binary,) 0 for ``x >= threshold``, 1 for ``x == category`` (threshold = code)
+    kind_ : (n_binary,) 0 for ``x >= threshold``, 1 for ``x == category`` (threshold = code),
+        2 for ``x is missing`` (threshold +inf)
     threshold_ : (n_binary,) threshold or category code
+    missing_ : (n_binary,) what a missing value makes the condition: 0 (MISSING_NONE, the
+        column had none in training: false), 1 (MISSING_FALSE) or 2 (MISSING_TRUE); see the
+        module docstring
     feature_names_out_ : readable names, e.g. ``age >= 30.5``, ``color == red``
+    thresholds_ : how the numeric thresholds were chosen: ``"all"`` (every midpoint between
+        consecutive distinct training values), ``"quantiles"`` (``max_thresholds``) or
+        ``"distinct_quantiles"`` (``max_binary_features``)
+    n_added_thresholds_ : thresholds added to those by ``extra_thresholds`` of :meth:`fit_encoded`
+        (the estimators add their greedy tree's thresholds)
+    n_thresholds_ : (n_features_in_,) binary features per raw column
     """
 
     def __init__(self, max_thresholds=None, max_binary_features=None, categorical=None, full_one_hot=False):
@@ -118,12 +157,17 @@ class Binarizer(TransformerMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)
         Xe = schema.encode(X)
-        reject_missing(Xe, type(self).__name__)  # until the Binarizer encodes missingness
         self.fit_encoded(Xe, schema)
         return self
 
-    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema):
-        """Fit on an encoded matrix (``schema.encode(X)``) whose schema is known."""
+    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema, extra_thresholds: dict | None = None):
+        """Fit on an encoded matrix (``schema.encode(X)``) whose schema is known.
+
+        ``extra_thresholds``: {numeric column: thresholds} added to the column's own (e.g. the
+        node-local midpoints of a greedy tree, so that its splits are binary features: a
+        condition ``x >= t`` on the training rows reproduces the greedy split's partition). With
+        every midpoint (no budget) they are not needed: every threshold's partition is already
+        there, and none is added."""
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
         if schema.feature_names is not None:
@@ -132,27 +176,56 @@ class Binarizer(TransformerMixin, BaseEstimator):
         per_col, distinct = self.max_thresholds, False
         if self.max_binary_features is not None and numeric:
             per_col, distinct = max(1, self.max_binary_features // len(numeric)), True
-        feature, kind, threshold = [], [], []
+        self.thresholds_ = "all" if per_col is None else ("distinct_quantiles" if distinct else "quantiles")
+        extra = {} if per_col is None or not extra_thresholds else extra_thresholds
+        n_added = 0
+        feature, kind, threshold, missing = [], [], [], []
         for j in range(schema.n_features):
+            col = Xe[:, j]
+            nan = np.isnan(col)
+            has_nan = bool(nan.any())
+            if has_nan:
+                col = col[~nan]
             if schema.is_categorical(j):
-                present = np.unique(Xe[:, j]).astype(np.int64)
-                present = present[present >= 0]
+                present = np.unique(col)
+                present = present[present >= 0].astype(np.int64)
                 if present.size == 2 and not getattr(self, "full_one_hot", False):
                     codes = present[1:]
                 else:
+                    # one present category and missing values: "x == v" is "not missing"
                     codes = present if present.size >= 2 else present[:0]
-                for c in codes:
-                    feature.append(j)
-                    kind.append(CATEGORICAL)
-                    threshold.append(float(c))
+                k, values = CATEGORICAL, codes.astype(np.float64)
             else:
-                for t in numeric_thresholds(Xe[:, j], per_col, distinct_quantiles=distinct):
-                    feature.append(j)
-                    kind.append(NUMERIC)
-                    threshold.append(float(t))
+                ts = numeric_thresholds(col, per_col, distinct_quantiles=distinct)
+                add = np.asarray(extra.get(j, ()), dtype=np.float64)
+                if add.size:
+                    add = np.setdiff1d(add[np.isfinite(add)], ts)
+                    n_added += int(add.size)
+                    ts = np.union1d(ts, add)
+                k, values = NUMERIC, ts
+            if not has_nan:
+                feature += [j] * values.size
+                kind += [k] * values.size
+                threshold += values.tolist()
+                missing += [MISSING_NONE] * values.size
+                continue
+            if col.size == 0:  # every value missing: no split
+                continue
+            # both missing directions of every condition, then "is missing"
+            for m in (MISSING_FALSE, MISSING_TRUE):
+                feature += [j] * values.size
+                kind += [k] * values.size
+                threshold += values.tolist()
+                missing += [m] * values.size
+            feature.append(j)
+            kind.append(IS_MISSING)
+            threshold.append(np.inf)
+            missing.append(MISSING_TRUE)
         self.feature_ = np.asarray(feature, dtype=np.int64)
         self.kind_ = np.asarray(kind, dtype=np.int8)
         self.threshold_ = np.asarray(threshold, dtype=np.float64)
+        self.missing_ = np.asarray(missing, dtype=np.int8)
+        self.n_added_thresholds_ = n_added
         self._feature_names_out = None  # built on first use (thousands of names cost a fit's time)
         return self
 
@@ -168,8 +241,34 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.feature_ = np.asarray(keep, dtype=np.int64)
         self.kind_ = np.zeros(self.feature_.size, dtype=np.int8)
         self.threshold_ = np.full(self.feature_.size, float(threshold))
+        self.missing_ = np.zeros(self.feature_.size, dtype=np.int8)
+        self.thresholds_ = "all"  # the one threshold of a two-valued column is every threshold
+        self.n_added_thresholds_ = 0
         self._feature_names_out = None
         return self
+
+    @property
+    def n_thresholds_(self) -> np.ndarray:
+        """Number of binary features of each raw column (thresholds, or one-hot categories)."""
+        return np.bincount(self.feature_, minlength=self.n_features_in_).astype(np.int64)
+
+    def describe_space(self) -> str:
+        """The binary feature space in words, e.g. ``"100 binary features: distinct_quantiles
+        thresholds (+3 added), one-hot categories"``."""
+        miss = self.missing_
+        n_num = int(np.sum((self.kind_ == NUMERIC) & (miss != MISSING_TRUE)))
+        n_cat = int(np.sum((self.kind_ == CATEGORICAL) & (miss != MISSING_TRUE)))
+        n_miss = int(np.sum(self.kind_ == IS_MISSING))
+        parts = [f"{self.n_binary_features_} binary features"]
+        if n_num:
+            added = getattr(self, "n_added_thresholds_", 0)
+            parts.append(f"{n_num} numeric thresholds ({self.thresholds_}"
+                         + (f", {added} added" if added else "") + ")")
+        if n_cat:
+            parts.append(f"{n_cat} one-hot categories")
+        if n_miss:
+            parts.append(f"both missing directions and 'is missing' on {n_miss} column(s) with missing values")
+        return ", ".join(parts)
 
     @property
     def feature_names_out_(self) -> np.ndarray:
@@ -190,9 +289,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def condition_name(self, i: int, precision: int = 6) -> str:
         j = int(self.feature_[i])
         name = self.schema_.column_name(j)
+        if self.kind_[i] == IS_MISSING:
+            return f"{name} is missing"
         if self.kind_[i] == CATEGORICAL:
-            return f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
-        return f"{name} >= {self.threshold_[i]:.{precision}g}"
+            cond = f"{name} == {self.schema_.categories[j][int(self.threshold_[i])]}"
+        else:
+            cond = f"{name} >= {self.threshold_[i]:.{precision}g}"
+        miss = self.__dict__.get("missing_")
+        if miss is not None and miss[i] == MISSING_TRUE:
+            return f"{cond} or {name} is missing"
+        if miss is not None and miss[i] == MISSING_FALSE:
+            return f"{cond} and {name} is not missing"
+        return cond
 
     def _unique_names(self) -> list[str]:
         # readable names (6 significant digits), more digits where two thresholds would read alike
@@ -218,7 +326,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
         _as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         Xe = self.schema_.encode(X)
-        reject_missing(Xe, type(self).__name__)  # until the Binarizer encodes missingness
         return self.transform_encoded(Xe)
 
     def transform_encoded(self, Xe: np.ndarray) -> np.ndarray:
@@ -226,31 +333,47 @@ class Binarizer(TransformerMixin, BaseEstimator):
         out = np.empty((Xe.shape[0], self.feature_.size), dtype=np.uint8)
         if self.feature_.size == 0:
             return out
+        miss = self.__dict__.get("missing_")
+        if miss is None:  # a Binarizer fitted before missing values were supported
+            miss = np.zeros(self.feature_.size, dtype=np.int8)
         order = np.argsort(self.feature_, kind="stable")
         starts = np.flatnonzero(np.r_[True, np.diff(self.feature_[order]) != 0])
         as_bool = out.view(bool)
         for a, b in zip(starts, np.r_[starts[1:], order.size]):
             idx = order[a:b]
-            col = Xe[:, self.feature_[idx[0]], None]
-            num = self.kind_[idx] == NUMERIC
-            if idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1):  # the usual case: a block
-                sl = slice(int(idx[0]), int(idx[-1]) + 1)
-                thr = self.threshold_[sl]
-                if num.all() and np.all(thr[1:] > thr[:-1]):
-                    # ascending thresholds: x >= t_k  <=>  k < #{thresholds <= x}
-                    cnt = np.searchsorted(thr, col[:, 0], side="right")
-                    np.less(np.arange(thr.size)[None, :], cnt[:, None], out=as_bool[:, sl])
-                    continue
-                if not num.any():
-                    np.equal(col, thr, out=as_bool[:, sl])
-                    continue
+            col = Xe[:, self.feature_[idx[0]]]
+            nan = np.isnan(col)
+            any_nan = bool(nan.any())
+            kind = self.kind_[idx]
+            thr = self.threshold_[idx]
+            num = kind == NUMERIC
+            block = idx[-1] - idx[0] == idx.size - 1 and np.all(np.diff(idx) == 1)  # the usual case
             if num.all():
-                out[:, idx] = col >= self.threshold_[idx]
-            elif not num.any():
-                out[:, idx] = col == self.threshold_[idx]
+                # x >= t_k  <=>  rank(t_k) < #{distinct thresholds <= x} (NaN: counted below)
+                u = np.unique(thr)
+                cnt = np.searchsorted(u, col, side="right")
+                rank = np.searchsorted(u, thr, side="left")
+                if block:
+                    np.less(rank[None, :], cnt[:, None], out=as_bool[:, int(idx[0]):int(idx[-1]) + 1])
+                else:
+                    out[:, idx] = rank[None, :] < cnt[:, None]
+            elif (kind == CATEGORICAL).all():
+                if block:
+                    np.equal(col[:, None], thr, out=as_bool[:, int(idx[0]):int(idx[-1]) + 1])
+                else:
+                    out[:, idx] = col[:, None] == thr
             else:
-                out[:, idx[num]] = col >= self.threshold_[idx[num]]
-                out[:, idx[~num]] = col == self.threshold_[idx[~num]]
+                if num.any():
+                    out[:, idx[num]] = col[:, None] >= thr[num]
+                cat = kind == CATEGORICAL
+                if cat.any():
+                    out[:, idx[cat]] = col[:, None] == thr[cat]
+                ism = kind == IS_MISSING
+                if ism.any():
+                    out[:, idx[ism]] = nan[:, None]
+            if any_nan:
+                # a missing value: the feature's missing direction (false for a column that had none)
+                out[np.ix_(np.flatnonzero(nan), idx)] = (miss[idx] == MISSING_TRUE)[None, :]
         return out
 
     def binary_data(self, X, y_codes, n_classes=None, sample_weight=None) -> BinaryData:
@@ -259,15 +382,42 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []  # always 0/1 uint8
         return tags
 
 
+def tree_splits(binz: Binarizer, f: np.ndarray):
+    """A kernel's splits on binary features -> the Tree's split arrays on raw columns.
+
+    ``f``: per node the binary feature it splits on (-1 at a leaf). Returns ``(feature,
+    threshold, kind, missing_left)`` with ``missing_left`` per node 1 (a missing value goes left:
+    the condition is false for it), 0 (goes right) or -1 (the feature's column had no missing
+    value in training: the Tree's default, the child with more training weight) and -1 at a
+    leaf. "x is missing" becomes the numeric split ``x >= +inf`` sending missing values right."""
+    f = np.asarray(f, dtype=np.int64)
+    internal = f >= 0
+    fi = np.where(internal, f, 0)
+    if binz.feature_.size == 0:
+        fi = np.zeros(0, dtype=np.int64) if f.size == 0 else fi
+        n = f.size
+        return (np.full(n, -2, np.int64), np.full(n, -2.0), np.full(n, -1, np.int8), np.full(n, -1, np.int8))
+    kind = binz.kind_[fi]
+    miss = binz.__dict__.get("missing_")
+    miss = np.zeros(binz.feature_.size, np.int8)[fi] if miss is None else miss[fi]
+    feature = np.where(internal, binz.feature_[fi], -2)
+    threshold = np.where(internal, binz.threshold_[fi], -2.0)
+    tkind = np.where(internal, np.where(kind == IS_MISSING, NUMERIC, kind), -1).astype(np.int8)
+    left = np.where(miss == MISSING_FALSE, 1, np.where(miss == MISSING_TRUE, 0, -1))
+    left = np.where(internal, left, -1).astype(np.int8)
+    return feature, threshold, tkind, left
+
+
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
-                    max_binary_features=None, signed: bool = False, Xe=None) -> tuple[Binarizer, BinaryData]:
+                    max_binary_features=None, signed: bool = False, Xe=None,
+                    extra_thresholds: dict | None = None) -> tuple[Binarizer, BinaryData]:
     """The one path from a learner's input to a :class:`BinaryData`: ``(binarizer, data)``.
 
     ``X`` is the raw matrix; ``Xe`` its encoding ``schema.encode(X)`` when the caller has it. When
@@ -276,7 +426,8 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     copy; a bool or uint8 matrix costs n·d/8 bytes) and each non-constant column is one feature
     ``x >= 0.5`` (``x >= 0``): the features the Binarizer's exact encoding gives such data, in the
     same order. Any other X is
-    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)``. Weights of 1
+    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)`` (with
+    ``extra_thresholds``, see :meth:`Binarizer.fit_encoded`). Weights of 1
     everywhere give unweighted (integer) counts.
     """
     n = int(np.asarray(y_codes).shape[0])
@@ -296,5 +447,5 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
         return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)
     if Xe is None:
         Xe = schema.encode(X)
-    binz.fit_encoded(Xe, schema)
+    binz.fit_encoded(Xe, schema, extra_thresholds)
     return binz, BinaryData(binz.transform_encoded(Xe), y_codes, n_classes, sample_weight)

@@ -34,6 +34,7 @@ cdef extern from "topk/run.h" namespace "tltopk":
         void* cost_ctx
         double time_limit, memory_limit_bytes
         int n_jobs
+        double upper_bound
         cbool cache_depth1, feature_classes
 
     cdef cppclass Output:
@@ -41,7 +42,7 @@ cdef extern from "topk/run.h" namespace "tltopk":
         vector[double] value
         vector[int64_t] nsamp
         double error, root_lb
-        cbool timed_out, cost_failed, interrupted
+        cbool timed_out, cost_failed, interrupted, found
         long long nodes, cache_hits, evictions, cache_entries
         double peak_bytes
 
@@ -51,10 +52,12 @@ cdef extern from "topk/run.h" namespace "tltopk":
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
-           cost=None):
+           cost=None, upper_bound=None):
     """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
     ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
-    node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``)."""
+    node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``).
+    ``upper_bound``: the incumbent's error; only a tree with a smaller error is returned, else
+    ``found`` is False and the tree is empty (``error``/``lower_bound``: a lower bound >= it)."""
     cdef Problem P
     cdef Options O
     cdef CostState state = None
@@ -84,6 +87,8 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     O.n_jobs = n_jobs
     O.cache_depth1 = cache_depth1
     O.feature_classes = feature_classes
+    if upper_bound is not None:
+        O.upper_bound = float(upper_bound)
     O.cost = NULL
     O.cost_ctx = NULL
     if criterion_code == -1:
@@ -109,17 +114,21 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
             err = RuntimeError("the criterion failed during the search")
         raise err
     nn = out.feature.size()
-    feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy() if nn else np.zeros(0, np.int64)
-    left = np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy()
-    right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
-    value = np.asarray(<double[:nn * n_classes]> out.value.data()).copy().reshape(nn, n_classes)
-    nsamp = np.asarray(<int64_t[:nn]> out.nsamp.data()).copy()
+    if nn:
+        feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy()
+        left = np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy()
+        right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
+        value = np.asarray(<double[:nn * n_classes]> out.value.data()).copy().reshape(nn, n_classes)
+        nsamp = np.asarray(<int64_t[:nn]> out.nsamp.data()).copy()
+    else:  # no tree below upper_bound
+        feature, left, right = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        value, nsamp = np.zeros((0, n_classes)), np.zeros(0, np.int64)
     result = {
         "feature": feature, "left": left, "right": right, "value": value, "n_node_samples": nsamp,
         "error": out.error, "lower_bound": out.root_lb, "timed_out": bool(out.timed_out),
         "nodes": out.nodes, "cache_hits": out.cache_hits, "evictions": out.evictions,
         "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
-        "interrupted": bool(out.interrupted),
+        "interrupted": bool(out.interrupted), "found": bool(out.found),
     }
     if out.interrupted:
         _raise_interrupt(result)

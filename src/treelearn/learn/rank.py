@@ -45,13 +45,13 @@ from treelearn._validation import (
     check_int_param,
     check_target,
 )
-from treelearn.base import BaseTreeClassifier
+from treelearn.base import BaseTreeClassifier, binary_tree, node_local_midpoints
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn._rank import RankSearch
 from treelearn.tree._tree import tree_eval
-from treelearn.tree.tree import LEAF, UNDEFINED, Tree
+from treelearn.tree.tree import LEAF, Tree
 
 __all__ = [
     "InconsistentSampleError",
@@ -262,7 +262,7 @@ class MinRankSearch:
         bz = self.binarizer_
         C = len(self.classes_)
         w = np.ones(self.y_.size) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        left, right, feat, thr, kind, variables = [], [], [], [], [], []
+        left, right, variables = [], [], []
         stack = [(int(root), -1, 0)]  # (dag node, parent, side)
         while stack:
             d, parent, side = stack.pop()
@@ -274,13 +274,7 @@ class MinRankSearch:
             left.append(LEAF)
             right.append(LEAF)
             if var < 0:
-                feat.append(UNDEFINED)
-                thr.append(UNDEFINED)
-                kind.append(-1)
                 continue
-            feat.append(int(bz.feature_[var]))
-            thr.append(float(bz.threshold_[var]))
-            kind.append(int(bz.kind_[var]))
             stack.append((int(nodes[d, 2]), me, 1))
             stack.append((int(nodes[d, 1]), me, 0))
         n_nodes = len(left)
@@ -299,9 +293,9 @@ class MinRankSearch:
             nsamp[parent[node]] += nsamp[node]
         tot = value.sum(axis=1, keepdims=True)
         p = value / np.where(tot > 0, tot, 1.0)
-        return Tree(children_left=left, children_right=right, feature=feat, threshold=thr, kind=kind,
-                    value=value, n_node_samples=nsamp, impurity=1.0 - (p * p).sum(axis=1),
-                    classes=self.classes_, schema=self.schema_)
+        return binary_tree(bz, np.asarray(variables, dtype=np.int64), children_left=left, children_right=right,
+                           value=value, n_node_samples=nsamp, impurity=1.0 - (p * p).sum(axis=1),
+                           classes=self.classes_, schema=self.schema_)
 
 
 def _route_rows(B: np.ndarray, var: list, left: list, right: list) -> np.ndarray:
@@ -362,6 +356,9 @@ class MinRankTreeClassifier(BaseTreeClassifier):
     search_stats_ : counters of the search (calls, memo hits and entries, memory, seconds)
     """
 
+    #: missing values through the Binarizer's missingness features (see treelearn.data.binarize)
+    _supports_missing = True
+
     _parameter_constraints = {
         "max_rank": [Interval(numbers.Integral, 0, INT32_MAX), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
@@ -389,9 +386,10 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             raise TreeLearnValueError(
                 f"no decision tree of rank <= max_rank={self.max_rank} is consistent with the training sample "
                 f"(FIND(S, {self.max_rank}) returned none, so r(S) > {self.max_rank}); raise max_rank or use None")
-        if sample.unit_weights:
-            return root_tree
-        return search.tree(sample.weights)  # node counts with the sample weights
+        tree = root_tree if sample.unit_weights else search.tree(sample.weights)  # counts with the weights
+        if not sample.is_binary():
+            node_local_midpoints(tree, sample.encoded)  # CART's thresholds (same training partition)
+        return tree
 
     def _after_fit(self):
         self.rank_ = self.tree_.rank

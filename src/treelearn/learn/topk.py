@@ -9,8 +9,11 @@ binary features) returns an optimal depth-h tree (minimum (weighted) training
 misclassifications): :class:`OptimalTreeClassifier`.
 
 Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot ``x == v``; numeric
-``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C); the
-returned :class:`treelearn.Tree` predicts on raw X.
+``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C, plus the
+thresholds of the greedy tree, the search's first incumbent); the returned
+:class:`treelearn.Tree` predicts on raw X, each numeric split at CART's node-local midpoint (the
+same training partition as its binary feature's threshold). Missing values: see
+:class:`treelearn.Binarizer` (both missing directions of every condition, and "is missing").
 
 The search is compiled (``_include/topk/``): exact (cover, depth) cache with lower bounds and a
 memory cap, branch-and-bound (Fig. 5) with both children bounded before either is solved, a
@@ -28,9 +31,8 @@ import time
 
 import numpy as np
 
-from treelearn._validation import (CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options,
-                                  reject_missing)
-from treelearn.base import CRITERION, BaseTreeClassifier
+from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
+from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree, node_local_midpoints
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
@@ -77,7 +79,8 @@ _SCORINGS = ("gain", "gain_ratio")
 
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
-                memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False) -> dict:
+                memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
+                upper_bound=None) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -87,7 +90,11 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     (default: for k < d when there are at least twice as many features as 64-row words, i.e. when
     ranking a node costs more than hashing its cover); ``feature_classes`` groups the features identical on
     an h = 2 node before its depth-1 steps (off by default: the grouping costs more than it saves on
-    the benchmark data)."""
+    the benchmark data).
+
+    ``upper_bound``: the error of a known tree (the incumbent); the search only looks for trees
+    with a smaller error (branch and bound from the start). When there is none, ``found`` is
+    False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``)."""
     crit = get_criterion(criterion)
     # a user G (code -1): the search asks for a node's candidates' side costs in one batch
     cost = crit.weighted_impurity if crit.code < 0 else None
@@ -111,6 +118,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         bool(cache_depth1),
         bool(feature_classes),
         cost,
+        None if upper_bound is None else float(upper_bound),
     ))
 
 
@@ -134,9 +142,16 @@ class TopKTreeClassifier(BaseTreeClassifier):
     scoring : {"gain", "gain_ratio"}, default="gain"
         H = purity gain, or C4.5's gain ratio (gain / split information).
     max_thresholds, max_binary_features : Binarizer options. The default
-        (``max_binary_features=100``) reproduces 003 App. C (categorical one-hot, numeric thresholds
-        at quantiles of the distinct values, about 100 binary features in total); set both to
-        None for every midpoint.
+        (``max_binary_features=100``) is 003 App. C (categorical one-hot, numeric thresholds
+        at quantiles of the distinct values, about 100 binary features in total), plus the
+        greedy tree's thresholds (``greedy_incumbent``); set both to None for every midpoint.
+    greedy_incumbent : bool, default=True
+        Grow ``GreedyTreeClassifier(max_depth, criterion)`` first, add its thresholds to the
+        binary features and start the search from it: its training error is the search's first
+        upper bound, and the greedy tree is returned when nothing better is found (also when the
+        time limit strikes). So the training accuracy is never below the greedy tree's, timed
+        out or not (``incumbent_source_`` says which tree was returned). False: the binary
+        features and the tree of the paper's Top-k exactly (003 App. C and Fig. 1).
     time_limit : float or None
         Seconds; when hit, the best tree found so far is returned and ``timed_out_`` is True.
     memory_limit_mb : float, default=1024
@@ -152,19 +167,27 @@ class TopKTreeClassifier(BaseTreeClassifier):
     Attributes
     ----------
     tree_, classes_, n_features_in_, binarizer_, training_error_ (weighted misclassifications),
-    timed_out_, is_optimal_ (k = all and finished), lower_bound_ (of the training
-    misclassifications, for k = all), n_nodes_searched_, cache_hits_, cache_evictions_,
-    peak_memory_mb_, fit_time_.
+    timed_out_, is_optimal_, lower_bound_ (of the training misclassifications, for k = all),
+    n_nodes_searched_, cache_hits_, cache_evictions_, peak_memory_mb_, fit_time_.
+    is_optimal_ : bool
+        True when k = all and the search finished: the tree has the fewest training errors of
+        all trees of depth <= max_depth **over the binary features** (``feature_space_``), not
+        over every threshold of the numeric columns (unless ``thresholds == "all"``).
+    feature_space_ : dict
+        The binary feature space searched: ``thresholds`` ("all": every midpoint between
+        consecutive distinct values; "quantiles" / "distinct_quantiles": a budget, see
+        :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per raw column),
+        ``n_greedy_thresholds`` (greedy thresholds added) and ``description`` (in words).
+    greedy_error_ : float or None
+        Training error of the greedy incumbent (None with ``greedy_incumbent=False``).
+    incumbent_source_ : {"search", "greedy"}
+        "greedy" when no tree better than the greedy one was found (or the time limit struck
+        first) and the greedy tree was returned.
     """
 
-    @property
-    def _supports_missing(self) -> bool:
-        """Missing values (NaN) are searched by the continuous solver (both directions at every
-        split): accepted when it runs whatever the data, i.e. k = "all" with every threshold; the
-        binary search rejects them with the base class's named error (as does a fit whose k may be
-        smaller than the number of binary features)."""
-        return (self._k_value() == "all" and self.max_binary_features is None
-                and self.max_thresholds is None)
+    #: missing values: through the Binarizer's missingness features (see treelearn.data.binarize)
+    #: in the binary search, both directions at every split in the continuous solver
+    _supports_missing = True
 
     _parameter_constraints = {
         "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
@@ -179,11 +202,12 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "random_state": RANDOM_STATE,
         "categorical": [COLUMNS, None],
         "class_weight": CLASS_WEIGHT,
+        "greedy_incumbent": [BOOLEAN],
     }
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None,
-                 random_state=None, categorical=None, class_weight=None):
+                 random_state=None, categorical=None, class_weight=None, greedy_incumbent=True):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -196,6 +220,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.random_state = random_state
         self.categorical = categorical
         self.class_weight = class_weight
+        self.greedy_incumbent = greedy_incumbent
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -230,12 +255,28 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _fit(self, sample, params) -> Tree:
         if self._wants_continuous(sample):
             return self._fit_continuous(sample, params)
-        # the binary search does not take missing values (yet): the base class's named error
-        reject_missing(sample.raw if sample.raw.dtype.kind == "f" else sample.encoded, type(self).__name__)
         self.solver_ = "binary"
         t0 = time.perf_counter()
-        binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
-        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, params["criterion"])
+        crit = params["criterion"]
+        greedy, extra = None, None
+        binary = sample.is_binary()
+        Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
+        from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
+
+        # the greedy learner grows the incumbent (on missing values only where it handles them)
+        grow = not binary and (GreedyTreeClassifier._supports_missing or not np.isnan(Xe).any())
+        if self.greedy_incumbent and grow:
+            greedy = grow_greedy(Xe, sample.y, sample.n_classes,
+                                 None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
+                                 max_depth=int(self.max_depth))
+            extra = _numeric_thresholds_of(greedy)
+        binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features,
+                                     extra_thresholds=extra)
+        if self.greedy_incumbent and not grow and self._k_value() != 1:
+            # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
+            res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit)
+            greedy = self._to_tree(res1, binz, sample.n_classes, sample.schema)
+        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, crit, greedy, Xe)
 
     def _fit_continuous(self, sample, params) -> Tree:
         from treelearn.learn.continuous import continuous_fit
@@ -258,47 +299,101 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.cache_evictions_ = 0
         self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
         self.n_binary_features_ = int(info["n_search_features"])
+        self.greedy_error_ = info.get("greedy_error")
+        self.feature_space_ = {"thresholds": "all", "n_binary_features": self.n_binary_features_,
+                               "n_greedy_thresholds": 0,
+                               "description": "every node-local midpoint threshold of every numeric column "
+                                              "(continuous solver); categorical columns one-hot"}
         self.fit_time_ = time.perf_counter() - t0
         return tree
 
-    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit) -> Tree:
+    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None,
+                  Xe=None) -> Tree:
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
         kk = d if (isinstance(k, str) or k >= d) else int(k)
-        res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
-                          time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
-                          n_jobs=self._n_threads())
-        tree = self._to_tree(res, binz, n_classes, schema)
-        tree.impurity = crit.impurity(tree.value)
+        g_err, ub, time_limit = None, None, self.time_limit
+        if greedy is not None:
+            g_err = _tree_error(greedy)
+            # trees as good as the greedy one are searched for too (ties go to the search's tree)
+            total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
+            ub = g_err + 1e-9 * max(1.0, total)
+            if time_limit is not None:  # the greedy tree's time counts
+                time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
+        try:
+            res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
+                              time_limit=time_limit, memory_limit_mb=self.memory_limit_mb,
+                              n_jobs=self._n_threads(), upper_bound=ub)
+        except KeyboardInterrupt as exc:
+            # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
+            # the search had found nothing better than the greedy incumbent, ``partial_result``
+            # holds the greedy tree's node arrays (raw columns) and ``source`` "greedy"
+            part = getattr(exc, "partial_result", None)
+            if part is not None:
+                found = part.get("found", True) and len(part.get("feature", ())) > 0
+                best = self._to_tree(kernel_nodes(part), binz, n_classes, schema) if found else None
+                if greedy is not None and (best is None or _tree_error(best) > ub):
+                    best = greedy.copy()
+                    exc.partial_result = {**part, "children_left": best.children_left,
+                                          "children_right": best.children_right, "feature": best.feature,
+                                          "value": best.value, "n_node_samples": best.n_node_samples,
+                                          "source": "greedy", "tree": best}
+                exc.partial_tree = best
+            raise
         self.timed_out_ = bool(res["timed_out"])
+        self.incumbent_source_ = "search"
+        tree = None
+        if res.get("found", True):
+            tree = self._to_tree(res, binz, n_classes, schema)
+            if Xe is not None:  # CART's node-local midpoints (the training partition is unchanged)
+                node_local_midpoints(tree, Xe)
+        if greedy is not None and (tree is None or _tree_error(tree) > ub):
+            # nothing better than the greedy tree (or a timed-out search's tree is worse)
+            tree = greedy.copy()
+            self.incumbent_source_ = "greedy"
+        tree.impurity = crit.impurity(tree.value)
         # the returned tree's own (weighted) training misclassifications: the search's error when it
         # finished, and the truth for an anytime tree
-        leaves = tree.children_left < 0
-        v = tree.value[leaves]
-        self.training_error_ = float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+        self.training_error_ = _tree_error(tree)
+        self.greedy_error_ = g_err
         self.is_optimal_ = bool(kk >= d and not self.timed_out_)
-        self.lower_bound_ = float(res["lower_bound"]) if kk >= d else None
+        lb = float(res["lower_bound"])
+        self.lower_bound_ = min(lb, self.training_error_) if kk >= d else None
         self.n_nodes_searched_ = int(res["nodes"])
         self.cache_hits_ = int(res["cache_hits"])
         self.cache_evictions_ = int(res["evictions"])
         self.peak_memory_mb_ = float(res["peak_bytes"]) / (1024.0 * 1024.0)
         self.n_binary_features_ = d
+        self.feature_space_ = _feature_space(binz)
         self.fit_time_ = time.perf_counter() - t0
         return tree
 
     @staticmethod
     def _to_tree(res, binz, n_classes, schema) -> Tree:
-        f = res["feature"]
-        internal = f >= 0
-        feature = np.where(internal, binz.feature_[np.where(internal, f, 0)] if f.size and binz.feature_.size else -2,
-                           -2)
-        kind = np.where(internal, binz.kind_[np.where(internal, f, 0)] if binz.kind_.size else -1, -1)
-        threshold = np.where(internal, binz.threshold_[np.where(internal, f, 0)] if binz.threshold_.size else -2.0,
-                             -2.0)
-        return Tree(children_left=res["children_left"], children_right=res["children_right"], feature=feature,
-                    threshold=threshold, kind=kind, value=res["value"], n_node_samples=res["n_node_samples"],
-                    classes=np.arange(n_classes), schema=schema)
+        return binary_tree(binz, res["feature"], children_left=res["children_left"],
+                           children_right=res["children_right"], value=res["value"],
+                           n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
+
+
+def _tree_error(tree: Tree) -> float:
+    """Weighted training misclassifications of a tree (its leaves' minority counts)."""
+    v = tree.value[tree.children_left < 0]
+    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+
+
+def _numeric_thresholds_of(tree: Tree) -> dict:
+    """{raw column: thresholds of the tree's numeric splits on it}."""
+    out: dict = {}
+    for i in np.flatnonzero((tree.children_left >= 0) & (tree.kind == 0)):
+        out.setdefault(int(tree.feature[i]), []).append(float(tree.threshold[i]))
+    return out
+
+
+def _feature_space(binz: Binarizer) -> dict:
+    return {"thresholds": binz.thresholds_, "n_binary_features": int(binz.n_binary_features_),
+            "n_thresholds": binz.n_thresholds_, "n_greedy_thresholds": int(binz.n_added_thresholds_),
+            "description": binz.describe_space()}
 
 
 _SOLVERS = ("auto", "binary", "continuous")
@@ -307,7 +402,12 @@ _SOLVERS = ("auto", "binary", "continuous")
 class OptimalTreeClassifier(TopKTreeClassifier):
     """Optimal depth-``max_depth`` tree: minimum (weighted) training misclassifications over all
     trees on the binary features (Top-k with k = all, 003 §1.1.1). ``is_optimal_`` is True when
-    the search finished within ``time_limit``; ``lower_bound_`` bounds the optimum from below.
+    the search finished within ``time_limit``: optimal **over the binarized feature space**
+    that ``feature_space_`` describes (by default about 100 quantile thresholds plus the greedy
+    tree's; every threshold with ``max_binary_features=None``); ``lower_bound_`` bounds that
+    optimum from below. With ``greedy_incumbent`` (default) the greedy tree of the same depth and
+    criterion is the first incumbent, so the training accuracy is never below
+    ``GreedyTreeClassifier(max_depth=max_depth)``'s, timed out or not.
 
     ``solver`` chooses the search (same objective, same optimal training error):
 
@@ -334,8 +434,9 @@ class OptimalTreeClassifier(TopKTreeClassifier):
 
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None, random_state=None,
-                 categorical=None, class_weight=None, solver="auto"):
+                 categorical=None, class_weight=None, solver="auto", greedy_incumbent=True):
         self.solver = solver
+        self.greedy_incumbent = greedy_incumbent
         self.max_depth = max_depth
         self.criterion = criterion
         self.scoring = scoring
@@ -350,12 +451,6 @@ class OptimalTreeClassifier(TopKTreeClassifier):
 
     def _k_value(self):
         return "all"
-
-    @property
-    def _supports_missing(self) -> bool:
-        if self.solver != "auto":
-            return self.solver == "continuous"
-        return self.max_binary_features is None and self.max_thresholds is None
 
     def _wants_continuous(self, sample) -> bool:
         if self.solver != "auto":

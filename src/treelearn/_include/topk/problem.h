@@ -8,6 +8,7 @@
 //          bitsets (C, nw), and row bitsets (n, dw) from which a node's rows are re-packed.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "tl_count.h"
@@ -39,6 +40,9 @@ struct Options {
     double time_limit = 0.0;       // seconds, <= 0: none
     double memory_limit_bytes = 1e9;  // cache cap (shared by the threads)
     int n_jobs = 1;
+    // the incumbent's error (e.g. the greedy tree's): only trees with a smaller error are
+    // searched for; when none exists the Output has no nodes (found = false)
+    double upper_bound = std::numeric_limits<double>::infinity();
     // tuning switches (none changes the result)
     bool cache_depth1 = true;      // also cache depth-1 subproblems
     bool feature_classes = false;  // group the features identical on an h = 2 node
@@ -53,6 +57,7 @@ struct Output {
     bool timed_out = false;
     bool cost_failed = false;  // the user criterion raised (the search stopped)
     bool interrupted = false;  // stopped by Ctrl-C (SIGINT)
+    bool found = true;         // a tree below Options::upper_bound was found (else no nodes)
     long long nodes = 0, cache_hits = 0, evictions = 0, cache_entries = 0;
     double peak_bytes = 0.0;
 };

@@ -54,7 +54,12 @@ struct Run {
     double one_thread(Output& out) {
         auto s = searcher();
         s->fr.set_root();
-        Res r = s->solve(0, O.max_depth, INF);
+        Res r = s->solve(0, O.max_depth, O.upper_bound);
+        if (!r.ok) {  // nothing below the incumbent's error: r.err is a lower bound (>= it)
+            out.found = false;
+            add_stats(*s, out);
+            return r.err;
+        }
         s->sw.recon = true;
         s->build(0, O.max_depth, out);
         add_stats(*s, out);
@@ -77,9 +82,10 @@ struct Run {
     }
 
     // thread t's share of the root candidates: errs[ci] of each it completes
-    static void search_share(S& s, const std::vector<int>& cand, int t, int T, int h, std::vector<double>& errs) {
+    static void search_share(S& s, const std::vector<int>& cand, int t, int T, int h, double ub,
+                             std::vector<double>& errs) {
         auto& r0 = s.fr.lv[0];
-        double best = INF;
+        double best = ub;
         for (size_t ci = t; ci < cand.size(); ci += T) {
             int f = cand[ci];
             if (s.timed_out()) break;
@@ -110,7 +116,7 @@ struct Run {
                 ss[t] = searcher();
                 ss[t]->fr.set_root();
             }
-            search_share(*ss[t], cand, t, T, h, errs);
+            search_share(*ss[t], cand, t, T, h, O.upper_bound, errs);
         });
         int win = -1;
         double be = INF;
@@ -124,6 +130,10 @@ struct Run {
         m0.fr.totals(v0, v0.tot.data(), Wn);
         const double leaf = Obj::leaf(v0.tot.data(), D.C, Wn);
         for (int t = 0; t < T; ++t) add_stats(*ss[t], out);
+        if ((win < 0 || leaf < be) && !(leaf < O.upper_bound)) {
+            out.found = false;  // nothing below the incumbent's error (every candidate >= it)
+            return O.upper_bound;
+        }
         if (win < 0 || leaf < be) {
             push_root(-1, v0.tot.data(), out);
             return leaf;
@@ -158,7 +168,7 @@ struct Run {
         double root_err = (n_jobs > 1 && O.max_depth >= 3) ? parallel(out) : one_thread(out);
         // stopped (deadline, Ctrl-C): nodes rebuilt after the stop are leaves, so the error is
         // the returned tree's own
-        if (stop.load()) root_err = tree_error(out);
+        if (stop.load() && out.found) root_err = tree_error(out);
         out.root_lb = stop.load() ? 0.0 : root_err;
         out.error = root_err;
         out.cost_failed = crit.failed();
