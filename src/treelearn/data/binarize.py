@@ -263,7 +263,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
-                    max_binary_features=None, signed: bool = False, Xe=None) -> tuple[Binarizer, BinaryData]:
+                    max_binary_features=None, signed: bool = False, Xe=None, clock=None,
+                    max_bytes=None) -> tuple[Binarizer, BinaryData]:
     """The one path from a learner's input to a :class:`BinaryData`: ``(binarizer, data)``.
 
     ``X`` is the raw matrix; ``Xe`` its encoding ``schema.encode(X)`` when the caller has it. When
@@ -272,8 +273,14 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     copy; a bool or uint8 matrix costs n·d/8 bytes) and each non-constant column is one feature
     ``x >= 0.5`` (``x >= 0``): the features the Binarizer's exact encoding gives such data, in the
     same order. Any other X is
-    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)``. Weights of 1
+    encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)``, in blocks of rows
+    packed as they are made (the 0/1 bytes of all rows never exist at once). Weights of 1
     everywhere give unweighted (integer) counts.
+
+    Limits (issue 12): ``clock`` (a :class:`treelearn._limits.FitClock`) is checked between
+    blocks (:class:`~treelearn._limits.FitTimeout` when the fit's deadline passed);
+    ``max_bytes`` refuses, before allocating them, packed columns larger than that
+    (:class:`~treelearn._limits.ResourceLimitError`).
     """
     n = int(np.asarray(y_codes).shape[0])
     binz = Binarizer(max_thresholds=max_thresholds, max_binary_features=max_binary_features)
@@ -292,5 +299,25 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
         return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)
     if Xe is None:
         Xe = schema.encode(X)
+    if clock is not None:
+        clock.check()
     binz.fit_encoded(Xe, schema)
-    return binz, BinaryData(binz.transform_encoded(Xe), y_codes, n_classes, sample_weight)
+    d = int(binz.feature_.size)
+    n_words = int(_bitset.n_words_for(n))
+    if max_bytes is not None and 8.0 * d * n_words > max_bytes:
+        from treelearn._limits import ResourceLimitError
+
+        raise ResourceLimitError(
+            f"the binarized sample ({n} rows x {d} binary features) needs {8.0 * d * n_words / 2**20:.0f} MiB, "
+            f"over the memory cap of {max_bytes / 2**20:g} MiB; lower max_binary_features / max_thresholds "
+            "or raise the memory cap")
+    columns = np.zeros((d, n_words), dtype=np.uint64)
+    # rows in blocks of a multiple of 64 (whole words), about 16 MiB of 0/1 bytes each
+    step = max(64, (16 * 2**20 // max(d, 1)) // 64 * 64)
+    for r0 in range(0, n, step):
+        if clock is not None:
+            clock.check()
+        r1 = min(n, r0 + step)
+        block = binz.transform_encoded(Xe[r0:r1])
+        columns[:, r0 // 64:(r1 + 63) // 64] = _bitset.pack_columns(block)
+    return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)

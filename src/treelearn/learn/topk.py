@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout, ProgressReporter, warn_limit
 from treelearn._validation import CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
@@ -138,10 +139,18 @@ class TopKTreeClassifier(BaseTreeClassifier):
         (``max_binary_features=100``) reproduces 003 App. C (categorical one-hot, numeric thresholds
         at quantiles of the distinct values, about 100 binary features in total); set both to
         None for every midpoint.
-    time_limit : float or None
-        Seconds; when hit, the best tree found so far is returned and ``timed_out_`` is True.
+    time_limit : float or None, default=600
+        Seconds for the whole ``fit`` (binarization, search and tree rebuild, from the start of
+        ``fit``); when hit, the best tree found so far is returned, ``timed_out_`` is True and a
+        :class:`treelearn.SearchLimitWarning` is given (a leaf when the deadline passes before
+        the search starts). None: no limit.
     memory_limit_mb : float, default=1024
-        Cap of the search cache (entries are evicted when it is reached, ``cache_evictions_``).
+        Cap of the packed binarized sample (beyond the input's own size) plus the search cache
+        (entries are evicted when it is reached, ``cache_evictions_``); a binarized sample that
+        cannot fit raises :class:`treelearn.ResourceLimitError` before it is allocated.
+    verbose : int, default=0
+        > 0: one progress line to stderr at most every 0.5 s while fitting (elapsed, phase),
+        and the search's counters (nodes, cache hits, error, lower bound) when it ends.
     n_jobs : int or None
         Threads over the root candidates (results identical to ``n_jobs=1``); -1: all cores.
     random_state : ignored (the search is deterministic); kept for the common API.
@@ -167,6 +176,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither")],
+        "verbose": VERBOSE,
         "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
         "random_state": RANDOM_STATE,
         "categorical": [COLUMNS, None],
@@ -174,8 +184,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
     }
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
-                 max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None,
-                 random_state=None, categorical=None, class_weight=None):
+                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 random_state=None, categorical=None, class_weight=None, verbose=0):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -188,6 +198,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.random_state = random_state
         self.categorical = categorical
         self.class_weight = class_weight
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -204,18 +215,69 @@ class TopKTreeClassifier(BaseTreeClassifier):
 
     # ------------------------------------------------------------------ fit
     def _fit(self, sample, params) -> Tree:
-        t0 = time.perf_counter()
-        binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features)
-        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, params["criterion"])
+        clock = FitClock(self.time_limit)
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            progress.phase = "binarizing"
+            cap = float(self.memory_limit_mb) * 2.0**20
+            allowance = float(sample.raw.nbytes)  # the input's own size: packed bits up to it are free
+            try:
+                binz, data = sample.binarize(max_thresholds=self.max_thresholds,
+                                             max_binary_features=self.max_binary_features, clock=clock,
+                                             max_bytes=cap + allowance)
+            except FitTimeout:
+                return self._timed_out_leaf(sample, clock)
+            extra = max(float(data.columns.nbytes) - allowance, 0.0)
+            search_cap_mb = max(cap - extra, 0.01 * cap) / 2.0**20
+            return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, params["criterion"],
+                                  clock=clock, progress=progress, memory_limit_mb=search_cap_mb)
 
-    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit) -> Tree:
+    def _timed_out_leaf(self, sample, clock) -> Tree:
+        """The anytime answer when the deadline passes before the search starts: the majority leaf."""
+        counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
+        tree = Tree.leaf(counts, np.arange(sample.n_classes), schema=sample.schema)
+        tree.n_node_samples[0] = sample.n_samples
+        self.binarizer_ = None
+        self.timed_out_ = True
+        self.training_error_ = float(counts.sum() - counts.max())
+        self.is_optimal_ = False
+        self.lower_bound_ = 0.0 if self._k_value() == "all" else None
+        self.n_nodes_searched_ = self.cache_hits_ = self.cache_evictions_ = 0
+        self.peak_memory_mb_ = 0.0
+        self.n_binary_features_ = 0
+        self.fit_time_ = clock.elapsed()
+        warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s (before the search started)")
+        return tree
+
+    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, *, clock=None,
+                  progress=None, memory_limit_mb=None) -> Tree:
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
         kk = d if (isinstance(k, str) or k >= d) else int(k)
-        res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
-                          time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
-                          n_jobs=self._n_threads())
+        if clock is None:
+            clock = FitClock(self.time_limit, t0)
+        if progress is not None:
+            progress.phase = f"searching ({d} binary features)"
+        try:
+            res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
+                              time_limit=clock.remaining(),
+                              memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
+                              n_jobs=self._n_threads())
+        except KeyboardInterrupt as exc:
+            # the best tree so far, on raw columns, reachable from the exception (``partial_tree``)
+            part = getattr(exc, "partial_result", None)
+            if part is not None:
+                try:
+                    exc.partial_tree = self._to_tree(kernel_nodes(part), binz,
+                                                     n_classes, schema)
+                except Exception:  # pragma: no cover - the interrupt itself matters more
+                    pass
+            raise
+        if progress is not None:
+            progress.phase = "rebuilding the tree"
+            progress.stats = {"nodes": int(res["nodes"]), "cache_hits": int(res["cache_hits"]),
+                              "error": float(res["error"]), "lower_bound": float(res["lower_bound"]),
+                              "peak_mb": round(float(res["peak_bytes"]) / 2**20, 1)}
         tree = self._to_tree(res, binz, n_classes, schema)
         tree.impurity = crit.impurity(tree.value)
         self.timed_out_ = bool(res["timed_out"])
@@ -232,6 +294,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.peak_memory_mb_ = float(res["peak_bytes"]) / (1024.0 * 1024.0)
         self.n_binary_features_ = d
         self.fit_time_ = time.perf_counter() - t0
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
         return tree
 
     @staticmethod
@@ -278,9 +342,10 @@ class OptimalTreeClassifier(TopKTreeClassifier):
                               "solver": [Options(*_SOLVERS)]}
 
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
-                 max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None, random_state=None,
-                 categorical=None, class_weight=None, solver="auto"):
+                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 random_state=None, categorical=None, class_weight=None, solver="auto", verbose=0):
         self.solver = solver
+        self.verbose = verbose
         self.max_depth = max_depth
         self.criterion = criterion
         self.scoring = scoring
@@ -313,11 +378,16 @@ class OptimalTreeClassifier(TopKTreeClassifier):
             return super()._fit(sample, params)
         from treelearn.learn.continuous import continuous_fit
 
-        t0 = time.perf_counter()
+        clock = FitClock(self.time_limit)
+        t0 = clock.t0
         crit = params["criterion"]
-        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
-                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
-                                    memory_limit_mb=self.memory_limit_mb)
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            progress.phase = "searching (continuous solver)"
+            tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                                        max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
+                                        memory_limit_mb=self.memory_limit_mb)
+            progress.stats = {"nodes": int(info["nodes"]), "cache_hits": int(info["cache_hits"]),
+                              "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
         tree.impurity = crit.impurity(tree.value)
         self.solver_ = "continuous"
         self.binarizer_ = None
@@ -332,4 +402,6 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
         self.n_binary_features_ = int(info["n_search_features"])
         self.fit_time_ = time.perf_counter() - t0
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
         return tree
