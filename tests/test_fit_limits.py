@@ -350,3 +350,36 @@ def test_sigint_stops_every_fit(which):
     if which == "optimal_verbose":  # the binary search hands back its incumbent, on raw columns
         assert line == "interrupted True", (line, err[-2000:])
     assert elapsed < 1.0 + _MARGIN_S, elapsed
+
+
+# ------------------------------------------------------------------------ experiment progress
+def test_fit_progress_plain_lines_with_eta_when_not_a_terminal():
+    import io
+
+    from treelearn.experiments._common import FitProgress
+
+    buf = io.StringIO()
+    with FitProgress(4, "fits", every=0.0, stream=buf) as p:
+        for _ in range(4):
+            p.advance()
+    lines = buf.getvalue().splitlines()
+    assert lines[0].startswith("fits: [1/4]") and "ETA" in lines[0]
+    assert lines[-1].startswith("fits: [4/4]") and "ETA 0 s" in lines[-1]
+
+
+def test_fit_progress_rich_bar_on_a_terminal():
+    import io
+
+    from treelearn.experiments._common import FitProgress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    buf = Tty()
+    with FitProgress(3, "fits", stream=buf) as p:
+        p.log("a message")
+        for _ in range(3):
+            p.advance()
+    out = buf.getvalue()
+    assert "3/3" in out and "a message" in out and "ETA" in out
