@@ -121,7 +121,7 @@ _case("test_optimal_all_thresholds_binarization_inside_the_clock", """
     X = rng.random((6000, 8))
     y = (X[:, 0] + 0.3 * rng.random(6000) > 0.6).astype(int)
     def fit():
-        m = OptimalTreeClassifier(max_depth=3, time_limit=2, memory_limit_mb=64, solver='binary',
+        m = OptimalTreeClassifier(max_depth=3, time_limit=2, memory_limit_mb=200, solver='binary',
                                   max_binary_features=None).fit(X, y)
         return {'timed_out': m.timed_out_, 'n_bin': m.n_binary_features_}
     measure(fit, X.nbytes)
@@ -141,10 +141,10 @@ _case("test_binarized_sample_over_the_cap_is_refused_before_allocation", """
 _case("test_deadline_before_the_search_gives_a_timed_out_leaf", """
     from treelearn import OptimalTreeClassifier, SearchLimitWarning
     rng = np.random.default_rng(0)
-    X = rng.random((20000, 10))
-    y = rng.integers(0, 2, 20000)
+    X = rng.random((6000, 8))
+    y = rng.integers(0, 2, 6000)
     def fit():
-        m = OptimalTreeClassifier(max_depth=3, time_limit=0.05, memory_limit_mb=1024, solver='binary',
+        m = OptimalTreeClassifier(max_depth=3, time_limit=0.05, memory_limit_mb=200, solver='binary',
                                   max_binary_features=None).fit(X, y)
         return {'timed_out': m.timed_out_, 'leaves': int(m.tree_.n_leaves), 'optimal': m.is_optimal_}
     measure(fit, X.nbytes)
@@ -207,7 +207,7 @@ def test_optimal_all_thresholds_binarization_inside_the_clock():
     # time_limit=120, and 11 GB on 20,000 x 10)
     r = _measure("test_optimal_all_thresholds_binarization_inside_the_clock")
     assert r["outcome"] == "ok", r
-    _check(r, 2, 64)
+    _check(r, 2, 200)
 
 
 def test_binarized_sample_over_the_cap_is_refused_before_allocation():
@@ -222,7 +222,7 @@ def test_deadline_before_the_search_gives_a_timed_out_leaf():
     assert r["outcome"] == "ok", r
     assert r["timed_out"] is True and r["optimal"] is False
     assert "SearchLimitWarning" in r["warnings"]
-    _check(r, 0.05, 1024)
+    _check(r, 0.05, 200)
 
 
 # ------------------------------------------------------------------------ optimal (continuous)

@@ -99,13 +99,13 @@ class TrainingSample:
         return bool(np.all(self.weights == 1.0))
 
     def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False, clock=None,
-                 max_bytes=None) -> tuple[Binarizer, BinaryData]:
+                 max_bytes=None, copies=1) -> tuple[Binarizer, BinaryData]:
         """The fitted Binarizer and the packed BinaryData of this sample (see
         :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too;
-        ``clock``, ``max_bytes``: the fit's limits)."""
+        ``clock``, ``max_bytes``, ``copies``: the fit's limits)."""
         return binarize_sample(self.raw, self.schema, self.y, self.n_classes, self.weights, Xe=self._encoded,
                                max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed,
-                               clock=clock, max_bytes=max_bytes)
+                               clock=clock, max_bytes=max_bytes, copies=copies)
 
 
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -264,7 +264,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
                     max_binary_features=None, signed: bool = False, Xe=None, clock=None,
-                    max_bytes=None) -> tuple[Binarizer, BinaryData]:
+                    max_bytes=None, copies: int = 1) -> tuple[Binarizer, BinaryData]:
     """The one path from a learner's input to a :class:`BinaryData`: ``(binarizer, data)``.
 
     ``X`` is the raw matrix; ``Xe`` its encoding ``schema.encode(X)`` when the caller has it. When
@@ -279,7 +279,8 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
 
     Limits (issue 12): ``clock`` (a :class:`treelearn._limits.FitClock`) is checked between
     blocks (:class:`~treelearn._limits.FitTimeout` when the fit's deadline passed);
-    ``max_bytes`` refuses, before allocating them, packed columns larger than that
+    ``max_bytes`` refuses, before allocating them, packed columns whose ``copies`` (the learner's
+    own copies of the bits counted in) need more than that
     (:class:`~treelearn._limits.ResourceLimitError`).
     """
     n = int(np.asarray(y_codes).shape[0])
@@ -304,13 +305,14 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     binz.fit_encoded(Xe, schema)
     d = int(binz.feature_.size)
     n_words = int(_bitset.n_words_for(n))
-    if max_bytes is not None and 8.0 * d * n_words > max_bytes:
+    if max_bytes is not None and copies * 8.0 * d * n_words > max_bytes:
         from treelearn._limits import ResourceLimitError
 
+        held = "" if copies == 1 else f" x {copies} copies the search holds"
         raise ResourceLimitError(
-            f"the binarized sample ({n} rows x {d} binary features) needs {8.0 * d * n_words / 2**20:.0f} MiB, "
-            f"over the memory cap of {max_bytes / 2**20:g} MiB; lower max_binary_features / max_thresholds "
-            "or raise the memory cap")
+            f"the binarized sample ({n} rows x {d} binary features) needs {8.0 * d * n_words / 2**20:.0f} MiB"
+            f"{held}, over the memory cap of {max_bytes / 2**20:.0f} MiB (memory_limit_mb plus the input's own "
+            "size); lower max_binary_features / max_thresholds or raise memory_limit_mb")
     columns = np.zeros((d, n_words), dtype=np.uint64)
     # rows in blocks of a multiple of 64 (whole words), about 16 MiB of 0/1 bytes each
     step = max(64, (16 * 2**20 // max(d, 1)) // 64 * 64)

@@ -432,7 +432,8 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             progress.phase = "binarizing"
             try:
                 binarizer, data = sample.binarize(signed=True, clock=clock,
-                                                  max_bytes=None if cap is None else cap + allowance)
+                                                  max_bytes=None if cap is None else cap + allowance,
+                                                  copies=18)  # the rows as bytes (8x), twice, and keys
             except FitTimeout:
                 raise RankSearchLimitError(
                     f"minimum-rank search stopped: the time limit of {self.time_limit:g} s was hit while binarizing "

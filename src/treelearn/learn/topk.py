@@ -219,14 +219,17 @@ class TopKTreeClassifier(BaseTreeClassifier):
         with ProgressReporter(type(self).__name__, self.verbose) as progress:
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
-            allowance = float(sample.raw.nbytes)  # the input's own size: packed bits up to it are free
+            allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
+            # the packed bits are held 4 times: here, and in the compiled search as columns, as
+            # rows, and as the root's local matrix; the cache gets what is left of the cap
+            copies = 4
             try:
                 binz, data = sample.binarize(max_thresholds=self.max_thresholds,
                                              max_binary_features=self.max_binary_features, clock=clock,
-                                             max_bytes=cap + allowance)
+                                             max_bytes=cap + allowance, copies=copies)
             except FitTimeout:
                 return self._timed_out_leaf(sample, clock)
-            extra = max(float(data.columns.nbytes) - allowance, 0.0)
+            extra = max(copies * float(data.columns.nbytes) - allowance, 0.0)
             search_cap_mb = max(cap - extra, 0.01 * cap) / 2.0**20
             return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, params["criterion"],
                                   clock=clock, progress=progress, memory_limit_mb=search_cap_mb)
