@@ -91,25 +91,37 @@ def _check(r: dict, time_limit: float, cap_mb: float):
 
 
 # the measured fits (run together, see _measure)
-_case("test_topk_deep_small_cap_whole_fit_1", """
+_case("test_topk_deep_small_cap_whole_fit_1_6", """
     from treelearn import TopKTreeClassifier
     rng = np.random.default_rng(0)
-    B = rng.integers(0, 2, size=(3000, 300)).astype(np.uint8)
-    y = rng.integers(0, 2, size=3000)
+    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+    y = rng.integers(0, 2, size=2000)
     def fit():
-        m = TopKTreeClassifier(k=8, max_depth=64, time_limit=2, memory_limit_mb=10, n_jobs=1,
+        m = TopKTreeClassifier(k=50, max_depth=6, time_limit=2, memory_limit_mb=10, n_jobs=1,
                                max_binary_features=None).fit(B, y)
         return {'timed_out': m.timed_out_}
     measure(fit, B.nbytes)
 """)
 
-_case("test_topk_deep_small_cap_whole_fit_2", """
+_case("test_topk_deep_small_cap_whole_fit_2_6", """
     from treelearn import TopKTreeClassifier
     rng = np.random.default_rng(0)
-    B = rng.integers(0, 2, size=(3000, 300)).astype(np.uint8)
-    y = rng.integers(0, 2, size=3000)
+    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+    y = rng.integers(0, 2, size=2000)
     def fit():
-        m = TopKTreeClassifier(k=8, max_depth=64, time_limit=2, memory_limit_mb=10, n_jobs=2,
+        m = TopKTreeClassifier(k=50, max_depth=6, time_limit=2, memory_limit_mb=10, n_jobs=2,
+                               max_binary_features=None).fit(B, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, B.nbytes)
+""")
+
+_case("test_topk_deep_small_cap_whole_fit_2_64", """
+    from treelearn import TopKTreeClassifier
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+    y = rng.integers(0, 2, size=2000)
+    def fit():
+        m = TopKTreeClassifier(k=50, max_depth=64, time_limit=2, memory_limit_mb=10, n_jobs=2,
                                max_binary_features=None).fit(B, y)
         return {'timed_out': m.timed_out_}
     measure(fit, B.nbytes)
@@ -193,9 +205,11 @@ _case("test_query_learner_memory_and_time_whole_fit", """
 
 
 # ------------------------------------------------------------------------ Top-k / optimal (binary)
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_topk_deep_small_cap_whole_fit(n_jobs):
-    r = _measure(f"test_topk_deep_small_cap_whole_fit_{n_jobs}")
+@pytest.mark.parametrize("n_jobs, depth", [(1, 6), (2, 6), (2, 64)])
+def test_topk_deep_small_cap_whole_fit(n_jobs, depth):
+    # k=50 on random labels: the issue's cases (depth 6: over 200 s with an 8 MB cap, the rebuild
+    # after the deadline; depth 64: 2.4 GB with a 10 MB cap, per-level buffers outside the cap)
+    r = _measure(f"test_topk_deep_small_cap_whole_fit_{n_jobs}_{depth}")
     assert r["outcome"] == "ok", r
     _check(r, 2, 10)
     assert (r["timed_out"] is True) == ("SearchLimitWarning" in r["warnings"])
