@@ -151,6 +151,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
     verbose : int, default=0
         > 0: one progress line to stderr at most every 0.5 s while fitting (elapsed, phase),
         and the search's counters (nodes, cache hits, error, lower bound) when it ends.
+        Ctrl-C stops the search within a second: ``fit`` raises KeyboardInterrupt whose
+        ``partial_tree`` is the best tree found so far (see the user guide, "Limits").
     n_jobs : int or None
         Threads over the root candidates (results identical to ``n_jobs=1``); -1: all cores.
     random_state : ignored (the search is deterministic); kept for the common API.
