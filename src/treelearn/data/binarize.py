@@ -314,8 +314,9 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
             f"{held}, over the memory cap of {max_bytes / 2**20:.0f} MiB (memory_limit_mb plus the input's own "
             "size); lower max_binary_features / max_thresholds or raise memory_limit_mb")
     columns = np.zeros((d, n_words), dtype=np.uint64)
-    # rows in blocks of a multiple of 64 (whole words), about 16 MiB of 0/1 bytes each
-    step = max(64, (16 * 2**20 // max(d, 1)) // 64 * 64)
+    # rows in blocks of a multiple of 64 (whole words), about 4 MiB of 0/1 bytes each (the
+    # clock is checked between blocks: a block takes well under 0.1 s)
+    step = max(64, (4 * 2**20 // max(d, 1)) // 64 * 64)
     for r0 in range(0, n, step):
         if clock is not None:
             clock.check()
