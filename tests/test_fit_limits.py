@@ -333,8 +333,9 @@ _SIGINT_FITS = {
     "query": """
         from treelearn import QueryTreeClassifier
         rng = np.random.default_rng(0)
-        X = rng.integers(0, 2, size=(60000, 600), dtype=np.uint8); y = X[:, 0] | X[:, 1]
-        est = QueryTreeClassifier(size=16, time_limit=None)
+        X = rng.integers(0, 2, size=(60000, 600), dtype=np.uint8)
+        y = (X[:, :15].sum(axis=1) > 7).astype(int)  # majority of 15: many influential variables
+        est = QueryTreeClassifier(size=64, time_limit=None)
     """,
     "optimal_verbose": """
         from treelearn import OptimalTreeClassifier
