@@ -51,3 +51,6 @@ from treelearn.learn.queries import (  # noqa: E402
 import treelearn.distributed  # noqa: E402,F401
 
 __version__ = "0.1.0"
+
+# --- limits of the searches (issue 12) ---
+from treelearn._limits import DEFAULT_TIME_LIMIT, ResourceLimitError, SearchLimitWarning  # noqa: E402,F401

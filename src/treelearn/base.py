@@ -110,13 +110,14 @@ class TrainingSample:
         return bool(np.all(self.weights == 1.0))
 
     def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False,
-                 extra_thresholds=None) -> tuple[Binarizer, BinaryData]:
+                 extra_thresholds=None, clock=None, max_bytes=None, copies=1) -> tuple[Binarizer, BinaryData]:
         """The fitted Binarizer and the packed BinaryData of this sample (see
         :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too;
-        ``extra_thresholds``: {column: thresholds} added to the numeric columns' own)."""
+        ``extra_thresholds``: {column: thresholds} added to the numeric columns' own; ``clock``,
+        ``max_bytes``, ``copies``: the fit's limits)."""
         return binarize_sample(self.raw, self.schema, self.y, self.n_classes, self.weights, Xe=self._encoded,
                                max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed,
-                               extra_thresholds=extra_thresholds)
+                               extra_thresholds=extra_thresholds, clock=clock, max_bytes=max_bytes, copies=copies)
 
     def is_binary(self) -> bool:
         """Every column numeric with values in {0, 1}: the sample is its own binary features."""

@@ -417,7 +417,8 @@ def tree_splits(binz: Binarizer, f: np.ndarray):
 
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
                     max_binary_features=None, signed: bool = False, Xe=None,
-                    extra_thresholds: dict | None = None) -> tuple[Binarizer, BinaryData]:
+                    extra_thresholds: dict | None = None, clock=None,
+                    max_bytes=None, copies: int = 1) -> tuple[Binarizer, BinaryData]:
     """The one path from a learner's input to a :class:`BinaryData`: ``(binarizer, data)``.
 
     ``X`` is the raw matrix; ``Xe`` its encoding ``schema.encode(X)`` when the caller has it. When
@@ -427,8 +428,15 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     ``x >= 0.5`` (``x >= 0``): the features the Binarizer's exact encoding gives such data, in the
     same order. Any other X is
     encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)`` (with
-    ``extra_thresholds``, see :meth:`Binarizer.fit_encoded`). Weights of 1
+    ``extra_thresholds``, see :meth:`Binarizer.fit_encoded`), in blocks of rows
+    packed as they are made (the 0/1 bytes of all rows never exist at once). Weights of 1
     everywhere give unweighted (integer) counts.
+
+    Limits (issue 12): ``clock`` (a :class:`treelearn._limits.FitClock`) is checked between
+    blocks (:class:`~treelearn._limits.FitTimeout` when the fit's deadline passed);
+    ``max_bytes`` refuses, before allocating them, packed columns whose ``copies`` (the learner's
+    own copies of the bits counted in) need more than that
+    (:class:`~treelearn._limits.ResourceLimitError`).
     """
     n = int(np.asarray(y_codes).shape[0])
     binz = Binarizer(max_thresholds=max_thresholds, max_binary_features=max_binary_features)
@@ -447,5 +455,27 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
         return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)
     if Xe is None:
         Xe = schema.encode(X)
+    if clock is not None:
+        clock.check()
     binz.fit_encoded(Xe, schema, extra_thresholds)
-    return binz, BinaryData(binz.transform_encoded(Xe), y_codes, n_classes, sample_weight)
+    d = int(binz.feature_.size)
+    n_words = int(_bitset.n_words_for(n))
+    if max_bytes is not None and copies * 8.0 * d * n_words > max_bytes:
+        from treelearn._limits import ResourceLimitError
+
+        held = "" if copies == 1 else f" x {copies} copies the search holds"
+        raise ResourceLimitError(
+            f"the binarized sample ({n} rows x {d} binary features) needs {8.0 * d * n_words / 2**20:.0f} MiB"
+            f"{held}, over the memory cap of {max_bytes / 2**20:.0f} MiB (memory_limit_mb plus the input's own "
+            "size); lower max_binary_features / max_thresholds or raise memory_limit_mb")
+    columns = np.zeros((d, n_words), dtype=np.uint64)
+    # rows in blocks of a multiple of 64 (whole words), about 4 MiB of 0/1 bytes each (the
+    # clock is checked between blocks: a block takes well under 0.1 s)
+    step = max(64, (4 * 2**20 // max(d, 1)) // 64 * 64)
+    for r0 in range(0, n, step):
+        if clock is not None:
+            clock.check()
+        r1 = min(n, r0 + step)
+        block = binz.transform_encoded(Xe[r0:r1])
+        columns[:, r0 // 64:(r1 + 63) // 64] = _bitset.pack_columns(block)
+    return binz, BinaryData.from_packed(columns, y_codes, n_classes, sample_weight)

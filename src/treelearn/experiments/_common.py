@@ -75,3 +75,63 @@ def figure_legend(fig, axes, **kw) -> None:
         kw.setdefault("ncol", min(len(labels), 8))
         kw.setdefault("fontsize", 8)
         fig.legend(handles, labels, **kw)
+
+
+class FitProgress:
+    """Progress of an experiment's fits: a ``rich`` bar with the count, elapsed time and ETA on a
+    terminal (stderr), or, when stderr is not a terminal (a log file, a test), one plain line
+    ``[i/N] elapsed, ETA`` at most every ``every`` seconds. ``log(msg)`` prints a message above the
+    bar (stdout); ``advance(n)`` counts fits done (or skipped). Use as a context manager."""
+
+    def __init__(self, total: int, description: str, *, every: float = 30.0, stream=None):
+        import sys
+        import time
+
+        self.total, self.description, self.every = max(int(total), 0), description, every
+        self.stream = stream if stream is not None else sys.stderr
+        self.done = 0
+        self._time = time.perf_counter
+        self._t0 = self._last = self._time()
+        self._bar = None
+        if getattr(self.stream, "isatty", lambda: False)():
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                 console=Console(file=self.stream), transient=False)
+
+    def __enter__(self):
+        if self._bar is not None:
+            self._bar.start()
+            self._task = self._bar.add_task(self.description, total=self.total or None)
+        return self
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()
+        return False
+
+    def eta(self) -> float | None:
+        if self.done <= 0 or self.total <= 0:
+            return None
+        return (self._time() - self._t0) / self.done * max(self.total - self.done, 0)
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
+            return
+        now = self._time()
+        if now - self._last >= self.every or self.done >= self.total:
+            self._last = now
+            eta = self.eta()
+            print(f"{self.description}: [{self.done}/{self.total}] {now - self._t0:.0f} s elapsed"
+                  + ("" if eta is None else f", ETA {eta:.0f} s"), file=self.stream, flush=True)
+
+    def log(self, msg: str) -> None:
+        if self._bar is not None:
+            self._bar.console.print(msg, markup=False, highlight=False)
+        else:
+            print(msg, flush=True)

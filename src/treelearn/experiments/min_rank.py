@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treelearn.experiments._common import experiment_parser, figure_legend, mark_timed_out, pyplot, save_figure
+from treelearn.experiments._common import FitProgress, experiment_parser, figure_legend, mark_timed_out, pyplot, save_figure
 
 EXACT_MAX_N = 20
 FRESH_SAMPLES = 100_000
@@ -164,26 +164,31 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for n in args.n:
-        for r in args.ranks:
-            if r > n:
-                continue
-            for eps in args.eps:
-                m = eh_sample_size(n, r, eps, args.delta)
-                if m > args.max_samples:
-                    print(f"n={n:3d} r={r} eps={eps:<5g} m={m:>8d}  skipped (more than --max-samples)", flush=True)
+    total = len(args.n) * len(args.ranks) * len(args.eps) * len(args.fractions) * args.seeds
+    with FitProgress(total, "min-rank runs") as progress:
+        for n in args.n:
+            for r in args.ranks:
+                if r > n:
+                    progress.advance(len(args.eps) * len(args.fractions) * args.seeds)
                     continue
-                for fraction in args.fractions:
-                    t0 = time.perf_counter()
-                    for seed in range(args.seeds):
-                        rows.append(run_one(n, r, eps, args.delta, seed, args.time_limit, fraction))
-                    s = summarize([x for x in rows if (x["n"], x["r"], x["eps"], x["fraction"]) ==
-                                   (n, r, eps, fraction)])[0]
-                    verdict = ("holds" if s["holds"] else "FAILS") if fraction == 1.0 else "no promise"
-                    print(f"n={n:3d} r={r} eps={eps:<5g} m={s['m']:>8d} (x{fraction:g})  success "
-                          f"{s['success_fraction']:.2f} (need >= {s['required']:.2f}: {verdict})  mean error "
-                          f"{s['mean_error']:.2e}  max rank {s['max_rank_found']}  median "
-                          f"{s['median_seconds']:.3f} s  [{time.perf_counter() - t0:.1f} s]", flush=True)
+                for eps in args.eps:
+                    m = eh_sample_size(n, r, eps, args.delta)
+                    if m > args.max_samples:
+                        print(f"n={n:3d} r={r} eps={eps:<5g} m={m:>8d}  skipped (more than --max-samples)", flush=True)
+                        progress.advance(len(args.fractions) * args.seeds)
+                        continue
+                    for fraction in args.fractions:
+                        t0 = time.perf_counter()
+                        for seed in range(args.seeds):
+                            rows.append(run_one(n, r, eps, args.delta, seed, args.time_limit, fraction))
+                            progress.advance()
+                        s = summarize([x for x in rows if (x["n"], x["r"], x["eps"], x["fraction"]) ==
+                                       (n, r, eps, fraction)])[0]
+                        verdict = ("holds" if s["holds"] else "FAILS") if fraction == 1.0 else "no promise"
+                        print(f"n={n:3d} r={r} eps={eps:<5g} m={s['m']:>8d} (x{fraction:g})  success "
+                              f"{s['success_fraction']:.2f} (need >= {s['required']:.2f}: {verdict})  mean error "
+                              f"{s['mean_error']:.2e}  max rank {s['max_rank_found']}  median "
+                              f"{s['median_seconds']:.3f} s  [{time.perf_counter() - t0:.1f} s]", flush=True)
     summary = summarize(rows)
     write_csv(out / "runs.csv", rows)
     write_csv(out / "summary.csv", summary)

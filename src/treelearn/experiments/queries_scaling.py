@@ -28,7 +28,7 @@ import statistics
 import time
 from pathlib import Path
 
-from treelearn.experiments._common import experiment_parser, mark_timed_out, pyplot, save_figure
+from treelearn.experiments._common import FitProgress, experiment_parser, mark_timed_out, pyplot, save_figure
 
 FRESH = 100_000
 
@@ -137,15 +137,18 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for mode in args.modes:
-        for s in (args.sizes if mode == "realizable" else args.agnostic_sizes):
-            for n in args.n:
-                for seed in range(args.seeds):
-                    r = run_one(n, s, args.epsilon, mode, seed, args.time_limit, args.noise_samples)
-                    rows.append(r)
-                    print(f"{mode:>10} n={n:>4} s={s:>3} seed={seed} {r['status'][:40]:>6} "
-                          f"{r['seconds']:8.2f}s queries={r['queries']:>12,} error={r['error']:.4f} opt_s={r.get('opt_s', 0):.4f}",
-                          flush=True)
+    total = sum(len(args.sizes if mode == "realizable" else args.agnostic_sizes) for mode in args.modes)
+    with FitProgress(total * len(args.n) * args.seeds, "query-learning runs") as progress:
+        for mode in args.modes:
+            for s in (args.sizes if mode == "realizable" else args.agnostic_sizes):
+                for n in args.n:
+                    for seed in range(args.seeds):
+                        r = run_one(n, s, args.epsilon, mode, seed, args.time_limit, args.noise_samples)
+                        rows.append(r)
+                        progress.advance()
+                        progress.log(f"{mode:>10} n={n:>4} s={s:>3} seed={seed} {r['status'][:40]:>6} "
+                                     f"{r['seconds']:8.2f}s queries={r['queries']:>12,} error={r['error']:.4f} "
+                                     f"opt_s={r.get('opt_s', 0):.4f}")
     keys = sorted({k for r in rows for k in r})
     with open(out / "runs.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)

@@ -21,12 +21,14 @@ from __future__ import annotations
 import csv
 import math
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
+from treelearn._limits import SearchLimitWarning
 from treelearn.experiments._common import (
-    experiment_parser, figure_legend, integer_ticks, mark_timed_out, pyplot, save_figure, series_label,
+    FitProgress, experiment_parser, figure_legend, integer_ticks, mark_timed_out, pyplot, save_figure, series_label,
 )
 
 FIG2_K = ["1", "2", "3", "4", "8", "12", "16", "all"]
@@ -81,52 +83,64 @@ def _fit(k: str, depth: int, Xtr, ytr, time_limit: float):
     kk = "all" if k == "all" else int(k)
     m = TopKTreeClassifier(k=kk, max_depth=depth, time_limit=time_limit)
     t0 = time.perf_counter()
-    m.fit(Xtr, ytr)
+    with warnings.catch_warnings():  # a timed-out fit is recorded (timed_out) and logged instead
+        warnings.simplefilter("ignore", SearchLimitWarning)
+        m.fit(Xtr, ytr)
     return m, time.perf_counter() - t0
 
 
 def run_fig2(data_dir, out_dir, names, depths, ks, n_splits, time_limit, seed, log):
     rows = []
-    for name in names:
-        try:
-            data = _load(name, data_dir)
-        except Exception as exc:  # a dataset that cannot be read is reported, not fatal
-            log(f"  {name}: skipped ({exc})")
-            continue
-        for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
-            for k in ks:
-                for depth in depths:
-                    m, t = _fit(k, depth, Xtr, ytr, time_limit)
-                    rows.append(dict(dataset=name, split=si, k=k, depth=depth, train_acc=m.score(Xtr, ytr),
-                                     test_acc=m.score(Xte, yte), fit_time_s=round(t, 5), timed_out=m.timed_out_,
-                                     n_binary_features=m.n_binary_features_))
-                    if m.timed_out_:
-                        log(f"  {name} split {si} k={k} depth={depth}: time limit ({time_limit} s)")
-                        break  # deeper trees with the same k would time out as well
-        log(f"  {name}: done")
+    per_set = n_splits * len(ks) * len(depths)
+    with FitProgress(len(names) * per_set, "Fig. 2 fits") as progress:
+        log = progress.log
+        for name in names:
+            try:
+                data = _load(name, data_dir)
+            except Exception as exc:  # a dataset that cannot be read is reported, not fatal
+                log(f"  {name}: skipped ({exc})")
+                progress.advance(per_set)
+                continue
+            for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
+                for k in ks:
+                    for di, depth in enumerate(depths):
+                        m, t = _fit(k, depth, Xtr, ytr, time_limit)
+                        progress.advance()
+                        rows.append(dict(dataset=name, split=si, k=k, depth=depth, train_acc=m.score(Xtr, ytr),
+                                         test_acc=m.score(Xte, yte), fit_time_s=round(t, 5), timed_out=m.timed_out_,
+                                         n_binary_features=m.n_binary_features_))
+                        if m.timed_out_:
+                            log(f"  {name} split {si} k={k} depth={depth}: time limit ({time_limit} s)")
+                            progress.advance(len(depths) - di - 1)
+                            break  # deeper trees with the same k would time out as well
+            log(f"  {name}: done")
     _write(out_dir / "fig2.csv", rows)
     return rows
 
 
 def run_fig4(data_dir, out_dir, names, n_splits, time_limit, seed, log, depth=3, quick=False):
     rows = []
-    for name in names:
-        try:
-            data = _load(name, data_dir)
-        except Exception as exc:
-            log(f"  {name}: skipped ({exc})")
-            continue
-        for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
-            from treelearn import TopKTreeClassifier
+    with FitProgress(len(names) * n_splits, "Fig. 4 splits") as progress:
+        log = progress.log
+        for name in names:
+            try:
+                data = _load(name, data_dir)
+            except Exception as exc:
+                log(f"  {name}: skipped ({exc})")
+                progress.advance(n_splits)
+                continue
+            for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
+                from treelearn import TopKTreeClassifier
 
-            d = TopKTreeClassifier(k=1, max_depth=1).fit(Xtr, ytr).n_binary_features_
-            ks = sorted(set([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, d] if not quick else [1, 2, 4, 8, d]))
-            for k in [k for k in ks if k <= d]:
-                m, t = _fit(str(k), depth, Xtr, ytr, time_limit)
-                rows.append(dict(dataset=name, split=si, k=k, depth=depth, train_acc=m.score(Xtr, ytr),
-                                 test_acc=m.score(Xte, yte), fit_time_s=round(t, 5), timed_out=m.timed_out_,
-                                 n_binary_features=d))
-        log(f"  {name}: done")
+                d = TopKTreeClassifier(k=1, max_depth=1).fit(Xtr, ytr).n_binary_features_
+                ks = sorted(set([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, d] if not quick else [1, 2, 4, 8, d]))
+                for k in [k for k in ks if k <= d]:
+                    m, t = _fit(str(k), depth, Xtr, ytr, time_limit)
+                    rows.append(dict(dataset=name, split=si, k=k, depth=depth, train_acc=m.score(Xtr, ytr),
+                                     test_acc=m.score(Xte, yte), fit_time_s=round(t, 5), timed_out=m.timed_out_,
+                                     n_binary_features=d))
+                progress.advance()
+            log(f"  {name}: done")
     _write(out_dir / "fig4.csv", rows)
     return rows
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 import csv
 import math
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 
+from treelearn._limits import SearchLimitWarning
 from treelearn.experiments._common import (
-    experiment_parser, figure_legend, integer_ticks, mark_timed_out, pyplot, save_figure,
+    FitProgress, experiment_parser, figure_legend, integer_ticks, mark_timed_out, pyplot, save_figure,
 )
 
 FEATURES = [10, 25, 50, 100, 200, 300, 500, 800, 1100, 1384]
@@ -77,11 +79,17 @@ def _solvers(ks, time_limit):
 
 
 def run(B, y, sweep, sizes, depths, solvers, time_limit, log):
+    with FitProgress(len(depths) * len(solvers) * len(sizes), f"{sweep} sweep fits") as progress:
+        return _run(B, y, sweep, sizes, depths, solvers, time_limit, progress.log, progress)
+
+
+def _run(B, y, sweep, sizes, depths, solvers, time_limit, log, progress):
     rows = []
     for h in depths:
         for name, make in solvers.items():
             dead = False
             for size in sizes:
+                progress.advance()
                 if dead:
                     rows.append(dict(sweep=sweep, size=size, depth=h, solver=name, fit_time_s="", train_acc="",
                                      timed_out="", note="not run (smaller size hit the limit)"))
@@ -93,7 +101,9 @@ def run(B, y, sweep, sizes, depths, solvers, time_limit, log):
                 m = make(h)
                 t0 = time.perf_counter()
                 try:
-                    m.fit(Xs, ys)
+                    with warnings.catch_warnings():  # a timed-out fit is recorded and logged instead
+                        warnings.simplefilter("ignore", SearchLimitWarning)
+                        m.fit(Xs, ys)
                 except Exception as exc:  # a peer that fails is reported, not fatal
                     if name.startswith(("topk", "treelearn")):
                         raise

@@ -34,6 +34,7 @@ import time
 
 import numpy as np
 
+from treelearn._limits import DEFAULT_TIME_LIMIT, VERBOSE, FitClock, FitTimeout, ProgressReporter
 from treelearn._validation import (
     CLASS_WEIGHT,
     COLUMNS,
@@ -98,13 +99,24 @@ class RankSearchLimitError(TreeLearnValueError):
 
 
 # ---------------------------------------------------------------------------------- the search
-def _unpack_rows(data: BinaryData) -> np.ndarray:
-    """The (n_rows, n_features) uint8 0/1 matrix of a BinaryData (the search reads rows)."""
-    if data.n_features == 0:
-        return np.zeros((data.n_rows, 0), dtype=np.uint8)
-    bits = np.unpackbits(np.ascontiguousarray(data.columns).view(np.uint8), axis=1, count=data.n_rows,
-                         bitorder="little")
-    return np.ascontiguousarray(bits.T)
+def _unpack_rows(data: BinaryData, check=None) -> np.ndarray:
+    """The (n_rows, n_features) uint8 0/1 matrix of a BinaryData (the search reads rows), made in
+    blocks of rows (a cache-friendly transpose, ``check()`` called between blocks)."""
+    n, d = data.n_rows, data.n_features
+    out = np.empty((n, d), dtype=np.uint8)
+    if d == 0:
+        return out
+    cols = np.ascontiguousarray(data.columns)
+    words = max(1, (4 * 2**20) // (64 * d))  # about 4 MiB of bytes per block
+    for w0 in range(0, data.n_words, words):
+        if check is not None:
+            check()
+        w1 = min(data.n_words, w0 + words)
+        r0, r1 = 64 * w0, min(n, 64 * w1)
+        bits = np.unpackbits(np.ascontiguousarray(cols[:, w0:w1]).view(np.uint8), axis=1, count=r1 - r0,
+                             bitorder="little")
+        out[r0:r1] = bits.T
+    return out
 
 
 class MinRankSearch:
@@ -144,22 +156,37 @@ class MinRankSearch:
 
     @classmethod
     def from_binary(cls, binarizer: Binarizer, data: BinaryData, classes, *, time_limit=None,
-                    memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True) -> "MinRankSearch":
+                    memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True, clock=None,
+                    allowance_bytes=0.0) -> "MinRankSearch":
         """The search on a binarized sample: ``binarizer`` (fitted; its features are the
-        variables) and ``data`` (its BinaryData, class codes into ``classes``)."""
+        variables) and ``data`` (its BinaryData, class codes into ``classes``). ``clock``: a
+        :class:`treelearn._limits.FitClock` whose start also starts the first call's time limit
+        (the estimator's whole-fit clock); ``allowance_bytes``: memory the caller's input already
+        accounts for (the unpacked rows up to it are not charged to the memory cap)."""
         self = cls.__new__(cls)
-        self._setup(binarizer, data, np.asarray(classes), time_limit, memory_limit_mb, memoize)
+        self._setup(binarizer, data, np.asarray(classes), time_limit, memory_limit_mb, memoize, clock,
+                    allowance_bytes)
         return self
 
-    def _setup(self, binarizer, data, classes, time_limit, memory_limit_mb, memoize):
+    def _setup(self, binarizer, data, classes, time_limit, memory_limit_mb, memoize, clock=None, allowance_bytes=0.0):
         self.time_limit = check_float_param("time_limit", time_limit, low=0, low_open=True, allow_none=True)
         self.memory_limit_mb = check_float_param("memory_limit_mb", memory_limit_mb, low=0, low_open=True,
                                                  allow_none=True)
+        self._clock = clock
+        # the search reads rows as bytes (n x d) plus their packed keys: refused before they are
+        # made when that is over the cap (an n-row single float column has ~n thresholds: n^2 bytes)
+        need = float(data.n_rows) * max(data.n_features, 1) * (1.0 + 1.0 / 8.0) * 2.0
+        if self.memory_limit_mb is not None and need - allowance_bytes > self.memory_limit_mb * 2.0**20:
+            raise RankSearchLimitError(
+                f"minimum-rank search refused: its {data.n_rows} rows x {data.n_features} variables need about "
+                f"{need / 2**20:.0f} MiB, over the memory cap of {self.memory_limit_mb:g} MiB (raise "
+                "memory_limit_mb, or binarize with fewer thresholds)", "memory", 0)
+        self._check_clock(0)
         self.schema_ = binarizer.schema_
         self.classes_ = classes
         self.y_ = np.asarray(data.y, dtype=np.int64)
         self.binarizer_ = binarizer
-        self.B_ = _unpack_rows(data)
+        self.B_ = _unpack_rows(data, lambda: self._check_clock(0))
         self.n_variables_ = self.B_.shape[1]
         # identical rows: one key per row (its packed bits), grouped once for the consistency
         # check and the dedup. FIND's answer depends only on the set of distinct points (a
@@ -169,7 +196,9 @@ class MinRankSearch:
             keys = np.pad(keys, ((0, 0), (0, 8 - keys.shape[1]))).view(np.uint64).ravel()
         else:
             keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+        self._check_clock(0)
         _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+        self._check_clock(0)
         self._check_consistent(first, inv.ravel())
         uniq = self.B_[first]
         self._search = RankSearch(np.ascontiguousarray(uniq, dtype=np.uint8),
@@ -177,6 +206,18 @@ class MinRankSearch:
         self.n_distinct_ = uniq.shape[0]
         self.fail_upto_ = -1  # largest r for which FIND(S, r) failed
         self.stats_ = {}
+
+    def _check_clock(self, r):
+        if self._clock is not None and self.time_limit is not None and self._clock.elapsed() >= self.time_limit:
+            raise RankSearchLimitError(
+                f"minimum-rank search stopped: the time limit of {self.time_limit:g} s was hit while preparing "
+                f"the sample (before FIND(S, {r}))", "time", 0)
+
+    def _start(self):
+        """(t0, deadline) of a public call: the fit's clock for the first call of an estimator."""
+        clock, self._clock = getattr(self, "_clock", None), None
+        t0 = time.perf_counter() if clock is None else clock.t0
+        return t0, (None if self.time_limit is None else t0 + self.time_limit)
 
     def _check_consistent(self, first, inv):
         y = self.y_
@@ -218,8 +259,7 @@ class MinRankSearch:
     def find(self, r) -> Tree | None:
         """FIND(S, r): a consistent tree of rank <= r, or None when r < r(S)."""
         r = check_int_param("r", r, low=0)
-        t0 = time.perf_counter()
-        deadline = None if self.time_limit is None else t0 + self.time_limit
+        t0, deadline = self._start()
         root = self._run(r, deadline) if r > self.fail_upto_ else None
         self._record(t0)
         self.root_ = root
@@ -229,8 +269,7 @@ class MinRankSearch:
         """FINDMIN(S): FIND(S, 0), FIND(S, 1), ... up to ``max_rank`` (None: no bound); the first
         tree found (rank r(S)), or None when r(S) > max_rank."""
         max_rank = check_int_param("max_rank", max_rank, low=0, allow_none=True)
-        t0 = time.perf_counter()
-        deadline = None if self.time_limit is None else t0 + self.time_limit
+        t0, deadline = self._start()
         r = 0
         # r(S) <= number of variables (a complete reduced tree over them); no infinite loop
         limit = self.n_variables_ if max_rank is None else max_rank
@@ -339,10 +378,15 @@ class MinRankTreeClassifier(BaseTreeClassifier):
     max_rank : int or None
         Search ranks 0..max_rank only; if the sample's rank is larger, ``fit`` raises a
         TreeLearnValueError (FIND(S, max_rank) is "none"). None: no bound.
-    time_limit : float or None
-        Seconds for the search; when hit, ``fit`` raises :class:`RankSearchLimitError`.
+    time_limit : float or None, default=600
+        Seconds for the whole ``fit`` (binarization, search and tree rebuild); when hit, ``fit``
+        raises :class:`RankSearchLimitError` (``bound="time"``, with the best rank lower bound
+        proven). None: no limit.
     memory_limit_mb : float or None
-        Cap on the memo (MiB); when hit, ``fit`` raises :class:`RankSearchLimitError`.
+        Cap on the memo and the unpacked sample beyond the input's own size (MiB); when hit (or
+        when the sample cannot fit at all), ``fit`` raises :class:`RankSearchLimitError`.
+    verbose : int, default=0
+        > 0: progress lines (elapsed, phase, rank being tried) to stderr at most every 0.5 s.
     categorical : columns to treat as categorical, besides those inferred (see ColumnSchema).
     class_weight : None, "balanced" or dict {class: weight}
         Multiplies ``sample_weight`` as in scikit-learn; weights only change the node counts of
@@ -365,21 +409,40 @@ class MinRankTreeClassifier(BaseTreeClassifier):
         "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "categorical": [COLUMNS, None],
         "class_weight": CLASS_WEIGHT,
+        "verbose": VERBOSE,
     }
 
-    def __init__(self, max_rank=None, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, categorical=None,
-                 class_weight=None):
+    def __init__(self, max_rank=None, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB,
+                 categorical=None, class_weight=None, verbose=0):
         self.max_rank = max_rank
         self.time_limit = time_limit
         self.memory_limit_mb = memory_limit_mb
         self.categorical = categorical
         self.class_weight = class_weight
+        self.verbose = verbose
 
     def _fit(self, sample, params):
-        binarizer, data = sample.binarize(signed=True)
-        search = MinRankSearch.from_binary(binarizer, data, np.arange(sample.n_classes), time_limit=self.time_limit,
-                                           memory_limit_mb=self.memory_limit_mb)
-        root_tree = search.find_min(self.max_rank)
+        clock = FitClock(self.time_limit)
+        cap = None if self.memory_limit_mb is None else self.memory_limit_mb * 2.0**20
+        allowance = float(sample.raw.nbytes)
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            progress.phase = "binarizing"
+            try:
+                binarizer, data = sample.binarize(signed=True, clock=clock,
+                                                  max_bytes=None if cap is None else cap + allowance,
+                                                  copies=18)  # the rows as bytes (8x), twice, and keys
+            except FitTimeout:
+                raise RankSearchLimitError(
+                    f"minimum-rank search stopped: the time limit of {self.time_limit:g} s was hit while binarizing "
+                    "the sample", "time", 0) from None
+            except MemoryError as exc:  # ResourceLimitError: the packed sample alone is over the cap
+                raise RankSearchLimitError(str(exc), "memory", 0) from None
+            progress.phase = "searching"
+            search = MinRankSearch.from_binary(binarizer, data, np.arange(sample.n_classes),
+                                               time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
+                                               clock=clock, allowance_bytes=allowance)
+            progress.stats = lambda: {"rank_lower_bound": search.rank_lower_bound_}
+            root_tree = search.find_min(self.max_rank)
         self.binarizer_ = search.binarizer_
         self.search_stats_ = search.stats_
         if root_tree is None:

@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout, ProgressReporter, warn_limit
 from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
 from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree, node_local_midpoints
 from treelearn.criteria import get_criterion
@@ -152,10 +153,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
         time limit strikes). So the training accuracy is never below the greedy tree's, timed
         out or not (``incumbent_source_`` says which tree was returned). False: the binary
         features and the tree of the paper's Top-k exactly (003 App. C and Fig. 1).
-    time_limit : float or None
-        Seconds; when hit, the best tree found so far is returned and ``timed_out_`` is True.
+    time_limit : float or None, default=600
+        Seconds for the whole ``fit`` (binarization, search and tree rebuild, from the start of
+        ``fit``); when hit, the best tree found so far is returned, ``timed_out_`` is True and a
+        :class:`treelearn.SearchLimitWarning` is given (a leaf when the deadline passes before
+        the search starts). None: no limit.
     memory_limit_mb : float, default=1024
-        Cap of the search cache (entries are evicted when it is reached, ``cache_evictions_``).
+        Cap of the packed binarized sample (beyond the input's own size) plus the search cache
+        (entries are evicted when it is reached, ``cache_evictions_``); a binarized sample that
+        cannot fit raises :class:`treelearn.ResourceLimitError` before it is allocated.
+    verbose : int, default=0
+        > 0: one progress line to stderr at most every 0.5 s while fitting (elapsed, phase),
+        and the search's counters (nodes, cache hits, error, lower bound) when it ends.
+        Ctrl-C stops the search within a second: ``fit`` raises KeyboardInterrupt whose
+        ``partial_tree`` is the best tree found so far (see the user guide, "Limits").
     n_jobs : int or None
         Threads over the root candidates (results identical to ``n_jobs=1``); -1: all cores.
     random_state : ignored (the search is deterministic); kept for the common API.
@@ -198,6 +209,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither")],
+        "verbose": VERBOSE,
         "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
         "random_state": RANDOM_STATE,
         "categorical": [COLUMNS, None],
@@ -206,8 +218,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
     }
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
-                 max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None,
-                 random_state=None, categorical=None, class_weight=None, greedy_incumbent=True):
+                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -221,6 +233,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.categorical = categorical
         self.class_weight = class_weight
         self.greedy_incumbent = greedy_incumbent
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -256,36 +269,83 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if self._wants_continuous(sample):
             return self._fit_continuous(sample, params)
         self.solver_ = "binary"
-        t0 = time.perf_counter()
+        clock = FitClock(self.time_limit)
         crit = params["criterion"]
-        greedy, extra = None, None
-        binary = sample.is_binary()
-        Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
-        from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            greedy, extra = None, None
+            binary = sample.is_binary()
+            Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
+            from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
 
-        # the greedy learner grows the incumbent (on missing values only where it handles them)
-        grow = not binary and (GreedyTreeClassifier._supports_missing or not np.isnan(Xe).any())
-        if self.greedy_incumbent and grow:
-            greedy = grow_greedy(Xe, sample.y, sample.n_classes,
-                                 None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
-                                 max_depth=int(self.max_depth))
-            extra = _numeric_thresholds_of(greedy)
-        binz, data = sample.binarize(max_thresholds=self.max_thresholds, max_binary_features=self.max_binary_features,
-                                     extra_thresholds=extra)
-        if self.greedy_incumbent and not grow and self._k_value() != 1:
-            # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
-            res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit)
-            greedy = self._to_tree(res1, binz, sample.n_classes, sample.schema)
-        return self._fit_data(data, binz, sample.n_classes, sample.schema, t0, crit, greedy, Xe)
+            # the greedy learner grows the incumbent (on missing values only where it handles them)
+            grow = not binary and (GreedyTreeClassifier._supports_missing or not np.isnan(Xe).any())
+            if self.greedy_incumbent and grow:
+                progress.phase = "greedy incumbent"
+                greedy = grow_greedy(Xe, sample.y, sample.n_classes,
+                                     None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
+                                     max_depth=int(self.max_depth))
+                extra = _numeric_thresholds_of(greedy)
+            progress.phase = "binarizing"
+            cap = float(self.memory_limit_mb) * 2.0**20
+            allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
+            # the packed bits are held 4 times: here, and in the compiled search as columns, as
+            # rows, and as the root's local matrix; the cache gets what is left of the cap
+            copies = 4
+            try:
+                binz, data = sample.binarize(max_thresholds=self.max_thresholds,
+                                             max_binary_features=self.max_binary_features, extra_thresholds=extra,
+                                             clock=clock, max_bytes=cap + allowance, copies=copies)
+            except FitTimeout:
+                return self._timed_out_leaf(sample, clock, greedy)
+            if self.greedy_incumbent and not grow and self._k_value() != 1:
+                # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
+                res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit,
+                                   time_limit=clock.remaining())
+                greedy = self._to_tree(res1, binz, sample.n_classes, sample.schema)
+            extra_bytes = max(copies * float(data.columns.nbytes) - allowance, 0.0)
+            search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
+            return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, crit, greedy, Xe,
+                                  clock=clock, progress=progress, memory_limit_mb=search_cap_mb)
+
+    def _timed_out_leaf(self, sample, clock, greedy=None) -> Tree:
+        """The anytime answer when the deadline passes before the search starts: the greedy
+        incumbent when it was grown, else the majority leaf."""
+        if greedy is not None:
+            tree = greedy.copy()
+            self.incumbent_source_ = "greedy"
+            self.training_error_ = self.greedy_error_ = _tree_error(tree)
+        else:
+            counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
+            tree = Tree.leaf(counts, np.arange(sample.n_classes), schema=sample.schema)
+            tree.n_node_samples[0] = sample.n_samples
+            self.incumbent_source_ = "leaf"
+            self.greedy_error_ = None
+            self.training_error_ = float(counts.sum() - counts.max())
+        self.binarizer_ = None
+        self.timed_out_ = True
+        self.is_optimal_ = False
+        self.lower_bound_ = 0.0 if self._k_value() == "all" else None
+        self.n_nodes_searched_ = self.cache_hits_ = self.cache_evictions_ = 0
+        self.peak_memory_mb_ = 0.0
+        self.n_binary_features_ = 0
+        self.feature_space_ = None
+        self.fit_time_ = clock.elapsed()
+        warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s (before the search started)")
+        return tree
 
     def _fit_continuous(self, sample, params) -> Tree:
         from treelearn.learn.continuous import continuous_fit
 
-        t0 = time.perf_counter()
+        clock = FitClock(self.time_limit)
+        t0 = clock.t0
         crit = params["criterion"]
-        tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
-                                    max_depth=self.max_depth, criterion=crit, time_limit=self.time_limit,
-                                    memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads())
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            progress.phase = "searching (continuous solver)"
+            tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                                        max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
+                                        memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads())
+            progress.stats = {"nodes": int(info["nodes"]), "cache_hits": int(info["cache_hits"]),
+                              "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
         tree.impurity = crit.impurity(tree.value)
         self.solver_ = "continuous"
         self.binarizer_ = None
@@ -305,25 +365,30 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                "description": "every node-local midpoint threshold of every numeric column "
                                               "(continuous solver); categorical columns one-hot"}
         self.fit_time_ = time.perf_counter() - t0
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
         return tree
 
     def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None,
-                  Xe=None) -> Tree:
+                  Xe=None, *, clock=None, progress=None, memory_limit_mb=None) -> Tree:
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
         kk = d if (isinstance(k, str) or k >= d) else int(k)
-        g_err, ub, time_limit = None, None, self.time_limit
+        if clock is None:
+            clock = FitClock(self.time_limit, t0)
+        g_err, ub = None, None
         if greedy is not None:
             g_err = _tree_error(greedy)
             # trees as good as the greedy one are searched for too (ties go to the search's tree)
             total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
             ub = g_err + 1e-9 * max(1.0, total)
-            if time_limit is not None:  # the greedy tree's time counts
-                time_limit = max(1e-3, time_limit - (time.perf_counter() - t0))
+        if progress is not None:
+            progress.phase = f"searching ({d} binary features)"
         try:
             res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
-                              time_limit=time_limit, memory_limit_mb=self.memory_limit_mb,
+                              time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
+                              memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
                               n_jobs=self._n_threads(), upper_bound=ub)
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
@@ -341,6 +406,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                           "source": "greedy", "tree": best}
                 exc.partial_tree = best
             raise
+        if progress is not None:
+            progress.phase = "rebuilding the tree"
+            progress.stats = {"nodes": int(res["nodes"]), "cache_hits": int(res["cache_hits"]),
+                              "error": float(res["error"]), "lower_bound": float(res["lower_bound"]),
+                              "peak_mb": round(float(res["peak_bytes"]) / 2**20, 1)}
         self.timed_out_ = bool(res["timed_out"])
         self.incumbent_source_ = "search"
         tree = None
@@ -367,6 +437,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.n_binary_features_ = d
         self.feature_space_ = _feature_space(binz)
         self.fit_time_ = time.perf_counter() - t0
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
         return tree
 
     @staticmethod
@@ -433,10 +505,12 @@ class OptimalTreeClassifier(TopKTreeClassifier):
                               "solver": [Options(*_SOLVERS)]}
 
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
-                 max_binary_features=100, time_limit=None, memory_limit_mb=1024, n_jobs=None, random_state=None,
-                 categorical=None, class_weight=None, solver="auto", greedy_incumbent=True):
+                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
+                 verbose=0):
         self.solver = solver
         self.greedy_incumbent = greedy_incumbent
+        self.verbose = verbose
         self.max_depth = max_depth
         self.criterion = criterion
         self.scoring = scoring

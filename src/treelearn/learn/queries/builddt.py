@@ -209,12 +209,16 @@ class _MonotoneProvider:
     """Random labelled examples only (004 §6): Inf_i(f_π) = ½·|E[f(x)·x_i | x consistent with π]|
     (Fact 6.2; the absolute value lets each coordinate be monotone in either direction)."""
 
+    #: bytes of float64 work space per influence block (the int8 rows are converted a block at a time)
+    BLOCK_BYTES = 8 * 2**20
+
     def __init__(self, X, y, tau, threshold):
-        self.XT = np.ascontiguousarray(X.T)  # (n, N) int8
+        self.XT = np.ascontiguousarray(X.T)  # (n, N) int8 (no copy when X is the transpose of one)
         self.y = y.astype(np.float64)
         self.tau = tau
         self.thr = threshold
         self.n_queries = 0
+        self.check = None  # the DP's limit check, called between blocks
 
     def stats(self, pi, key, want_S, cand):
         fixed = np.nonzero(pi)[0]
@@ -230,8 +234,17 @@ class _MonotoneProvider:
         mean = float(yy.mean())
         if not want_S:
             return _Stat(mean, (), None, cnt)
-        Xs = self.XT if mask is None else self.XT[:, mask]
-        infl = 0.5 * np.abs(Xs.astype(np.float64) @ yy) / cnt
+        # E[f·x_i | π] over the consistent rows, a block of rows at a time: float64 work space of
+        # BLOCK_BYTES, never a float copy of the sample (issue 12: memory within the cap)
+        rows = np.arange(self.XT.shape[1]) if mask is None else np.flatnonzero(mask)
+        step = max(1, self.BLOCK_BYTES // (8 * max(self.XT.shape[0], 1)))
+        acc = np.zeros(self.XT.shape[0], dtype=np.float64)
+        for a in range(0, rows.size, step):
+            if self.check is not None:
+                self.check()
+            r = rows[a:a + step]
+            acc += self.XT[:, r].astype(np.float64) @ self.y[r]
+        infl = 0.5 * np.abs(acc) / cnt
         infl[fixed] = 0.0
         sel = np.nonzero(infl >= self.thr)[0]
         sel = sel[np.argsort(-infl[sel], kind="stable")]
@@ -607,12 +620,18 @@ def learn_from_queries(oracle, size: int, epsilon: float, mode: str = "realizabl
 
 
 def build_monotone(X, y, size, depth, tau, *, threshold=None, time_limit=600.0, max_memory_mb=2048.0, memo=True,
-                    schema=None, x_threshold=0.0):
+                    schema=None, x_threshold=0.0, t0=None):
+    """BuildDT on random examples ``X`` (±1 int8, (N, n); the transpose of a C-contiguous (n, N)
+    array is used without a copy) with ±1 labels ``y``; ``t0``: the start of the time limit
+    (default: now)."""
     check_search_limits(time_limit, max_memory_mb)
     thr = tau / 2.0 if threshold is None else threshold
     provider = _MonotoneProvider(X, y, tau, thr)
     dp = _BuildDT(provider, X.shape[1], int(size), int(depth), memo=memo, time_limit=time_limit,
                   max_memory_mb=max_memory_mb)
+    if t0 is not None:
+        dp.t0 = t0
+    provider.check = dp._check_limits
     t0 = time.perf_counter()
     bld, cost = dp.run()
     tree = bld.tree(X.shape[1], threshold=x_threshold, schema=schema)

@@ -1,0 +1,150 @@
+"""Limits of a whole fit (issue 12): one clock from the start of ``fit`` over binarization, search
+and tree rebuild, the default time limit of the exponential searches, the warning a learner gives
+when it stops at a limit, and the ``verbose`` progress reporter.
+
+* :data:`DEFAULT_TIME_LIMIT` (600 s): the default ``time_limit`` of every exponential search
+  (Top-k, optimal, min-rank, BuildDT). Ten minutes is long enough for every experiment of the
+  papers' sizes to finish (the longest optimal fit of the reproduced experiments takes about a
+  minute) and short enough that a mistaken depth or size comes back with its best tree instead of
+  running for hours; ``time_limit=None`` removes it.
+* :class:`FitClock`: the deadline of one fit; ``remaining()`` is what a phase may still spend, and
+  ``check()`` raises :class:`FitTimeout` (internal: the learner turns it into its anytime answer)
+  between the phases and blocks of the work before the compiled search.
+* :class:`SearchLimitWarning`: a learner that stops at its time limit or memory cap says so with
+  this warning (and ``timed_out_``); filter it with ``warnings.simplefilter("ignore",
+  SearchLimitWarning)``.
+* :class:`ResourceLimitError`: work that cannot fit in ``memory_limit_mb`` at all (a binarized
+  sample larger than the cap) is refused before it is allocated.
+* :class:`ProgressReporter`: ``verbose > 0`` prints one line to stderr at most every 0.5 s while a
+  search runs (elapsed seconds, phase, and the counters a search publishes: incumbent error, lower
+  bound, nodes, cache entries), from a daemon thread that is stopped and joined when the fit ends.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import warnings
+
+import numbers
+import os
+
+from treelearn._validation import BOOLEAN, INT32_MAX, Interval, TreeLearnValueError
+
+DEFAULT_TIME_LIMIT = 600.0
+#: the constraint of every learner's ``verbose`` parameter: 0, 1, 2, ... or a bool
+VERBOSE = [Interval(numbers.Integral, 0, INT32_MAX), BOOLEAN]
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "FitTimeout", "ProgressReporter", "ResourceLimitError",
+           "SearchLimitWarning", "warn_limit"]
+
+
+class SearchLimitWarning(UserWarning):
+    """A search stopped at its time limit or memory cap and returned its best tree so far."""
+
+
+class ResourceLimitError(TreeLearnValueError, MemoryError):
+    """The work asked for cannot be done within ``memory_limit_mb`` (refused before allocating)."""
+
+
+class FitTimeout(Exception):
+    """Internal: the fit's deadline passed before the search started."""
+
+
+class FitClock:
+    """The deadline of one fit: ``time_limit`` seconds (None: none) from ``t0`` (default: now)."""
+
+    def __init__(self, time_limit, t0=None):
+        self.t0 = time.perf_counter() if t0 is None else t0
+        self.time_limit = None if time_limit is None else float(time_limit)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def remaining(self):
+        """Seconds left (at least a millisecond, so that a search given it still stops at once);
+        None without a limit."""
+        if self.time_limit is None:
+            return None
+        return max(self.time_limit - self.elapsed(), 1e-3)
+
+    def expired(self) -> bool:
+        return self.time_limit is not None and self.elapsed() >= self.time_limit
+
+    def check(self) -> None:
+        if self.expired():
+            raise FitTimeout()
+
+
+def _caller_stacklevel() -> int:
+    """The stack level of the first frame outside the treelearn package (the user's call)."""
+    level, f = 1, sys._getframe(1)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
+        f = f.f_back
+        level += 1
+    return level
+
+
+def warn_limit(owner: str, what: str, stacklevel=None) -> None:
+    """Warn that ``owner`` stopped at ``what`` (e.g. "its time limit of 2 s"), attributed to the
+    user's line that called into treelearn."""
+    warnings.warn(f"{owner} stopped at {what}; the best tree found so far is returned (timed_out_=True)",
+                  SearchLimitWarning, stacklevel=_caller_stacklevel() if stacklevel is None else stacklevel)
+
+
+class ProgressReporter:
+    """Prints the progress of a fit to stderr at most every ``interval`` seconds (``verbose > 0``).
+
+    Use as a context manager around the fit; ``phase`` and ``stats`` (a dict of counters, or a
+    callable returning one) may be updated while it runs. Each line: ``[Owner] 3.5 s  searching
+    nodes=... incumbent=... bound=...``. Nothing is printed when ``verbose`` is 0. The thread only
+    prints; it never touches the search, and it is joined on exit.
+    """
+
+    def __init__(self, owner: str, verbose, interval: float = 0.5, stream=None):
+        self.owner = owner
+        self.verbose = int(verbose or 0)
+        self.interval = float(interval)
+        self.stream = stream
+        self.phase = "starting"
+        self.stats = None
+        self.t0 = time.perf_counter()
+        self._stop = threading.Event()
+        self._thread = None
+
+    def line(self) -> str:
+        parts = [f"[{self.owner}] {time.perf_counter() - self.t0:7.1f} s  {self.phase}"]
+        stats = self.stats() if callable(self.stats) else self.stats
+        for k, v in (stats or {}).items():
+            if v is None:
+                continue
+            parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
+        return "  ".join(parts)
+
+    def emit(self, text=None) -> None:
+        if self.verbose > 0:
+            print(self.line() if text is None else f"[{self.owner}] {text}", file=self.stream or sys.stderr,
+                  flush=True)
+
+    def _run(self):
+        while not self._stop.wait(self.interval):
+            try:
+                self.emit()
+            except Exception:  # a reporter never takes the fit down
+                return
+
+    def __enter__(self):
+        if self.verbose > 0:
+            self._thread = threading.Thread(target=self._run, name=f"treelearn-progress-{self.owner}", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.verbose > 0:
+            self.phase = "interrupted" if exc[0] is KeyboardInterrupt else ("failed" if exc[0] else "done")
+            self.emit()
+        return False

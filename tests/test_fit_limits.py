@@ -1,0 +1,400 @@
+"""Limits of a whole fit (issue 12, items 1-3), one subprocess per search, measuring what the issue
+promises: the fit returns within ``time_limit`` x 1.1 + 0.5 s (binarization, search and tree
+rebuild included), and its peak RSS grows by at most ``memory_limit_mb`` + the input's own size +
+64 MiB; Ctrl-C stops it within a second with KeyboardInterrupt.
+
+The child makes its data, resets its peak-RSS counter (``/proc/self/clear_refs``, Linux), fits,
+and prints the wall time and the growth of ``VmHWM`` over the RSS before ``fit``. The wall-time
+assertions carry an extra second of margin for a loaded test machine (the suite runs next to other
+work); the sizes keep every case to a few seconds.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc peak-RSS and POSIX signals")
+
+_MARGIN_S = 1.0  # a loaded machine; the issue's bound is time_limit * 1.1 + 0.5
+
+_CHILD = """
+import json, time, warnings, numpy as np
+
+def _rss_mb():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+
+def _hwm_mb():
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith('VmHWM'):
+                return int(line.split()[1]) / 1024
+
+def measure(fit, input_bytes):
+    open('/proc/self/clear_refs', 'w').write('5')  # reset the peak RSS to the current RSS
+    base = _rss_mb()
+    t0 = time.perf_counter()
+    out = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        try:
+            out.update(fit() or {})
+            out['outcome'] = 'ok'
+        except Exception as exc:
+            out['outcome'] = type(exc).__name__
+            out['message'] = str(exc)[:300]
+    out['wall'] = time.perf_counter() - t0
+    out['grow_mb'] = _hwm_mb() - base
+    out['input_mb'] = input_bytes / 2**20
+    out['warnings'] = [type(w.message).__name__ for w in caught]
+    print('RESULT ' + json.dumps(out), flush=True)
+"""
+
+
+_CASES: dict[str, str] = {}
+_RESULTS: dict[str, dict] = {}
+
+
+def _case(name: str, code: str) -> str:
+    """Register a measured fit: ``code`` defines ``fit()`` and calls ``measure(fit, input_bytes)``."""
+    _CASES[name] = textwrap.dedent(code)
+    return name
+
+
+def _measure(name: str, timeout: float = 300.0) -> dict:
+    """The measurement of case ``name``. Every registered case runs in one child process, one after
+    the other (the peak RSS is reset before each; each case's arrays are freed after it), so the
+    interpreter starts once."""
+    if not _RESULTS:
+        body = "".join(f"\nprint('CASE {n}', flush=True)\ndef _case_{n}():\n" + textwrap.indent(c, "    ") +
+                       f"\n_case_{n}()\n" for n, c in _CASES.items())
+        res = subprocess.run([sys.executable, "-c", _CHILD + body], capture_output=True, text=True, timeout=timeout)
+        assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+        current = None
+        for line in res.stdout.splitlines():
+            if line.startswith("CASE "):
+                current = line.split()[1]
+            elif line.startswith("RESULT ") and current is not None:
+                _RESULTS[current] = json.loads(line[len("RESULT "):])
+    return _RESULTS[name]
+
+
+def _check(r: dict, time_limit: float, cap_mb: float):
+    assert r["wall"] <= time_limit * 1.1 + 0.5 + _MARGIN_S, r
+    assert r["grow_mb"] <= cap_mb + r["input_mb"] + 64, r
+
+
+# the measured fits (run together, see _measure)
+_case("test_topk_deep_small_cap_whole_fit_1_6", """
+    from treelearn import TopKTreeClassifier
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+    y = rng.integers(0, 2, size=2000)
+    def fit():
+        m = TopKTreeClassifier(k=50, max_depth=6, time_limit=2, memory_limit_mb=10, n_jobs=1,
+                               max_binary_features=None).fit(B, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, B.nbytes)
+""")
+
+_case("test_topk_deep_small_cap_whole_fit_2_6", """
+    from treelearn import TopKTreeClassifier
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+    y = rng.integers(0, 2, size=2000)
+    def fit():
+        m = TopKTreeClassifier(k=50, max_depth=6, time_limit=2, memory_limit_mb=10, n_jobs=2,
+                               max_binary_features=None).fit(B, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, B.nbytes)
+""")
+
+_case("test_topk_deep_small_cap_whole_fit_2_64", """
+    from treelearn import TopKTreeClassifier
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+    y = rng.integers(0, 2, size=2000)
+    def fit():
+        m = TopKTreeClassifier(k=50, max_depth=64, time_limit=2, memory_limit_mb=10, n_jobs=2,
+                               max_binary_features=None).fit(B, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, B.nbytes)
+""")
+
+_case("test_optimal_all_thresholds_binarization_inside_the_clock", """
+    from treelearn import OptimalTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.random((6000, 8))
+    y = (X[:, 0] + 0.3 * rng.random(6000) > 0.6).astype(int)
+    def fit():
+        m = OptimalTreeClassifier(max_depth=3, time_limit=2, memory_limit_mb=200, solver='binary',
+                                  max_binary_features=None).fit(X, y)
+        return {'timed_out': m.timed_out_, 'n_bin': m.n_binary_features_}
+    measure(fit, X.nbytes)
+""")
+
+_case("test_binarized_sample_over_the_cap_is_refused_before_allocation", """
+    from treelearn import OptimalTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.random((20000, 10))
+    y = rng.integers(0, 2, 20000)
+    def fit():
+        OptimalTreeClassifier(max_depth=3, time_limit=5, memory_limit_mb=16, solver='binary',
+                              max_binary_features=None).fit(X, y)
+    measure(fit, X.nbytes)
+""")
+
+_case("test_deadline_before_the_search_gives_a_timed_out_leaf", """
+    from treelearn import OptimalTreeClassifier, SearchLimitWarning
+    rng = np.random.default_rng(0)
+    X = rng.random((6000, 8))
+    y = rng.integers(0, 2, 6000)
+    def fit():
+        m = OptimalTreeClassifier(max_depth=3, time_limit=0.05, memory_limit_mb=200, solver='binary',
+                                  max_binary_features=None).fit(X, y)
+        return {'timed_out': m.timed_out_, 'leaves': int(m.tree_.n_leaves), 'optimal': m.is_optimal_}
+    measure(fit, X.nbytes)
+""")
+
+_case("test_continuous_solver_whole_fit", """
+    from treelearn import OptimalTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.random((20000, 10))
+    y = rng.integers(0, 2, 20000)
+    def fit():
+        m = OptimalTreeClassifier(max_depth=4, time_limit=2, memory_limit_mb=16, solver='continuous').fit(X, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, X.nbytes)
+""")
+
+_case("test_min_rank_sample_over_the_cap_is_refused_before_n_squared_bytes", """
+    from treelearn import MinRankTreeClassifier
+    n = 40000
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    y = (np.arange(n) // 7) % 2
+    def fit():
+        MinRankTreeClassifier(time_limit=5, memory_limit_mb=64).fit(X, y)
+    measure(fit, X.nbytes)
+""")
+
+_case("test_min_rank_long_threshold_concept_within_its_time_limit", """
+    from treelearn import MinRankTreeClassifier
+    n = 12000
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    y = np.arange(n) % 2
+    def fit():
+        MinRankTreeClassifier(time_limit=3, memory_limit_mb=400).fit(X, y)
+    measure(fit, X.nbytes)
+""")
+
+_case("test_query_learner_memory_and_time_whole_fit", """
+    from treelearn import QueryTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(40000, 400), dtype=np.uint8)
+    y = X[:, 0] | X[:, 1]
+    def fit():
+        QueryTreeClassifier(size=8, time_limit=2, max_memory_mb=1).fit(X, y)
+    measure(fit, X.nbytes)
+""")
+
+
+# ------------------------------------------------------------------------ Top-k / optimal (binary)
+@pytest.mark.parametrize("n_jobs, depth", [(1, 6), (2, 6), (2, 64)])
+def test_topk_deep_small_cap_whole_fit(n_jobs, depth):
+    # k=50 on random labels: the issue's cases (depth 6: over 200 s with an 8 MB cap, the rebuild
+    # after the deadline; depth 64: 2.4 GB with a 10 MB cap, per-level buffers outside the cap)
+    r = _measure(f"test_topk_deep_small_cap_whole_fit_{n_jobs}_{depth}")
+    assert r["outcome"] == "ok", r
+    _check(r, 2, 10)
+    assert (r["timed_out"] is True) == ("SearchLimitWarning" in r["warnings"])
+
+
+def test_optimal_all_thresholds_binarization_inside_the_clock():
+    # every midpoint of 8 float columns: ~48,000 binary features; binarizing them used to happen
+    # before the clock started and as an n x d byte matrix (the issue's telescope case: 152 s for
+    # time_limit=120, and 11 GB on 20,000 x 10)
+    r = _measure("test_optimal_all_thresholds_binarization_inside_the_clock")
+    assert r["outcome"] == "ok", r
+    _check(r, 2, 200)
+
+
+def test_binarized_sample_over_the_cap_is_refused_before_allocation():
+    r = _measure("test_binarized_sample_over_the_cap_is_refused_before_allocation")
+    assert r["outcome"] == "ResourceLimitError", r
+    assert "memory cap" in r["message"] and "max_binary_features" in r["message"]
+    _check(r, 5, 16)
+
+
+def test_deadline_before_the_search_gives_a_timed_out_leaf():
+    r = _measure("test_deadline_before_the_search_gives_a_timed_out_leaf")
+    assert r["outcome"] == "ok", r
+    assert r["timed_out"] is True and r["optimal"] is False
+    assert "SearchLimitWarning" in r["warnings"]
+    _check(r, 0.05, 200)
+
+
+# ------------------------------------------------------------------------ optimal (continuous)
+def test_continuous_solver_whole_fit():
+    r = _measure("test_continuous_solver_whole_fit")
+    assert r["outcome"] == "ok", r
+    assert r["timed_out"] is True and "SearchLimitWarning" in r["warnings"]
+    _check(r, 2, 16)
+
+
+# ------------------------------------------------------------------------ min-rank
+def test_min_rank_sample_over_the_cap_is_refused_before_n_squared_bytes():
+    # one float column of 40,000 rows: 40,000 thresholds, 1.6 GB of row bytes (MemoryError before)
+    r = _measure("test_min_rank_sample_over_the_cap_is_refused_before_n_squared_bytes")
+    assert r["outcome"] == "RankSearchLimitError", r
+    assert "memory cap" in r["message"]
+    _check(r, 5, 64)
+
+
+@pytest.mark.slow
+def test_min_rank_long_threshold_concept_within_its_time_limit():
+    # alternating labels on one float column: every threshold is needed; preparing the rows
+    # (n^2 bytes) and the search both run inside the clock
+    r = _measure("test_min_rank_long_threshold_concept_within_its_time_limit")
+    assert r["outcome"] in ("ok", "RankSearchLimitError"), r
+    _check(r, 3, 400)
+
+
+# ------------------------------------------------------------------------ BuildDT
+def test_query_learner_memory_and_time_whole_fit():
+    # the issue's case was 100k x 1000 with max_memory_mb=1: 2 GB (float64 copies of X)
+    r = _measure("test_query_learner_memory_and_time_whole_fit")
+    assert r["outcome"] in ("ok", "SearchLimitError"), r
+    _check(r, 2, 1)
+
+
+# ------------------------------------------------------------------------ defaults
+def test_exponential_learners_have_a_default_time_limit():
+    from treelearn import (DEFAULT_TIME_LIMIT, MinRankTreeClassifier, OptimalTreeClassifier, QueryTreeClassifier,
+                           TopKTreeClassifier)
+
+    assert DEFAULT_TIME_LIMIT == 600.0
+    for cls in (TopKTreeClassifier, OptimalTreeClassifier, MinRankTreeClassifier, QueryTreeClassifier):
+        assert cls().time_limit == DEFAULT_TIME_LIMIT, cls
+        assert cls().verbose == 0, cls
+
+
+def test_verbose_prints_progress_to_stderr(capsys):
+    import numpy as np
+
+    from treelearn import OptimalTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(200, 6))
+    y = X[:, 0] ^ X[:, 1]
+    OptimalTreeClassifier(max_depth=2, verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "[OptimalTreeClassifier]" in err and "done" in err and "nodes=" in err
+    OptimalTreeClassifier(max_depth=2).fit(X, y)
+    assert capsys.readouterr().err == ""
+
+
+# ------------------------------------------------------------------------ Ctrl-C
+def _sigint_after_ready(code: str, wait: float = 1.5) -> tuple[str, float, str]:
+    child = subprocess.Popen([sys.executable, "-u", "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(wait)
+        t0 = time.perf_counter()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().strip()
+        elapsed = time.perf_counter() - t0
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    return line, elapsed, err
+
+
+_SIGINT_FITS = {
+    "min_rank": """
+        from treelearn import MinRankTreeClassifier
+        n = 6000
+        X = np.arange(n, dtype=float).reshape(-1, 1); y = np.arange(n) % 2
+        est = MinRankTreeClassifier(time_limit=None)
+    """,
+    "continuous": """
+        from treelearn import OptimalTreeClassifier
+        rng = np.random.default_rng(0)
+        X = rng.random((20000, 10)); y = rng.integers(0, 2, 20000)
+        est = OptimalTreeClassifier(max_depth=5, time_limit=None, solver='continuous')
+    """,
+    "query": """
+        from treelearn import QueryTreeClassifier
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(60000, 600), dtype=np.uint8)
+        y = (X[:, :15].sum(axis=1) > 7).astype(int)  # majority of 15: many influential variables
+        est = QueryTreeClassifier(size=64, time_limit=None)
+    """,
+    "optimal_verbose": """
+        from treelearn import OptimalTreeClassifier
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(3000, 60)).astype(np.uint8)
+        y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ X[:, 3] ^ (rng.random(3000) < 0.2)).astype(int)
+        est = OptimalTreeClassifier(max_depth=6, max_binary_features=None, time_limit=None, verbose=1)
+    """,
+}
+
+
+@pytest.mark.parametrize("which", sorted(_SIGINT_FITS))
+def test_sigint_stops_every_fit(which):
+    code = "import numpy as np, threading\n" + textwrap.dedent(_SIGINT_FITS[which]) + textwrap.dedent("""
+        print("ready", flush=True)
+        try:
+            est.fit(X, y)
+            print("finished", flush=True)
+        except KeyboardInterrupt as exc:
+            tree = getattr(exc, "partial_tree", None)  # Top-k / optimal: the best tree so far
+            print("interrupted", tree is not None and tree.predict(X).shape == (len(X),), flush=True)
+        # no thread of ours is left running (the progress reporter is joined)
+        assert threading.active_count() == 1, threading.enumerate()
+        """)
+    line, elapsed, err = _sigint_after_ready(code)
+    assert line.startswith("interrupted"), (line, err[-2000:])
+    if which == "optimal_verbose":  # the binary search hands back its incumbent, on raw columns
+        assert line == "interrupted True", (line, err[-2000:])
+    assert elapsed < 1.0 + _MARGIN_S, elapsed
+
+
+# ------------------------------------------------------------------------ experiment progress
+def test_fit_progress_plain_lines_with_eta_when_not_a_terminal():
+    import io
+
+    from treelearn.experiments._common import FitProgress
+
+    buf = io.StringIO()
+    with FitProgress(4, "fits", every=0.0, stream=buf) as p:
+        for _ in range(4):
+            p.advance()
+    lines = buf.getvalue().splitlines()
+    assert lines[0].startswith("fits: [1/4]") and "ETA" in lines[0]
+    assert lines[-1].startswith("fits: [4/4]") and "ETA 0 s" in lines[-1]
+
+
+def test_fit_progress_rich_bar_on_a_terminal():
+    import io
+
+    from treelearn.experiments._common import FitProgress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    buf = Tty()
+    with FitProgress(3, "fits", stream=buf) as p:
+        p.log("a message")
+        for _ in range(3):
+            p.advance()
+    out = buf.getvalue()
+    assert "3/3" in out and "a message" in out and "ETA" in out
