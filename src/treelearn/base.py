@@ -318,7 +318,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             return DASK_FIT(self, X, y, sample_weight)  # Dask collections: treelearn.distributed (issue 14)
         params = self._validate_params()
         classes, sample = self._training_sample(X, y, sample_weight)
-        if not self._supports_missing:
+        if not self._supports_missing and sample.raw.dtype.kind not in "biu":  # (integers hold no NaN)
             reject_missing(sample.raw if sample.raw.dtype.kind == "f" else sample.encoded, type(self).__name__)
         self.classes_ = classes
         self.n_classes_ = len(classes)
