@@ -281,10 +281,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
             grow = not binary and (GreedyTreeClassifier._supports_missing or not np.isnan(Xe).any())
             if self.greedy_incumbent and grow:
                 progress.phase = "greedy incumbent"
-                greedy = grow_greedy(Xe, sample.y, sample.n_classes,
+                g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                      max_depth=int(self.max_depth))
-                extra = _numeric_thresholds_of(greedy)
+                extra = _numeric_thresholds_of(g_tree)
+                greedy = _Incumbent(_tree_error(g_tree), lambda: g_tree)
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
             allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
@@ -301,7 +302,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
                 res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit,
                                    time_limit=clock.remaining())
-                greedy = self._to_tree(res1, binz, sample.n_classes, sample.schema)
+                greedy = _Incumbent(_leaf_error(res1["children_left"], res1["value"]),
+                                    lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
             extra_bytes = max(copies * float(data.columns.nbytes) - allowance, 0.0)
             search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
             return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, crit, greedy, Xe,
@@ -311,9 +313,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
         """The anytime answer when the deadline passes before the search starts: the greedy
         incumbent when it was grown, else the majority leaf."""
         if greedy is not None:
-            tree = greedy.copy()
+            tree = greedy.tree()
             self.incumbent_source_ = "greedy"
-            self.training_error_ = self.greedy_error_ = _tree_error(tree)
+            self.training_error_ = self.greedy_error_ = greedy.error
         else:
             counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
             tree = Tree.leaf(counts, np.arange(sample.n_classes), schema=sample.schema)
@@ -379,7 +381,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             clock = FitClock(self.time_limit, t0)
         g_err, ub = None, None
         if greedy is not None:
-            g_err = _tree_error(greedy)
+            g_err = greedy.error
             # trees as good as the greedy one are searched for too (ties go to the search's tree)
             total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
             ub = g_err + 1e-9 * max(1.0, total)
@@ -399,7 +401,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 found = part.get("found", True) and len(part.get("feature", ())) > 0
                 best = self._to_tree(kernel_nodes(part), binz, n_classes, schema) if found else None
                 if greedy is not None and (best is None or _tree_error(best) > ub):
-                    best = greedy.copy()
+                    best = greedy.tree()
                     exc.partial_result = {**part, "children_left": best.children_left,
                                           "children_right": best.children_right, "feature": best.feature,
                                           "value": best.value, "n_node_samples": best.n_node_samples,
@@ -420,7 +422,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 node_local_midpoints(tree, Xe)
         if greedy is not None and (tree is None or _tree_error(tree) > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
-            tree = greedy.copy()
+            tree = greedy.tree()
             self.incumbent_source_ = "greedy"
         tree.impurity = crit.impurity(tree.value)
         # the returned tree's own (weighted) training misclassifications: the search's error when it
@@ -448,10 +450,31 @@ class TopKTreeClassifier(BaseTreeClassifier):
                            n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
 
 
+def _leaf_error(children_left, value) -> float:
+    """Weighted training misclassifications of a tree's leaves (their minority counts)."""
+    v = np.asarray(value)[np.asarray(children_left) < 0]
+    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+
+
 def _tree_error(tree: Tree) -> float:
     """Weighted training misclassifications of a tree (its leaves' minority counts)."""
-    v = tree.value[tree.children_left < 0]
-    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+    return _leaf_error(tree.children_left, tree.value)
+
+
+class _Incumbent:
+    """The greedy incumbent of a Top-k / optimal fit: its training error at once, its Tree (a
+    fresh copy) only when it is returned, since on 0/1 data it is a Top-1 result that most fits
+    never need as a Tree."""
+
+    def __init__(self, error: float, build):
+        self.error = float(error)
+        self._build = build
+        self._tree = None
+
+    def tree(self) -> Tree:
+        if self._tree is None:
+            self._tree = self._build()
+        return self._tree.copy()
 
 
 def _numeric_thresholds_of(tree: Tree) -> dict:
