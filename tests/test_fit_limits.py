@@ -21,6 +21,8 @@ import pytest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc peak-RSS and POSIX signals")
 
+# Python leaves SIGINT ignored in a child whose parent ignored it (a background job): restored first
+_RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
 _MARGIN_S = 1.0  # a loaded machine; the issue's bound is time_limit * 1.1 + 0.5
 
 _CHILD = """
@@ -301,7 +303,9 @@ def test_verbose_prints_progress_to_stderr(capsys):
 
 # ------------------------------------------------------------------------ Ctrl-C
 def _sigint_after_ready(code: str, wait: float = 1.5) -> tuple[str, float, str]:
-    child = subprocess.Popen([sys.executable, "-u", "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+    # Python leaves SIGINT ignored in a child whose parent ignored it (a background job): restore it
+    child = subprocess.Popen([sys.executable, "-u", "-c", _RESTORE_SIGINT + textwrap.dedent(code)],
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "ready"

@@ -22,13 +22,17 @@ import pytest
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and resource limits")
 
 
+_RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 def _run(code: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=timeout)
 
 
 def _spawn(code: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-u", "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+    # Python leaves SIGINT ignored in a child whose parent ignored it (a background job): restore it
+    return subprocess.Popen([sys.executable, "-u", "-c", _RESTORE_SIGINT + textwrap.dedent(code)],
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 
