@@ -7,6 +7,7 @@ Flags: -O3 and a portable baseline; on x86-64 we target x86-64-v2 (it has popcnt
 import glob
 import os
 import platform
+import re
 
 import numpy as np
 from Cython.Build import cythonize
@@ -26,13 +27,31 @@ include_dir = os.path.join("src", "treelearn", "_include")
 shared_headers = sorted(glob.glob(os.path.join(include_dir, "**", "*.h"), recursive=True))
 
 
+def quoted_includes(path, seen):
+    """Add to ``seen`` the headers that ``path`` includes with ``#include "..."`` (found beside the
+    including file, else under _include/), and theirs in turn."""
+    with open(path) as f:
+        names = re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), flags=re.M)
+    for name in names:
+        for base in (os.path.dirname(path), include_dir):
+            found = os.path.normpath(os.path.join(base, name))
+            if os.path.isfile(found):
+                if found not in seen:
+                    seen.add(found)
+                    quoted_includes(found, seen)
+                break
+
+
 def header_dependencies(pyx):
-    """Headers whose edit must rebuild the extension of ``pyx``: the shared ones under _include/
-    and those beside it named after it (``learn/_continuous.pyx`` -> ``learn/_continuous_*.h``).
+    """Headers whose edit must rebuild the extension of ``pyx``: the shared ones under _include/,
+    those beside it named after it (``learn/_continuous.pyx`` -> ``learn/_continuous_*.h``) and
+    the headers these include from elsewhere (``distributed/_level.h`` -> ``learn/_greedy_*.h``).
     setuptools compares their times with the built module's."""
     stem = os.path.splitext(pyx)[0].replace("_avx512", "")
-    own = glob.glob(stem + "_*.h") + glob.glob(stem + ".h") + glob.glob(stem + "_*.pxi")
-    return shared_headers + sorted(own)
+    own = set(glob.glob(stem + "_*.h") + glob.glob(stem + ".h") + glob.glob(stem + "_*.pxi"))
+    for path in sorted(own):
+        quoted_includes(path, own)
+    return shared_headers + sorted(own - set(shared_headers))
 
 
 extensions = []

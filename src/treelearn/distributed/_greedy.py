@@ -175,39 +175,14 @@ class DistributedGreedy:
         return h, hc
 
     def grow(self):
-        C = self.classes.size
-        d = self.n_codes.size
-        n = self.n
-        msl = self.msl_param if isinstance(self.msl_param, (int, np.integer)) else max(
-            1, int(np.ceil(self.msl_param * n)))
-        mss = self.mss_param if isinstance(self.mss_param, (int, np.integer)) else max(
-            2, int(np.ceil(self.mss_param * n)))
-        self.msl, self.mss = int(msl), int(mss)
-        # features in a random order (ties to the first in that order), as the local fit
-        if self.random_state is None:
-            perm = np.arange(d)
-        else:
-            from sklearn.utils import check_random_state
-
-            rs = self.random_state
-            rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
-            perm = rng.permutation(d)
-        cells = np.concatenate([np.arange(self.offset[f], self.offset[f + 1]) for f in perm]) if d else np.zeros(0, int)
-        self.perm, self.cells = perm, cells
-        pn_codes = np.ascontiguousarray(self.n_codes[perm])
-        pis_cat = np.ascontiguousarray(self.is_cat[perm])
-        pcat_only = np.ascontiguousarray(self.cat_only[perm])
-
-        # node table (driver ids in creation order of this level-wise growth)
-        counts = [self.totals.copy()]
-        nsamp = [n]
-        depth = [0]
-        left, right, feature, code, low = [-1], [-1], [-2], [0], [0]
-        W0 = float(self.totals.sum())
-        self.Wtot = W0
-        wimps = [float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0])]
-        if self._terminal(self.totals, n, 0):
-            return self._out(counts, nsamp, wimps, left, right, feature, code, low)
+        """The level-wise growth: per level, each open node's split from its summed histogram, the
+        children in the node table, then the splits sent to the shards and the next histograms."""
+        self._resolve_limits()
+        self._order_features()
+        t = _Nodes(self.totals, self.n, float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0]))
+        self.Wtot = float(self.totals.sum())
+        if self._terminal(self.totals, self.n, 0):
+            return self._out(t)
         t0 = time.perf_counter()
         nid = [None] * len(self.shards)
         H, HC = self._hists(nid, np.zeros(1, dtype=np.int32), 1)
@@ -218,96 +193,135 @@ class DistributedGreedy:
         level = 0
         while frontier:
             t0 = time.perf_counter()
-            k = len(frontier)
-            Hs = np.ascontiguousarray(np.stack([hist[v][0].reshape(-1, C)[cells].ravel() for v in frontier]))
-            HCs = np.ascontiguousarray(np.stack([hist[v][1][cells] for v in frontier]))
-            tots = np.ascontiguousarray(np.stack([counts[v] for v in frontier]))
-            Ws = np.array([_seq_sum(counts[v]) for v in frontier])
-            ms = np.array([nsamp[v] for v in frontier], dtype=np.int64)
-            bf, bc, bl, bs = _level.best_splits(self.crit, self.wmin, pn_codes, pis_cat, pcat_only, self.msl,
-                                                Hs, HCs, tots, Ws, ms)
-            # split the splittable nodes; children counts from the parent's histogram of the feature
-            new_frontier, requests, subtract = [], [], []
-            for i, v in enumerate(frontier):
-                if bf[i] < 0 or not self._splittable(wimps[v], bs[i]):
-                    continue
-                f = int(perm[bf[i]])
-                k_code = int(bc[i])
-                h, hc = hist[v]
-                o0, o1 = self.offset[f], self.offset[f + 1]
-                blk = h.reshape(-1, C)[o0:o1]
-                cblk = hc[o0:o1]
-                right_mask = np.arange(o1 - o0) >= k_code
-                cr = blk[right_mask].sum(axis=0)
-                cl = counts[v] - cr
-                cl[cl < 0.5 * self.wmin] = 0.0  # rounding residues of an absent class (weights)
-                cr[cr < 0.5 * self.wmin] = 0.0
-                nr = int(cblk[right_mask].sum())
-                nl = nsamp[v] - nr
-                L, R = len(counts), len(counts) + 1
-                for c_, n_ in ((cl, nl), (cr, nr)):
-                    counts.append(c_)
-                    nsamp.append(n_)
-                    depth.append(depth[v] + 1)
-                    left.append(-1)
-                    right.append(-1)
-                    feature.append(-2)
-                    code.append(0)
-                    low.append(0)
-                left[v], right[v], feature[v], code[v], low[v] = L, R, f, k_code, int(bl[i])
-                wl = _level.wimp(self.crit, self.wmin, np.ascontiguousarray(np.stack([cl, cr])))
-                wimps.extend([float(wl[0]), float(wl[1])])
-                openL = not self._terminal(cl, nl, depth[L])
-                openR = not self._terminal(cr, nr, depth[R])
-                if openL or openR:
-                    small, large = (L, R) if nl <= nr else (R, L)
-                    need_large = openR if large == R else openL
-                    need_small = openL if small == L else openR
-                    if need_large:
-                        requests.append(small)
-                        subtract.append((v, small, large))
-                    elif need_small:
-                        requests.append(small)
-                if openL:
-                    new_frontier.append(L)
-                if openR:
-                    new_frontier.append(R)
+            best = self._best_splits(t, frontier, hist)
+            new_frontier, requests, subtract = self._split_level(t, frontier, hist, best)
             if not new_frontier:
                 break
-            # broadcast the splits: rows of the split nodes move to their children, every other row of
-            # this level (leaves) leaves the growth
-            m = len(counts)
-            fa = np.full(m, -1, dtype=np.int32)
-            ca = np.zeros(m, dtype=np.int32)
-            la = np.full(m, -1, dtype=np.int32)
-            ra = np.full(m, -1, dtype=np.int32)
-            for v in frontier:
-                if left[v] >= 0:
-                    fa[v], ca[v], la[v], ra[v] = feature[v], code[v], left[v], right[v]
-            slot_of = np.full(m, -1, dtype=np.int32)
-            for s_, v in enumerate(requests):
-                slot_of[v] = s_
-            is_cat = self.is_cat
-            new_nid = [self.ex.submit(S.split_task, s, old, fa, ca, is_cat, la, ra)
-                       for s, old in zip(self.shards, nid)]
-            self.ex.release([x for x in nid if x is not None])
-            nid = new_nid
-            Hn, HCn = self._hists(nid, slot_of, len(requests))
             level += 1
-            newhist = {}
-            for s_, v in enumerate(requests):
-                newhist[v] = (Hn[s_], HCn[s_])
-            for parent, small, large in subtract:
-                ph, phc = hist[parent]
-                newhist[large] = (ph - newhist[small][0], phc - newhist[small][1])
-            hist = {v: newhist[v] for v in new_frontier}
-            self.log.append({"level": level, "nodes": len(requests), "split_nodes": int((fa >= 0).sum()),
-                             "hist_bytes": (Hn.nbytes + HCn.nbytes) * len(self.shards),
-                             "split_bytes": int(fa.nbytes * 4 + slot_of.nbytes) * len(self.shards),
-                             "seconds": time.perf_counter() - t0})
+            nid, hist = self._next_level(t, frontier, new_frontier, nid, hist, requests, subtract, level, t0)
             frontier = new_frontier
         self.ex.release([x for x in nid if x is not None])
-        return self._out(counts, nsamp, wimps, left, right, feature, code, low)
+        return self._out(t)
+
+    def _resolve_limits(self):
+        """min_samples_leaf / min_samples_split as row counts (a fraction of the rows rounds up)."""
+        n = self.n
+        msl = self.msl_param if isinstance(self.msl_param, (int, np.integer)) else max(
+            1, int(np.ceil(self.msl_param * n)))
+        mss = self.mss_param if isinstance(self.mss_param, (int, np.integer)) else max(
+            2, int(np.ceil(self.mss_param * n)))
+        self.msl, self.mss = int(msl), int(mss)
+
+    def _order_features(self):
+        """Features in a random order (ties to the first in that order), as the local fit: the
+        permutation, the histogram cells in its order and the permuted feature descriptions."""
+        d = self.n_codes.size
+        if self.random_state is None:
+            perm = np.arange(d)
+        else:
+            from sklearn.utils import check_random_state
+
+            rs = self.random_state
+            rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
+            perm = rng.permutation(d)
+        cells = np.concatenate([np.arange(self.offset[f], self.offset[f + 1]) for f in perm]) if d else np.zeros(0, int)
+        self.perm, self.cells = perm, cells
+        self.pn_codes = np.ascontiguousarray(self.n_codes[perm])
+        self.pis_cat = np.ascontiguousarray(self.is_cat[perm])
+        self.pcat_only = np.ascontiguousarray(self.cat_only[perm])
+
+    def _best_splits(self, t, frontier, hist):
+        """Each frontier node's best split (feature in the permuted order, code, low, score) from its
+        summed histogram, by the local grower's finder."""
+        C, cells = self.classes.size, self.cells
+        Hs = np.ascontiguousarray(np.stack([hist[v][0].reshape(-1, C)[cells].ravel() for v in frontier]))
+        HCs = np.ascontiguousarray(np.stack([hist[v][1][cells] for v in frontier]))
+        tots = np.ascontiguousarray(np.stack([t.counts[v] for v in frontier]))
+        Ws = np.array([_seq_sum(t.counts[v]) for v in frontier])
+        ms = np.array([t.nsamp[v] for v in frontier], dtype=np.int64)
+        return _level.best_splits(self.crit, self.wmin, self.pn_codes, self.pis_cat, self.pcat_only, self.msl,
+                                  Hs, HCs, tots, Ws, ms)
+
+    def _split_level(self, t, frontier, hist, best):
+        """Split the splittable frontier nodes (children in the node table). Returns the next
+        frontier, the nodes whose histograms the shards must count (the smaller child of a split)
+        and the (parent, small, large) triples whose large child is the parent's minus the small."""
+        bf, bc, bl, bs = best
+        new_frontier, requests, subtract = [], [], []
+        for i, v in enumerate(frontier):
+            if bf[i] < 0 or not self._splittable(t.wimps[v], bs[i]):
+                continue
+            L, R, openL, openR = self._split_node(t, v, int(self.perm[bf[i]]), int(bc[i]), int(bl[i]), hist[v])
+            if openL or openR:
+                nl, nr = t.nsamp[L], t.nsamp[R]
+                small, large = (L, R) if nl <= nr else (R, L)
+                need_large = openR if large == R else openL
+                need_small = openL if small == L else openR
+                if need_large:
+                    requests.append(small)
+                    subtract.append((v, small, large))
+                elif need_small:
+                    requests.append(small)
+            if openL:
+                new_frontier.append(L)
+            if openR:
+                new_frontier.append(R)
+        return new_frontier, requests, subtract
+
+    def _split_node(self, t, v, f, k_code, low, node_hist):
+        """Split node v on feature f at code k_code; the children's counts come from the parent's
+        histogram of the feature. Returns the children's ids and whether each may be split."""
+        C = self.classes.size
+        h, hc = node_hist
+        o0, o1 = self.offset[f], self.offset[f + 1]
+        blk = h.reshape(-1, C)[o0:o1]
+        cblk = hc[o0:o1]
+        right_mask = np.arange(o1 - o0) >= k_code
+        cr = blk[right_mask].sum(axis=0)
+        cl = t.counts[v] - cr
+        cl[cl < 0.5 * self.wmin] = 0.0  # rounding residues of an absent class (weights)
+        cr[cr < 0.5 * self.wmin] = 0.0
+        nr = int(cblk[right_mask].sum())
+        nl = t.nsamp[v] - nr
+        wl = _level.wimp(self.crit, self.wmin, np.ascontiguousarray(np.stack([cl, cr])))
+        L = t.add(cl, nl, t.depth[v] + 1, float(wl[0]))
+        R = t.add(cr, nr, t.depth[v] + 1, float(wl[1]))
+        t.left[v], t.right[v], t.feature[v], t.code[v], t.low[v] = L, R, f, k_code, low
+        openL = not self._terminal(cl, nl, t.depth[L])
+        openR = not self._terminal(cr, nr, t.depth[R])
+        return L, R, openL, openR
+
+    def _next_level(self, t, frontier, new_frontier, nid, hist, requests, subtract, level, t0):
+        """Broadcast the splits (rows of the split nodes move to their children, every other row of
+        this level, in a leaf, leaves the growth), gather the requested histograms, derive the
+        others by subtraction. Returns the shards' new node ids and the next frontier's histograms."""
+        m = len(t.counts)
+        fa = np.full(m, -1, dtype=np.int32)
+        ca = np.zeros(m, dtype=np.int32)
+        la = np.full(m, -1, dtype=np.int32)
+        ra = np.full(m, -1, dtype=np.int32)
+        for v in frontier:
+            if t.left[v] >= 0:
+                fa[v], ca[v], la[v], ra[v] = t.feature[v], t.code[v], t.left[v], t.right[v]
+        slot_of = np.full(m, -1, dtype=np.int32)
+        for s_, v in enumerate(requests):
+            slot_of[v] = s_
+        is_cat = self.is_cat
+        new_nid = [self.ex.submit(S.split_task, s, old, fa, ca, is_cat, la, ra)
+                   for s, old in zip(self.shards, nid)]
+        self.ex.release([x for x in nid if x is not None])
+        Hn, HCn = self._hists(new_nid, slot_of, len(requests))
+        newhist = {}
+        for s_, v in enumerate(requests):
+            newhist[v] = (Hn[s_], HCn[s_])
+        for parent, small, large in subtract:
+            ph, phc = hist[parent]
+            newhist[large] = (ph - newhist[small][0], phc - newhist[small][1])
+        self.log.append({"level": level, "nodes": len(requests), "split_nodes": int((fa >= 0).sum()),
+                         "hist_bytes": (Hn.nbytes + HCn.nbytes) * len(self.shards),
+                         "split_bytes": int(fa.nbytes * 4 + slot_of.nbytes) * len(self.shards),
+                         "seconds": time.perf_counter() - t0})
+        return new_nid, {v: newhist[v] for v in new_frontier}
 
     def _terminal(self, c, nsamples, dep):
         if self.max_depth >= 0 and dep >= self.max_depth:
@@ -323,9 +337,11 @@ class DistributedGreedy:
             return False
         return True
 
-    def _out(self, counts, nsamp, wimps, left, right, feature, code, low):
+    def _out(self, t):
         """Node arrays renumbered to the local grower's creation order (depth-first: a split node's
         children get the next two ids; the left subtree is grown first)."""
+        counts, nsamp, wimps, left, right = t.counts, t.nsamp, t.wimps, t.left, t.right
+        feature, code, low = t.feature, t.code, t.low
         m = len(counts)
         new = np.full(m, -1, dtype=np.int64)
         new[0] = 0
@@ -357,6 +373,28 @@ class DistributedGreedy:
         wi = np.asarray(wimps)[order]
         out["impurity"] = np.where(W > 0, self.sklearn_scale * np.maximum(0.0, wi / np.where(W > 0, W, 1.0)), 0.0)
         return out
+
+
+class _Nodes:
+    """The driver's node table: ids in the creation order of the level-wise growth (a node is a
+    leaf while left[v] < 0; feature -2 marks a leaf as in the compiled grower's Result)."""
+
+    def __init__(self, totals, n, wimp):
+        self.counts, self.nsamp, self.depth, self.wimps = [totals.copy()], [n], [0], [wimp]
+        self.left, self.right, self.feature, self.code, self.low = [-1], [-1], [-2], [0], [0]
+
+    def add(self, counts, n_samples, depth, wimp) -> int:
+        """A new leaf; returns its id."""
+        self.counts.append(counts)
+        self.nsamp.append(n_samples)
+        self.depth.append(depth)
+        self.wimps.append(wimp)
+        self.left.append(-1)
+        self.right.append(-1)
+        self.feature.append(-2)
+        self.code.append(0)
+        self.low.append(0)
+        return len(self.counts) - 1
 
 
 def _seq_sum(c) -> float:

@@ -16,7 +16,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "../learn/_greedy_core.h"
+#include "../learn/_greedy_hist.h"
 
 namespace tldist {
 

@@ -1,0 +1,147 @@
+// Greedy growth: the types shared by the split finders and the growth loop, and the selection
+// rule of a node's split search (Picker). See _greedy_core.h for the whole.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "tl_criteria.h"
+
+namespace tlgreedy {
+
+#if defined(__GNUC__)
+#define TL_INLINE inline __attribute__((always_inline))
+#else
+#define TL_INLINE inline
+#endif
+
+static const double GAIN_TOL = 1e-12;  // gains closer than this (normalised units) are ties
+
+struct Entry {
+    int32_t row;
+    int32_t code;
+};
+
+struct Params {
+    int n_classes;
+    int criterion;          // 0 entropy, 1 gini, 2 kearns-mansour, -1 user G (cost_cb)
+    int64_t max_depth;      // < 0: unlimited
+    int64_t max_leaves;     // < 0: depth-first (no leaf budget)
+    int64_t min_samples_leaf;
+    int64_t min_samples_split;  // a node with fewer rows is a leaf
+    double min_impurity_decrease;  // scikit-learn's units (Crit::sklearn_scale x normalised gain)
+    int hist;               // 1: histogram finder
+    double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
+    tlcrit::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
+    void* cost_ctx = nullptr;
+};
+
+struct Result {
+    std::vector<int64_t> left, right, feature, split_code, split_low, n_samples;
+    std::vector<uint8_t> missing_left;  // 1: a missing value goes left
+    std::vector<double> value, impurity;
+    int64_t n_nodes = 0;
+    bool cost_failed = false;  // the user criterion failed: the growth stopped early
+};
+
+struct Split {
+    int32_t feature = -1;
+    int32_t code = 0;
+    int32_t low = 0;   // numeric: the largest code present on the left side (code < `code`)
+    uint8_t mleft = 0; // missing rows go left (when the node has some in this feature)
+    double score = std::numeric_limits<double>::infinity();
+};
+
+struct Node {
+    int64_t id;
+    int64_t start, end;  // sorted finder: position range; hist finder: range in the row array
+    int64_t depth;
+    double W;            // weighted mass
+    double wimp;         // W * impurity
+    Split best;
+    int64_t hist = -1;   // hist finder: slot of the node's histogram (-1: none)
+};
+
+// ----------------------------------------------------------------------------------------------
+// Shared data and bookkeeping
+struct Problem {
+    int64_t n;
+    int d;
+    int C;
+    const int32_t* codes;      // (d, n): codes[f * n + row]
+    const int32_t* n_codes;    // (d,)
+    const uint8_t* is_cat;     // (d,)
+    const int32_t* cat_only;   // (d,): categorical feature with two values: the only candidate code, else -1
+    const int32_t* miss_code;  // (d,): the code of the missing rows (the largest), -1: no missing value
+    const int64_t* y;          // (n,)
+    const double* w;           // (n,)
+};
+
+// The selection rule of a node's split search: a candidate replaces the best only when strictly
+// better by more than tol, in scan order. A batched criterion's candidates are kept (sides'
+// counts and the split) and replayed through the same rule once scored, in flushes of bounded
+// size: the result is the one the rule gives over the whole scan.
+template <class Crit>
+struct Picker {
+    const Crit& crit;
+    Split& best;
+    double tol;
+    tlcrit::CandidateBatch* batch;
+    std::vector<Split>* pending;
+    static constexpr size_t FLUSH = 1 << 16;
+
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t low, uint8_t ml) {
+        if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = code; best.low = low; best.mleft = ml; }
+    }
+    TL_INLINE void keep(int32_t f, int32_t code, int32_t low, uint8_t ml) {
+        Split s;
+        s.feature = f; s.code = code; s.low = low; s.mleft = ml;
+        pending->push_back(s);
+        if (pending->size() >= FLUSH) flush();
+    }
+    // two classes, both sides' counts given
+    TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
+                       int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
+        if constexpr (Crit::batched) {
+            const double l[2] = {l0, l1}, r[2] = {r0, r1};
+            batch->push(crit, l, r);
+            keep(f, code, low, ml);
+        } else {
+            take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, low, ml);
+        }
+    }
+    // one side's counts L (sum WL), the other tot - L (sum WR)
+    TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
+                        int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
+        if constexpr (Crit::batched) {
+            batch->push_rest(crit, L, tot);
+            keep(f, code, low, ml);
+        } else {
+            take(crit.score(L, tot, WL, WR, buf), f, code, low, ml);
+        }
+    }
+    void flush() {
+        if constexpr (Crit::batched) {
+            if (!pending->empty()) {
+                if (batch->evaluate(crit)) {
+                    for (size_t i = 0; i < pending->size(); ++i) {
+                        const Split& s = (*pending)[i];
+                        take(batch->score(i), s.feature, s.code, s.low, s.mleft);
+                    }
+                } else {
+                    best = Split();  // the criterion failed: no split
+                }
+            }
+            pending->clear();
+            batch->clear();
+        }
+    }
+    bool failed() const {
+        if constexpr (Crit::batched) return crit.failed;
+        return false;
+    }
+};
+
+}  // namespace tlgreedy
