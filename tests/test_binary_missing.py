@@ -6,7 +6,6 @@ those splits, defined here from the raw values), and min-rank, Top-k, the pruner
 with missing values."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -182,10 +181,10 @@ _QUESTION_MARK_SETS = ["audiology", "breast-cancer", "mushroom", "primary-tumor"
 
 
 @pytest.mark.parametrize("name", _QUESTION_MARK_SETS)
-def test_question_mark_datasets(name):
-    data_dir = os.environ.get("TREELEARN_DATA_DIR")
-    if not data_dir or not (Path(data_dir) / "topk" / f"{name}.csv").exists():
-        pytest.skip("the Top-k datasets are not in TREELEARN_DATA_DIR")
+def test_question_mark_datasets(name, data_dir):
+    # the suite's data directory (conftest: --data-dir, TREELEARN_DATA_DIR or the shared default)
+    if not (Path(data_dir) / "topk" / f"{name}.csv").exists():
+        pytest.skip(f"the Top-k datasets are not in {data_dir}")
     from treelearn.datasets import load_dataset
 
     X, y = load_dataset(f"topk/{name}", data_dir)  # '?' -> missing (kept)
