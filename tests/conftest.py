@@ -35,3 +35,44 @@ def data_dir(request) -> Path:
     if not path.is_dir():
         pytest.skip(f"real datasets not found at {path}: pass --data-dir or set TREELEARN_DATA_DIR")
     return path
+
+
+# ------------------------------------------------------------------ Ctrl-C in a child process
+# Python leaves SIGINT ignored in a child whose parent ignored it (a background job): the child
+# restores Python's handler first, so these tests hold whatever the runner's SIGINT disposition.
+_RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
+def _sigint_after_ready(code: str, wait: float = 1.5):
+    """Run ``code`` in a child Python; ``wait`` seconds after it prints "ready" (so inside its
+    search) send it SIGINT. Returns the next line it prints, the seconds from the signal to that
+    line, its stderr and its exit code; the child is waited for (killed if still running)."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    child = subprocess.Popen([sys.executable, "-u", "-c", _RESTORE_SIGINT + textwrap.dedent(code)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready = child.stdout.readline().strip()
+        assert ready == "ready", (ready, child.stderr.read() if child.poll() is not None else "")
+        time.sleep(wait)
+        t0 = time.perf_counter()
+        child.send_signal(signal.SIGINT)
+        line = child.stdout.readline().strip()
+        elapsed = time.perf_counter() - t0
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    return line, elapsed, err, child.returncode
+
+
+@pytest.fixture
+def sigint_after_ready():
+    """The Ctrl-C helper of the limits tests: ``sigint_after_ready(code, wait=1.5)`` ->
+    ``(line, seconds, stderr, returncode)`` (see ``_sigint_after_ready``)."""
+    return _sigint_after_ready

@@ -26,9 +26,7 @@ from treelearn.data.binarize import IS_MISSING, MISSING_FALSE, MISSING_NONE, MIS
 
 
 def _greedy_score(depth, X, y):
-    """The greedy tree's training accuracy, or None while the greedy learner rejects missing values."""
-    if not GreedyTreeClassifier._supports_missing:
-        return None
+    """The greedy tree's training accuracy."""
     return GreedyTreeClassifier(max_depth=depth).fit(X, y).score(X, y)
 
 
@@ -171,8 +169,7 @@ def test_topk_with_missing_values_floor_and_consistency():
                   OptimalTreeClassifier(max_depth=depth, solver="binary", time_limit=20),
                   OptimalTreeClassifier(max_depth=depth, solver="binary", time_limit=1e-6)):
             m.fit(df, y)
-            if g is not None:
-                assert m.score(df, y) >= g - 1e-12
+            assert m.score(df, y) >= g - 1e-12
             assert m.training_error_ == pytest.approx(np.sum(m.predict(df) != y))
             assert m.tree_.missing_recorded
 
@@ -199,7 +196,7 @@ def test_question_mark_datasets(name, data_dir):
         m.fit(X, y)
         err = np.sum(m.predict(X) != y)
         assert m.training_error_ == pytest.approx(err)
-        if m.max_depth == 3 and g is not None:
+        if m.max_depth == 3:
             assert m.score(X, y) >= g - 1e-12
         assert any(m.binarizer_.kind_ == IS_MISSING)
 
@@ -220,8 +217,6 @@ def test_min_rank_with_missing_values_consistent_and_equal_to_its_binary_feature
 
 
 def test_pruners_with_missing_values():
-    if not PrunedTreeClassifier._supports_missing:
-        pytest.skip("the greedy learner (which the pruners prune) does not handle missing values yet")
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)

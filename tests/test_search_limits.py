@@ -10,50 +10,18 @@ checked in a subprocess (a crash or a hang must not take the test run with it):
 """
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and resource limits")
 
 
-_RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-
 def _run(code: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=timeout)
-
-
-def _spawn(code: str) -> subprocess.Popen:
-    # Python leaves SIGINT ignored in a child whose parent ignored it (a background job): restore it
-    return subprocess.Popen([sys.executable, "-u", "-c", _RESTORE_SIGINT + textwrap.dedent(code)],
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def _interrupt_when_ready(child: subprocess.Popen, wait: float = 2.0) -> tuple[str, float, str]:
-    """Send SIGINT to ``child`` ``wait`` seconds after it prints "ready" (so inside its search).
-
-    Returns the next line it prints, the seconds from the signal to that line, and its stderr;
-    the child is waited for (killed if it is still running on the way out).
-    """
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        time.sleep(wait)
-        t0 = time.perf_counter()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline().strip()
-        elapsed = time.perf_counter() - t0
-        _, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    return line, elapsed, err
 
 
 _HARD = """
@@ -65,8 +33,8 @@ y = (B[:, 0] ^ B[:, 1] ^ B[:, 2] ^ B[:, 3] ^ (rng.random(3000) < 0.2)).astype(np
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_sigint_stops_optimal_search(n_jobs):
-    child = _spawn(_HARD + f"""
+def test_sigint_stops_optimal_search(n_jobs, sigint_after_ready):
+    code = (_HARD + f"""
 import signal, sys, time
 from treelearn.learn.topk import OptimalTreeClassifier
 m = OptimalTreeClassifier(max_depth=6, max_binary_features=None, n_jobs={n_jobs})
@@ -83,15 +51,15 @@ except KeyboardInterrupt as exc:
 assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 """)
     # 2 s in, the search is running (a depth-6 optimum on 3000 x 60 takes minutes)
-    line, elapsed, err = _interrupt_when_ready(child)
+    line, elapsed, err, rc = sigint_after_ready(code, wait=2.0)
     assert line == "interrupted True", (line, err)
-    assert child.returncode == 0, err
+    assert rc == 0, err
     # the issue asks for 1 s; the margin is for a loaded test machine
     assert elapsed < 3.0
 
 
-def test_sigint_stops_min_rank_search():
-    child = _spawn("""
+def test_sigint_stops_min_rank_search(sigint_after_ready):
+    code = ("""
 import numpy as np, time
 from treelearn.learn.rank import MinRankSearch
 rng = np.random.default_rng(0)
@@ -105,7 +73,7 @@ try:
 except KeyboardInterrupt:
     print("interrupted", flush=True)
 """)
-    line, elapsed, err = _interrupt_when_ready(child)
+    line, elapsed, err, _ = sigint_after_ready(code, wait=2.0)
     assert line in ("interrupted", "finished"), err
     if line == "interrupted":
         assert elapsed < 3.0

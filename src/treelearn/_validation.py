@@ -139,21 +139,24 @@ def is_missing(v) -> bool:
 
 
 def reject_missing(Xe: np.ndarray, learner: str) -> None:
-    """Raise a named error when the encoded matrix ``Xe`` holds a missing value (NaN).
+    """Raise a named error when the numeric matrix ``Xe`` (the raw input or its encoding) holds a
+    missing value (NaN).
 
-    The one check for learners that do not handle missing values yet (the estimators' base
-    calls it in fit and predict unless the class sets ``_supports_missing``; the Binarizer calls
-    it itself): remove the call from a learner once it handles NaN."""
-    if Xe.dtype.kind != "f":
+    The check of a learner that does not handle missing values (the estimators' base calls it in
+    fit and predict when the class sets ``_supports_missing = False``: the query learner). Nothing
+    is copied: integer and boolean dtypes cannot hold NaN, and a float matrix is scanned by its
+    minimum (NaN propagates) before any per-cell mask is made for the error message."""
+    if Xe.dtype.kind not in "fc" or Xe.size == 0:
+        return
+    if not np.isnan(np.min(Xe)):
         return
     nan = np.isnan(Xe)
-    if nan.any():
-        i, j = np.argwhere(nan)[0]
-        raise TreeLearnValueError(
-            f"X contains missing values (NaN/None/pd.NA), first at row {i}, column {j} ({int(nan.sum())} in all), "
-            f"which {learner} does not support yet: impute or drop them, or use "
-            "GreedyTreeClassifier, which handles them as scikit-learn's trees do"
-        )
+    i, j = np.argwhere(nan.reshape(len(nan), -1))[0]
+    raise TreeLearnValueError(
+        f"X contains missing values (NaN/None/pd.NA), first at row {i}, column {j} ({int(nan.sum())} in all), "
+        f"which {learner} does not support: impute or drop them, or use another treelearn learner "
+        "(every other learner handles them)"
+    )
 
 
 def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:

@@ -210,10 +210,13 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict | None = None
     #: accept pandas category/object columns (one-hot conditions x_j == v)
     _supports_categorical = True
-    #: the learner handles missing values (NaN, None, pd.NA in X); when False, ``fit`` and
-    #: ``predict`` reject them with a named error (:func:`treelearn._validation.reject_missing`),
-    #: as scikit-learn's ``allow_nan`` tag says. (The Tree itself routes them: ``missing_go_to_left``.)
-    _supports_missing = False
+    #: the learner handles missing values (NaN, None, pd.NA in X): every learner does (greedy:
+    #: scikit-learn's rule per split; Top-k, optimal and min-rank: the Binarizer's missingness
+    #: features; the continuous solver: both directions at every split) except the query learner,
+    #: which sets False: its ``fit`` and ``predict`` then reject them with a named error
+    #: (:func:`treelearn._validation.reject_missing`), as scikit-learn's ``allow_nan`` tag says.
+    #: (The Tree itself routes them: ``missing_go_to_left``.)
+    _supports_missing = True
 
     def _check_params(self) -> None:
         """Hook for checks that involve several parameters (after the declared constraints)."""
@@ -318,8 +321,8 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             return DASK_FIT(self, X, y, sample_weight)  # Dask collections: treelearn.distributed (issue 14)
         params = self._validate_params()
         classes, sample = self._training_sample(X, y, sample_weight)
-        if not self._supports_missing and sample.raw.dtype.kind not in "biu":  # (integers hold no NaN)
-            reject_missing(sample.raw if sample.raw.dtype.kind == "f" else sample.encoded, type(self).__name__)
+        if not self._supports_missing:  # (numeric input is checked as it is: no float copy)
+            reject_missing(sample.raw if sample.raw.dtype.kind in "biuf" else sample.encoded, type(self).__name__)
         self.classes_ = classes
         self.n_classes_ = len(classes)
         # the learners see the weights in [1, 2) (see the module doc); counts are scaled back below

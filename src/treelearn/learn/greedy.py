@@ -458,7 +458,6 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
         "ccp_alpha": [Interval(numbers.Real, 0, None)],
     }
-    _supports_missing = True  # NaN / None / pd.NA in X: scikit-learn's rule, per split (module doc)
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,

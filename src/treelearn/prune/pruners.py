@@ -469,12 +469,6 @@ def _check_cv(cv) -> None:
             f"cv must be an integer >= 2, a CV splitter or an iterable of (train, test) splits, got {cv!r}")
 
 
-def _greedy_supports_missing() -> bool:
-    from treelearn.learn.greedy import GreedyTreeClassifier
-
-    return bool(GreedyTreeClassifier._supports_missing)
-
-
 class PrunedTreeClassifier(BaseTreeClassifier):
     """Greedy tree (grown until pure or ``max_leaves``) then pruned (002 §6).
 
@@ -509,10 +503,6 @@ class PrunedTreeClassifier(BaseTreeClassifier):
     ("bound"); ccp_alpha_ : the chosen α ("ccp", "mcart"); pruning_time_ : seconds spent pruning
     (including the CV); classes_, n_classes_, n_features_in_.
     """
-
-    #: missing values wherever the greedy learner it prunes handles them (pruning only reads the
-    #: node counts; the pruned tree keeps the grown tree's missing directions)
-    _supports_missing = _greedy_supports_missing()
 
     _parameter_constraints = {
         "pruning": [Options("bound", "ccp", "mcart"), None],
