@@ -11,18 +11,14 @@ work); the sizes keep every case to a few seconds.
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc peak-RSS and POSIX signals")
 
-# Python leaves SIGINT ignored in a child whose parent ignored it (a background job): restored first
-_RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
 _MARGIN_S = 1.0  # a loaded machine; the issue's bound is time_limit * 1.1 + 0.5
 
 _CHILD = """
@@ -301,26 +297,85 @@ def test_verbose_prints_progress_to_stderr(capsys):
     assert capsys.readouterr().err == ""
 
 
+def _live_lines(err: str, owner: str) -> list[dict]:
+    """The progress lines of ``owner`` printed while its search ran (phase "searching..." or
+    "BuildDT"), each as its ``key=value`` fields."""
+    out = []
+    for line in err.splitlines():
+        if not line.startswith(f"[{owner}]") or not ("searching" in line or "BuildDT" in line):
+            continue
+        out.append(dict(f.split("=", 1) for f in line.split() if "=" in f))
+    return out
+
+
+_LIVE_FITS = {
+    # each search runs for its whole time limit (the data are far beyond it): every line while it
+    # runs must carry the search's own counters, not only the elapsed time
+    "optimal_binary": ("OptimalTreeClassifier", """
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(3000, 60)).astype(np.uint8)
+        y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ X[:, 3] ^ (rng.random(3000) < 0.2)).astype(int)
+        est = OptimalTreeClassifier(max_depth=6, max_binary_features=None, time_limit=2.5, verbose=1)
+    """, ("incumbent", "cache")),
+    "optimal_binary_2_jobs": ("OptimalTreeClassifier", """
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(3000, 60)).astype(np.uint8)
+        y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ X[:, 3] ^ (rng.random(3000) < 0.2)).astype(int)
+        est = OptimalTreeClassifier(max_depth=6, max_binary_features=None, time_limit=2.5, verbose=1, n_jobs=2)
+    """, ("cache",)),
+    "continuous": ("OptimalTreeClassifier", """
+        rng = np.random.default_rng(0)
+        X = rng.random((20000, 10)); y = rng.integers(0, 2, 20000)
+        est = OptimalTreeClassifier(max_depth=5, time_limit=2.5, solver="continuous", verbose=1)
+    """, ("incumbent", "cache")),
+    "min_rank": ("MinRankTreeClassifier", """
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(4000, 40)).astype(np.uint8); y = rng.integers(0, 2, 4000)
+        est = MinRankTreeClassifier(time_limit=2.5, verbose=1)
+    """, ("cache", "rank_lower_bound")),
+    "query": ("QueryTreeClassifier", """
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(60000, 600), dtype=np.uint8)
+        y = (X[:, :15].sum(axis=1) > 7).astype(int)
+        est = QueryTreeClassifier(size=64, time_limit=2.5, verbose=1)
+    """, ("cache",)),
+}
+
+
+@pytest.mark.parametrize("which", sorted(_LIVE_FITS))
+def test_verbose_shows_live_search_counters(which, capsys):
+    # issue 12 item 4: while a compiled search runs (GIL released) the reporter prints what the
+    # search publishes (_include/tl_progress.h): the node count grows from line to line
+    import warnings
+
+    import numpy as np
+
+    from treelearn import MinRankTreeClassifier, OptimalTreeClassifier, QueryTreeClassifier  # noqa: F401
+    from treelearn.learn.queries.oracle import SearchLimitError
+    from treelearn.learn.rank import RankSearchLimitError
+
+    owner, code, fields = _LIVE_FITS[which]
+    scope = {"np": np, **{c.__name__: c for c in (MinRankTreeClassifier, OptimalTreeClassifier, QueryTreeClassifier)}}
+    exec(textwrap.dedent(code), scope)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            scope["est"].fit(scope["X"], scope["y"])
+        except (RankSearchLimitError, SearchLimitError):
+            pass  # the searches without an anytime answer stop with a named error
+    lines = _live_lines(capsys.readouterr().err, owner)
+    with_nodes = [ln for ln in lines if "nodes" in ln]
+    assert len(with_nodes) >= 2, lines
+    nodes = [int(ln["nodes"]) for ln in with_nodes]
+    assert nodes == sorted(nodes) and nodes[-1] > nodes[0], nodes
+    for f in fields:
+        assert any(f in ln for ln in with_nodes), (f, lines)
+    if "incumbent" in fields:  # the root's best error so far never increases
+        inc = [float(ln["incumbent"]) for ln in with_nodes if "incumbent" in ln]
+        assert inc == sorted(inc, reverse=True), inc
+
+
 # ------------------------------------------------------------------------ Ctrl-C
-def _sigint_after_ready(code: str, wait: float = 1.5) -> tuple[str, float, str]:
-    # Python leaves SIGINT ignored in a child whose parent ignored it (a background job): restore it
-    child = subprocess.Popen([sys.executable, "-u", "-c", _RESTORE_SIGINT + textwrap.dedent(code)],
-                             stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        time.sleep(wait)
-        t0 = time.perf_counter()
-        child.send_signal(signal.SIGINT)
-        line = child.stdout.readline().strip()
-        elapsed = time.perf_counter() - t0
-        _, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    return line, elapsed, err
-
-
 _SIGINT_FITS = {
     "min_rank": """
         from treelearn import MinRankTreeClassifier
@@ -352,7 +407,7 @@ _SIGINT_FITS = {
 
 
 @pytest.mark.parametrize("which", sorted(_SIGINT_FITS))
-def test_sigint_stops_every_fit(which):
+def test_sigint_stops_every_fit(which, sigint_after_ready):
     code = "import numpy as np, threading\n" + textwrap.dedent(_SIGINT_FITS[which]) + textwrap.dedent("""
         print("ready", flush=True)
         try:
@@ -364,7 +419,7 @@ def test_sigint_stops_every_fit(which):
         # no thread of ours is left running (the progress reporter is joined)
         assert threading.active_count() == 1, threading.enumerate()
         """)
-    line, elapsed, err = _sigint_after_ready(code)
+    line, elapsed, err, _ = sigint_after_ready(code)
     assert line.startswith("interrupted"), (line, err[-2000:])
     if which == "optimal_verbose":  # the binary search hands back its incumbent, on raw columns
         assert line == "interrupted True", (line, err[-2000:])

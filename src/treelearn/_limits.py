@@ -18,6 +18,9 @@ when it stops at a limit, and the ``verbose`` progress reporter.
 * :class:`ProgressReporter`: ``verbose > 0`` prints one line to stderr at most every 0.5 s while a
   search runs (elapsed seconds, phase, and the counters a search publishes: incumbent error, lower
   bound, nodes, cache entries), from a daemon thread that is stopped and joined when the fit ends.
+* :class:`LiveCounters`: the array a compiled search writes those counters to while it runs
+  (``_include/tl_progress.h``: relaxed atomic writes where the search reads its clock, no lock);
+  ``ProgressReporter.live()`` makes one and prints it on every line.
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ import warnings
 import numbers
 import os
 
+import numpy as np
+
 from treelearn._validation import BOOLEAN, INT32_MAX, Interval, TreeLearnValueError
 
 DEFAULT_TIME_LIMIT = 600.0
@@ -36,8 +41,8 @@ DEFAULT_TIME_LIMIT = 600.0
 VERBOSE = [Interval(numbers.Integral, 0, INT32_MAX), BOOLEAN]
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
-__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "FitTimeout", "ProgressReporter", "ResourceLimitError",
-           "SearchLimitWarning", "warn_limit"]
+__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "FitTimeout", "LiveCounters", "ProgressReporter",
+           "ResourceLimitError", "SearchLimitWarning", "warn_limit"]
 
 
 class SearchLimitWarning(UserWarning):
@@ -93,6 +98,33 @@ def warn_limit(owner: str, what: str, stacklevel=None) -> None:
                   SearchLimitWarning, stacklevel=_caller_stacklevel() if stacklevel is None else stacklevel)
 
 
+class LiveCounters:
+    """The live counters of one running compiled search (the slots of ``_include/tl_progress.h``).
+
+    ``array`` (float64, NaN where not known yet) is handed to the search's binding, which passes
+    its address to the search; the search writes it while it runs without the GIL, and
+    :meth:`stats` reads it from the reporter's thread. The array is owned here (Python memory):
+    nothing to free when the fit is interrupted, and the binding holds a reference while the
+    search runs.
+    """
+
+    SLOTS = ("nodes", "cache", "incumbent", "lower_bound")  # tl_progress.h's Slot order
+
+    def __init__(self, incumbent=None):
+        self.array = np.full(len(self.SLOTS), np.nan)
+        if incumbent is not None:
+            self.array[2] = float(incumbent)
+
+    def stats(self) -> dict:
+        vals = self.array.tolist()
+        out = {}
+        for name, v in zip(self.SLOTS, vals):
+            if v != v:  # NaN: not known yet
+                continue
+            out[name] = int(v) if name in ("nodes", "cache") else round(v, 6)
+        return out
+
+
 class ProgressReporter:
     """Prints the progress of a fit to stderr at most every ``interval`` seconds (``verbose > 0``).
 
@@ -121,6 +153,15 @@ class ProgressReporter:
                 continue
             parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
         return "  ".join(parts)
+
+    def live(self, incumbent=None) -> LiveCounters | None:
+        """The counters array for the compiled search about to run, shown on every line from
+        now on (None when ``verbose`` is 0: the search then publishes nothing)."""
+        if self.verbose <= 0:
+            return None
+        counters = LiveCounters(incumbent)
+        self.stats = counters.stats
+        return counters
 
     def emit(self, text=None) -> None:
         if self.verbose > 0:

@@ -261,11 +261,13 @@ inline void class_bitsets(const Y* y, long long n, long long nw, u64* out) {
 }
 
 // packed columns (d, nw) and class bitsets (C, nw) -> row bitsets rowbits (n, dw) with
-// dw = ceil((d + C) / 64): bits 0..d-1 of a row its features, bit d + c its class c
-inline void columns_to_rows(const u64* cols, int d, const u64* cls, int C, int n, int nw, u64* rowbits) {
+// dw = ceil((d + C) / 64): bits 0..d-1 of a row its features, bit d + c its class c. Only the
+// 64-row blocks b0 <= b < b1 (b1 < 0: to the last), so that a caller can go in chunks.
+inline void columns_to_rows(const u64* cols, int d, const u64* cls, int C, int n, int nw, u64* rowbits, int b0 = 0,
+                            int b1 = -1) {
     const int dw = (d + C + 63) / 64;
     u64 blk[64];
-    for (int b = 0; b < nw; ++b) {
+    for (int b = b0; b < (b1 < 0 ? nw : std::min(b1, nw)); ++b) {
         const int rn = std::min(64, n - b * 64);
         for (int fb = 0; fb < dw; ++fb) {
             for (int t = 0; t < 64; ++t) {

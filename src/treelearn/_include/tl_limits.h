@@ -82,6 +82,7 @@ struct Clock {
     unsigned tick = 0;
     unsigned stride = 1;        // calls between two reads of the clock (1..64, adaptive)
     double last = 0.0;          // elapsed() at the last read
+    unsigned reads = 0;         // reads of the clock so far (live counters publish on a new one)
 
     Clock(steady::time_point start, double limit, std::atomic<bool>* flag) : t0(start), time_limit(limit), stop(flag) {}
 
@@ -96,6 +97,7 @@ struct Clock {
         if (stop->load(std::memory_order_relaxed)) return true;
         if (++tick < stride) return false;
         tick = 0;
+        ++reads;
         const double now = elapsed();
         const double gap = now - last;
         last = now;

@@ -28,6 +28,7 @@
 
 #include "tl_count.h"
 #include "tl_limits.h"
+#include "tl_progress.h"
 
 namespace tl_minrank {
 
@@ -101,6 +102,7 @@ class Solver {
     int abort_reason = 0;       // 0 none, 1 time, 2 memory, 3 interrupted (Ctrl-C)
     uint64_t n_calls = 0, n_memo_hits = 0, n_memo_entries = 0;
     uint64_t words_split = 0, n_split = 0, words_find1 = 0, n_find1 = 0;  // work counters
+    double* progress = nullptr;  // live counters for verbose (tl_progress.h), or none
     std::chrono::steady_clock::time_point start;
 
     // cols: n_vars * W packed column words (bit i % 64 of word i / 64 is row i)
@@ -298,6 +300,8 @@ class Solver {
     bool enter(Frame& F, int32_t& out) {
         const Cover& S = F.S;
         ++n_calls;
+        if ((n_calls & 255) == 0 && progress)  // live counters (verbose): FIND calls, memo entries
+            tlprogress::store(progress, tlprogress::NODES, (double)n_calls), tlprogress::store(progress, tlprogress::CACHE, (double)n_memo_entries);
         if ((n_calls & 255) == 0 && ((time_limit >= 0 && elapsed() > time_limit) || tllimits::interrupted())) {
             abort_reason = tllimits::interrupted() ? 3 : 1;
             out = ABORT;

@@ -24,6 +24,7 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
         const int8_t* nan_mode
         int max_depth
         double upper_bound, time_limit, mem_limit_bytes
+        double* progress
         int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best
         interrupt_fn_t interrupt_cb
@@ -59,18 +60,21 @@ cdef int _check_interrupt(void* ctx) noexcept with gil:
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
                       bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
-                      bint start_best=False, int n_threads=1, nan_mode=None):
+                      bint start_best=False, int n_threads=1, nan_mode=None, progress=None):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
     ``cost``, ``lower_bound``, ``timed_out`` and search statistics. Only trees of error below
     ``upper_bound`` (when > 0) are searched: if none exists, the returned tree may be a worse one.
     ``n_threads`` > 1 farms the root's features to threads (same optimal error). ``nan_mode``
-    (int8 per column, or None): where the column's missing values (NaN) go, 1 left, 2 right."""
+    (int8 per column, or None): where the column's missing values (NaN) go, 1 left, 2 right.
+    ``progress``: None, or a float64 array (tl_progress.h's slots) the search writes its live
+    counters to while it runs (the verbose progress reporter reads it)."""
     cdef Params P
     cdef Output out
     cdef const double[::1] wv
     cdef const int8_t[::1] nm
+    cdef double[::1] live
     cdef double dummy = 0.0
     cdef Py_ssize_t n = y.shape[0]
     if X_fm.shape[1] != n and X_fm.shape[0] > 0:
@@ -103,6 +107,10 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     P.start_best = start_best
     P.n_threads = max(1, n_threads)
     P.interrupt_cb = _check_interrupt
+    P.progress = NULL
+    if progress is not None:
+        live = progress
+        P.progress = &live[0]
     P.interrupt_ctx = NULL
     # Ctrl-C: a C-level SIGINT handler (main thread only) sets a flag every worker polls; with one
     # thread the search also polls Python's signal handlers (the callback above: other signals

@@ -41,6 +41,7 @@ struct Params {
     int max_depth = 2;
     double upper_bound = 0.0;    // only trees of error < upper_bound are searched; <= 0: none given
     double time_limit = 0.0;     // seconds, <= 0: none
+    double* progress = nullptr;  // live counters for verbose (tl_progress.h), or none
     double mem_limit_bytes = 1e9;
     int n_threads = 1;           // root-level features farmed to this many threads
     // ablation switches (none changes the result, only the time)

@@ -34,6 +34,7 @@
 #include "_continuous_data.h"
 #include "_continuous_depth2.h"
 #include "tl_limits.h"
+#include "tl_progress.h"
 
 namespace tlcont {
 
@@ -91,6 +92,7 @@ class Worker {
         : d2(s.D, s.P.use_skip != 0), S(s), P(s.P), D(s.D), side(s.D.n), buf(levels + 1),
           clock(s.t0, s.P.time_limit, &s.stop), caller(on_caller) {
         for (int l = 0; l < levels; ++l) buf[l].resize((size_t)D.F * D.n);
+        feed.p = s.P.progress;
     }
 
     Res solve(const Entry* view, int m, int d, double UB, int level);
@@ -107,14 +109,20 @@ class Worker {
     tllimits::Clock clock;
     bool caller;  // runs on the calling thread: may poll the interrupt callback (it may run Python)
     double last_cb = 0.0;
+    tlprogress::Feed feed;  // live counters (verbose): written where the clock is read
 
     bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
     bool check_stop() {
+        if (feed.due(clock)) publish();
         if (clock.timed_out()) return true;
         if (caller) return poll_callback();
         return false;
     }
     bool poll_callback();
+    void publish() {  // live counters (verbose); the shared cache's size from a lone worker only (no lock)
+        feed.counts((double)nodes, 0.0);
+        if (caller) tlprogress::store(feed.p, tlprogress::CACHE, (double)S.cache.n_entries());
+    }
     bool cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res);
     void eval_threshold(const NodeCtx& nc, int f, int k, const Interval& iv, const ThresholdIntervals& ti,
                         Incumbent& inc, double bl, double br, double& cl, double& cr, double& lb_open);
@@ -196,6 +204,7 @@ inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level) 
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ferr[a] < ferr[b]; });
 
     Incumbent inc(std::min(UB, res.cost), res.cost, res.sol);  // improvements must be < ub - eps
+    if (level == 0) feed.incumbent(inc.bound());  // live counters (verbose): the root's first incumbent
     double lb_open = std::numeric_limits<double>::infinity();  // bounds of what a stop left unsearched
     NodeCtx nc{view, m, d, level, order.data(), fbest.data()};
     if (level == 0 && S.workers.size() > 1) {
@@ -278,6 +287,7 @@ inline void Worker::search_feature(const NodeCtx& nc, int f, Incumbent& inc, Thr
         double bl, br, cl, cr;
         ti.bound_at(k, iv.lo, iv.hi, bl, br);
         eval_threshold(nc, f, k, iv, ti, inc, bl, br, cl, cr, lb_open);
+        if (nc.level == 0) feed.incumbent(inc.bound());  // live counters (verbose): the root's best
         cl = std::max(cl, bl);
         cr = std::max(cr, br);
         ti.record(k, cl, cr);

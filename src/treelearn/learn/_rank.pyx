@@ -48,6 +48,7 @@ cdef extern from "tl_minrank.h" namespace "tl_minrank":
         int abort_reason
         uint64_t n_calls, n_memo_hits, n_memo_entries
         uint64_t words_find1, words_split, n_find1, n_split
+        double* progress
         void init(const uint64_t* cols, const int64_t* labels, int rows, int vars, int classes) except +
         void start_clock()
         double elapsed()
@@ -61,6 +62,7 @@ ABORT_REASONS = {1: "time", 2: "memory", 3: "interrupted"}
 cdef class RankSearch:
     """FIND(S, r) on one sample (binary matrix ``B`` (n, d) of 0/1, class codes ``y``)."""
     cdef Solver* s
+    cdef object _live  # the live-counters array the search writes (kept alive while it may)
 
     def __cinit__(self, const uint8_t[:, ::1] B, const int64_t[::1] y, int n_classes, *,
                   bint memoize=True, int memo_min_rank=1):
@@ -90,6 +92,18 @@ cdef class RankSearch:
 
     def __dealloc__(self):
         del self.s
+
+    def set_progress(self, progress):
+        """Live counters for verbose: None, or a float64 array of tl_progress.h's slots that
+        ``find`` writes (FIND calls so far, memo entries) while it runs."""
+        cdef double[::1] live
+        if progress is None:
+            self.s.progress = NULL
+            self._live = None
+            return
+        live = progress
+        self._live = progress
+        self.s.progress = &live[0]
 
     def find(self, int r, time_limit=None, memory_limit=None):
         """Root node id of FIND(S, r)'s tree, -1 for "none", -2 when a bound was hit

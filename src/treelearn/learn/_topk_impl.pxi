@@ -36,6 +36,7 @@ cdef extern from "topk/run.h" namespace "tltopk":
         int n_jobs
         double upper_bound
         cbool cache_depth1, feature_classes
+        double* progress
 
     cdef cppclass Output:
         vector[int] feature, left, right
@@ -52,17 +53,20 @@ cdef extern from "topk/run.h" namespace "tltopk":
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
-           cost=None, upper_bound=None):
+           cost=None, upper_bound=None, progress=None):
     """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
     ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
     node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``).
     ``upper_bound``: the incumbent's error; only a tree with a smaller error is returned, else
-    ``found`` is False and the tree is empty (``error``/``lower_bound``: a lower bound >= it)."""
+    ``found`` is False and the tree is empty (``error``/``lower_bound``: a lower bound >= it).
+    ``progress``: None, or a float64 array of ``tl_progress.h``'s N_SLOTS entries the search
+    writes its live counters to while it runs (read by the verbose progress reporter)."""
     cdef Problem P
     cdef Options O
     cdef CostState state = None
     cdef Output out
     cdef const double[::1] wv
+    cdef double[::1] live
     cdef Py_ssize_t n = y.shape[0]
     cdef uint64_t dummy = 0
     P.n = <int>n
@@ -91,6 +95,10 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
         O.upper_bound = float(upper_bound)
     O.cost = NULL
     O.cost_ctx = NULL
+    O.progress = NULL
+    if progress is not None:
+        live = progress
+        O.progress = &live[0]
     if criterion_code == -1:
         if cost is None:
             raise ValueError("criterion -1 needs a cost callable")

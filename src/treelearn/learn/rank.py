@@ -386,7 +386,9 @@ class MinRankTreeClassifier(BaseTreeClassifier):
         Cap on the memo and the unpacked sample beyond the input's own size (MiB); when hit (or
         when the sample cannot fit at all), ``fit`` raises :class:`RankSearchLimitError`.
     verbose : int, default=0
-        > 0: progress lines (elapsed, phase, rank being tried) to stderr at most every 0.5 s.
+        > 0: progress lines to stderr at most every 0.5 s: elapsed, phase, and while FIND runs
+        its live counters (calls so far as ``nodes``, memo entries as ``cache``) and the rank
+        lower bound proven so far.
     categorical : columns to treat as categorical, besides those inferred (see ColumnSchema).
     class_weight : None, "balanced" or dict {class: weight}
         Multiplies ``sample_weight`` as in scikit-learn; weights only change the node counts of
@@ -399,9 +401,6 @@ class MinRankTreeClassifier(BaseTreeClassifier):
     binarizer_ : the Binarizer whose features are the variables searched
     search_stats_ : counters of the search (calls, memo hits and entries, memory, seconds)
     """
-
-    #: missing values through the Binarizer's missingness features (see treelearn.data.binarize)
-    _supports_missing = True
 
     _parameter_constraints = {
         "max_rank": [Interval(numbers.Integral, 0, INT32_MAX), None],
@@ -441,8 +440,14 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             search = MinRankSearch.from_binary(binarizer, data, np.arange(sample.n_classes),
                                                time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
                                                clock=clock, allowance_bytes=allowance)
-            progress.stats = lambda: {"rank_lower_bound": search.rank_lower_bound_}
-            root_tree = search.find_min(self.max_rank)
+            live = progress.live()  # FIND calls and memo entries, written by the search while it runs
+            if live is not None:
+                search._search.set_progress(live.array)
+                progress.stats = lambda: {**live.stats(), "rank_lower_bound": search.rank_lower_bound_}
+            try:
+                root_tree = search.find_min(self.max_rank)
+            finally:
+                search._search.set_progress(None)
         self.binarizer_ = search.binarizer_
         self.search_stats_ = search.stats_
         if root_tree is None:

@@ -81,7 +81,7 @@ _SCORINGS = ("gain", "gain_ratio")
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
-                upper_bound=None) -> dict:
+                upper_bound=None, progress=None) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -120,6 +120,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         bool(feature_classes),
         cost,
         None if upper_bound is None else float(upper_bound),
+        progress,
     ))
 
 
@@ -163,8 +164,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
         (entries are evicted when it is reached, ``cache_evictions_``); a binarized sample that
         cannot fit raises :class:`treelearn.ResourceLimitError` before it is allocated.
     verbose : int, default=0
-        > 0: one progress line to stderr at most every 0.5 s while fitting (elapsed, phase),
-        and the search's counters (nodes, cache hits, error, lower bound) when it ends.
+        > 0: one progress line to stderr at most every 0.5 s while fitting (elapsed, phase,
+        and while the search runs its live counters: nodes, cache entries, the incumbent's
+        error at the root), and the final counters (error, lower bound) when it ends.
         Ctrl-C stops the search within a second: ``fit`` raises KeyboardInterrupt whose
         ``partial_tree`` is the best tree found so far (see the user guide, "Limits").
     n_jobs : int or None
@@ -195,10 +197,6 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "greedy" when no tree better than the greedy one was found (or the time limit struck
         first) and the greedy tree was returned.
     """
-
-    #: missing values: through the Binarizer's missingness features (see treelearn.data.binarize)
-    #: in the binary search, both directions at every split in the continuous solver
-    _supports_missing = True
 
     _parameter_constraints = {
         "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
@@ -275,10 +273,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
             greedy, extra = None, None
             binary = sample.is_binary()
             Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
-            from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
+            from treelearn.learn.greedy import grow_greedy
 
-            # the greedy learner grows the incumbent (on missing values only where it handles them)
-            grow = not binary and (GreedyTreeClassifier._supports_missing or not np.isnan(Xe).any())
+            grow = not binary  # the greedy learner grows the incumbent (it handles missing values)
             if self.greedy_incumbent and grow:
                 progress.phase = "greedy incumbent"
                 g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
@@ -343,9 +340,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
         crit = params["criterion"]
         with ProgressReporter(type(self).__name__, self.verbose) as progress:
             progress.phase = "searching (continuous solver)"
+            live = progress.live()  # the search's counters, shown while it runs
             tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
                                         max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
-                                        memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads())
+                                        memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads(),
+                                        **({} if live is None else {"progress": live.array}))
             progress.stats = {"nodes": int(info["nodes"]), "cache_hits": int(info["cache_hits"]),
                               "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
         tree.impurity = crit.impurity(tree.value)
@@ -385,13 +384,16 @@ class TopKTreeClassifier(BaseTreeClassifier):
             # trees as good as the greedy one are searched for too (ties go to the search's tree)
             total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
             ub = g_err + 1e-9 * max(1.0, total)
+        live = None
         if progress is not None:
             progress.phase = f"searching ({d} binary features)"
+            live = progress.live(incumbent=g_err)  # the search's counters, shown while it runs
         try:
             res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
                               time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
                               memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
-                              n_jobs=self._n_threads(), upper_bound=ub)
+                              n_jobs=self._n_threads(), upper_bound=ub,
+                              progress=None if live is None else live.array)
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
             # the search had found nothing better than the greedy incumbent, ``partial_result``
@@ -428,6 +430,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         # the returned tree's own (weighted) training misclassifications: the search's error when it
         # finished, and the truth for an anytime tree
         self.training_error_ = _tree_error(tree)
+        if progress is not None:  # the final line shows the returned tree's error (maybe the greedy one's)
+            progress.stats["error"] = self.training_error_
         self.greedy_error_ = g_err
         self.is_optimal_ = bool(kk >= d and not self.timed_out_)
         lb = float(res["lower_bound"])

@@ -13,6 +13,7 @@
 
 #include "tl_count.h"
 #include "tl_criteria.h"
+#include "tl_limits.h"
 
 namespace tltopk {
 
@@ -46,6 +47,7 @@ struct Options {
     // tuning switches (none changes the result)
     bool cache_depth1 = true;      // also cache depth-1 subproblems
     bool feature_classes = false;  // group the features identical on an h = 2 node
+    double* progress = nullptr;    // live counters for verbose (tl_progress.h), or none
 };
 
 struct Output {
@@ -80,7 +82,10 @@ struct Sample {
     std::vector<u64> clsbits;  // C * nw, the rows of each class
     std::vector<int32_t> y;
     std::vector<double> w;
-    explicit Sample(const Problem& P) {
+    bool complete = true;  // false: the clock stopped the layout (deadline, Ctrl-C); no search then
+    // clock: checked between chunks of the copy and of the transpose (with 100,000s of features
+    // they take seconds, before the search's first node), or null
+    explicit Sample(const Problem& P, tllimits::Clock* clock = nullptr) {
         n = P.n;
         d = P.d;
         C = P.C;
@@ -90,11 +95,21 @@ struct Sample {
         y.resize(n);
         for (int i = 0; i < n; ++i) y[i] = (int32_t)P.y[i];
         if (weighted) w.assign(P.w, P.w + n);
-        colbits.assign(P.columns, P.columns + (size_t)d * nw);
         clsbits.assign((size_t)C * nw, 0);
         tlcount::class_bitsets(y.data(), n, nw, clsbits.data());
+        // ---- the layout in chunks, the clock checked between them (time limit, issue 12)
+        auto stopped = [&]() { return clock != nullptr && clock->timed_out() && !(complete = false); };
+        const size_t total = (size_t)d * nw, chunk = size_t(1) << 20;
+        colbits.reserve(total);
+        for (size_t a = 0; a < total; a += chunk) {
+            if (stopped()) return;
+            colbits.insert(colbits.end(), P.columns + a, P.columns + std::min(total, a + chunk));
+        }
         rowbits.assign((size_t)n * dw, 0);
-        tlcount::columns_to_rows(P.columns, d, clsbits.data(), C, n, nw, rowbits.data());
+        for (int b = 0; b < nw; b += 4) {
+            if (stopped()) return;
+            tlcount::columns_to_rows(P.columns, d, clsbits.data(), C, n, nw, rowbits.data(), b, b + 4);
+        }
     }
     inline bool bit(int row, int f) const { return (rowbits[(size_t)row * dw + (f >> 6)] >> (f & 63)) & 1; }
 };

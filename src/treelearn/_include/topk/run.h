@@ -25,14 +25,18 @@ struct Run {
 
     const Problem& P;
     const Options& O;
-    Sample D;
-    Criterion crit;
+    // the clock starts before the sample is laid out (that takes seconds on 100,000s of
+    // features): the deadline counts it, and the layout stops at it (Sample::complete)
     tllimits::steady::time_point t0;
     std::atomic<bool> stop{false};
+    tllimits::Clock setup_clock;
+    Sample D;
+    Criterion crit;
     double thread_cap;
 
     Run(const Problem& p, const Options& o)
-        : P(p), O(o), D(p), crit(o, p), t0(tllimits::steady::now()), thread_cap(o.memory_limit_bytes / std::max(1, o.n_jobs)) {}
+        : P(p), O(o), t0(tllimits::steady::now()), setup_clock(t0, o.time_limit, &stop), D(p, &setup_clock),
+          crit(o, p), thread_cap(o.memory_limit_bytes / std::max(1, o.n_jobs)) {}
 
     std::unique_ptr<S> searcher() { return std::unique_ptr<S>(new S(D, crit, O, thread_cap, t0, &stop)); }
 
@@ -97,6 +101,7 @@ struct Run {
             if (!b.ok) continue;
             errs[ci] = a.err + b.err;
             best = a.err + b.err;
+            s.feed.incumbent(best);  // live counters (verbose)
             if (best <= 0) break;
         }
     }
@@ -163,9 +168,23 @@ struct Run {
         return e;
     }
 
+    // stopped before the search began (Sample::complete false): the root as a leaf
+    double root_leaf(Output& out) const {
+        std::vector<CT> tot(D.C, CT(0));
+        double Wn = 0.0;
+        for (int i = 0; i < D.n; ++i) {
+            const double wi = D.weighted ? D.w[i] : 1.0;
+            tot[D.y[i]] += (CT)wi;
+            Wn += wi;
+        }
+        push_root(-1, tot.data(), out);
+        return Obj::leaf(tot.data(), D.C, Wn);
+    }
+
     void run(Output& out) {
         const int n_jobs = std::max(1, O.n_jobs);
-        double root_err = (n_jobs > 1 && O.max_depth >= 3) ? parallel(out) : one_thread(out);
+        double root_err = !D.complete ? root_leaf(out)
+                          : (n_jobs > 1 && O.max_depth >= 3) ? parallel(out) : one_thread(out);
         // stopped (deadline, Ctrl-C): nodes rebuilt after the stop are leaves, so the error is
         // the returned tree's own
         if (stop.load() && out.found) root_err = tree_error(out);

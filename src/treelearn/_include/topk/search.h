@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tl_limits.h"
+#include "tl_progress.h"
 #include "topk/bounds.h"
 #include "topk/cache.h"
 #include "topk/depth2.h"
@@ -64,6 +65,7 @@ class Searcher {
     Ranker<CT> rk;
     Depth2<CT, Obj> d2;
     long long nodes = 0;
+    tlprogress::Feed feed;  // live counters (verbose): written where the clock is read
 
     Searcher(const Sample& data, const Criterion& crit, const Options& opt, double mem_cap_bytes,
              tllimits::steady::time_point start, std::atomic<bool>* stopflag)
@@ -73,6 +75,7 @@ class Searcher {
           rk(crit, data.d, data.C, opt.k, stopflag), d2(fr, cache, rk, sw, opt.max_depth, mem_cap_bytes) {
         mem.fixed = fr.fixed_bytes();
         mem.peak = mem.fixed;
+        feed.p = opt.progress;
         // the levels' local matrices: within the cap, at least 16 MB, at most 64 MB per thread
         fr.frame_budget = std::max(16.0 * 1024 * 1024, std::min(mem_cap_bytes, 64.0 * 1024 * 1024));
     }
@@ -106,6 +109,7 @@ class Searcher {
         double node_lb = 0.0;
         Res known;
         if (h >= 2 && bounded(v, L, h, ub, preset, node_lb, known)) return known;
+        if (feed.due(clock)) feed.counts((double)nodes, (double)cache.size());  // live counters (verbose)
         if (time_checked(h) && clock.timed_out()) {
             if (h >= 2) store(v, h, Entry{leaf, -1, ANYTIME});
             return Res{leaf, -1, leaf < ub};
@@ -219,6 +223,7 @@ class Searcher {
             if (!better) continue;
             best = err;
             bestf = f;
+            if (L == 0) feed.incumbent(best);  // live counters (verbose): the root's best so far
             if (best <= node_lb) break;
         }
         return false;

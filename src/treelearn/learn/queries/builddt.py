@@ -620,10 +620,11 @@ def learn_from_queries(oracle, size: int, epsilon: float, mode: str = "realizabl
 
 
 def build_monotone(X, y, size, depth, tau, *, threshold=None, time_limit=600.0, max_memory_mb=2048.0, memo=True,
-                    schema=None, x_threshold=0.0, t0=None):
+                    schema=None, x_threshold=0.0, t0=None, progress=None):
     """BuildDT on random examples ``X`` (±1 int8, (N, n); the transpose of a C-contiguous (n, N)
     array is used without a copy) with ±1 labels ``y``; ``t0``: the start of the time limit
-    (default: now)."""
+    (default: now); ``progress``: a :class:`treelearn._limits.ProgressReporter` shown the DP's
+    live counters (restrictions solved as ``nodes``, memo entries as ``cache``, bounding round)."""
     check_search_limits(time_limit, max_memory_mb)
     thr = tau / 2.0 if threshold is None else threshold
     provider = _MonotoneProvider(X, y, tau, thr)
@@ -632,6 +633,9 @@ def build_monotone(X, y, size, depth, tau, *, threshold=None, time_limit=600.0, 
     if t0 is not None:
         dp.t0 = t0
     provider.check = dp._check_limits
+    if progress is not None:  # read by the reporter's thread while the DP runs (plain attribute reads)
+        progress.stats = lambda: {"nodes": dp.n_restrictions, "cache": len(dp.memo), "round": dp.n_rounds,
+                                  "memo_mb": round(dp.mem / 2**20, 1)}
     t0 = time.perf_counter()
     bld, cost = dp.run()
     tree = bld.tree(X.shape[1], threshold=x_threshold, schema=schema)

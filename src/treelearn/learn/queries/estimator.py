@@ -33,6 +33,9 @@ class QueryTreeClassifier(BaseTreeClassifier):
     """
 
     _supports_categorical = False
+    #: BuildDT learns Boolean functions of {0,1}^n / {±1}^n examples: NaN is rejected with a named
+    #: error in fit and predict (treelearn._validation.reject_missing)
+    _supports_missing = False
 
     _parameter_constraints = {
         "size": [Interval(numbers.Integral, 1, INT32_MAX)],
@@ -119,7 +122,8 @@ class QueryTreeClassifier(BaseTreeClassifier):
         with ProgressReporter(type(self).__name__, self.verbose) as progress:
             progress.phase = "BuildDT"
             tree, info = build_monotone(XT.T, yy, self.size, depth, tau, time_limit=self.time_limit,
-                                         max_memory_mb=self.max_memory_mb, schema=schema, x_threshold=xthr, t0=clock.t0)
+                                         max_memory_mb=self.max_memory_mb, schema=schema, x_threshold=xthr, t0=clock.t0,
+                                         progress=progress)
         self.info_ = info
         return tree
 
