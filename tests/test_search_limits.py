@@ -149,3 +149,31 @@ except MemoryError:
 """)
     assert res.returncode == 0, (res.returncode, res.stderr[-2000:])
     assert res.stdout.strip() in ("same", "MemoryError")
+
+
+def test_deadline_holds_while_a_wide_sample_is_laid_out():
+    # issue 12 item 1 (the telescope overrun): with every threshold of telescope (~147,000 binary
+    # features) the search's copy and transpose of the bit matrix took seconds before its first
+    # clock check, and its clock started only after them; single nodes that wide take ~25 ms,
+    # and the clock is read every up-to-64th call. 160,000 random features x 8,192 rows: the
+    # layout alone takes seconds. The whole search must return within time_limit x 1.1 + 0.5 s
+    # (plus the suite's margin for a loaded machine).
+    res = _run("""
+import time
+import numpy as np
+from treelearn.data.bitmatrix import BinaryData
+from treelearn.learn.topk import topk_search
+rng = np.random.default_rng(0)
+d, nw = 160_000, 128
+data = BinaryData.from_packed(rng.integers(0, 2**63, size=(d, nw), dtype=np.uint64),
+                              rng.integers(0, 2, size=64 * nw), 2)
+for limit in (0.3, 3.0):
+    t0 = time.perf_counter()
+    res = topk_search(data, k="all", max_depth=3, time_limit=limit, memory_limit_mb=4096)
+    print(limit, time.perf_counter() - t0, res["timed_out"], len(res["feature"]))
+""", timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    for line in res.stdout.splitlines():
+        limit, wall, timed_out, n_nodes = line.split()
+        assert timed_out == "True" and int(n_nodes) >= 1, line  # a tree (at worst the root leaf)
+        assert float(wall) <= float(limit) * 1.1 + 0.5 + 1.0, line

@@ -7,13 +7,19 @@
 // * interrupts: SigintScope installs a SIGINT (Ctrl-C) handler for the duration of a fit (the
 //   previous one restored after, and called by ours, so Python still raises KeyboardInterrupt);
 //   it sets a process-wide flag that every search polls with its clock (interrupted());
+// * DeadlineWatch: a thread that raises the stop flag at the deadline or on Ctrl-C, for searches
+//   whose single calls can be slow (a node over 100,000s of features): the Clock reads the time
+//   only every stride-th call, and 64 calls of 25 ms each overran a deadline by 1.6 s; the flag
+//   itself is checked on every call;
 // * run_workers(T, body): body(t) for t = 0..T-1, each on its own thread. A thread that cannot be
 //   started runs its share in the calling thread after the others (same results, fewer
 //   threads); an exception thrown by a body (std::bad_alloc in a worker, ...) never escapes its
 //   thread: the first one is re-thrown in the caller after every thread has been joined.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <exception>
 #include <mutex>
@@ -108,6 +114,52 @@ struct Clock {
             return true;
         }
         return false;
+    }
+};
+
+// Raises *stop at t0 + time_limit (time_limit > 0) or when Ctrl-C is seen (polled every 20 ms),
+// from a thread of its own, for as long as it lives (the destructor wakes and joins it). When
+// `active` is false, or no thread can be started, it does nothing: the clocks' own reads still
+// stop the search, only less promptly.
+class DeadlineWatch {
+  public:
+    DeadlineWatch(steady::time_point t0, double time_limit, std::atomic<bool>* stop, bool active) {
+        if (!active) return;
+        try {
+            th = std::thread([this, t0, time_limit, stop]() { watch(t0, time_limit, stop); });
+        } catch (...) {  // std::system_error (no thread), std::bad_alloc
+        }
+    }
+    ~DeadlineWatch() {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            done = true;
+        }
+        cv.notify_all();
+        if (th.joinable()) th.join();
+    }
+    DeadlineWatch(const DeadlineWatch&) = delete;
+    DeadlineWatch& operator=(const DeadlineWatch&) = delete;
+
+  private:
+    std::thread th;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+
+    void watch(steady::time_point t0, double time_limit, std::atomic<bool>* stop) noexcept {
+        const auto deadline = t0 + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(
+                                       time_limit > 0 ? time_limit : 1e9));
+        std::unique_lock<std::mutex> lock(mu);
+        while (!done) {
+            const auto next = std::min(deadline, steady::now() + std::chrono::milliseconds(20));
+            cv.wait_until(lock, next);
+            if (done) return;
+            if (interrupted() || (time_limit > 0 && steady::now() >= deadline)) {
+                stop->store(true);
+                return;
+            }
+        }
     }
 };
 

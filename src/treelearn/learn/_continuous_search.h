@@ -369,6 +369,7 @@ inline void run_continuous(const Params& P, Output& out) {
     Columns cols;
     cols.build(P);
     Shared S(P, cols, fixed);
+    tllimits::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * n >= 65536.0);  // slow nodes: stop on time
     std::vector<std::unique_ptr<Worker>> ws;
     for (int t = 0; t < T; ++t) {
         ws.emplace_back(new Worker(S, levels, T == 1));

@@ -29,13 +29,15 @@ struct Run {
     // features): the deadline counts it, and the layout stops at it (Sample::complete)
     tllimits::steady::time_point t0;
     std::atomic<bool> stop{false};
+    tllimits::DeadlineWatch watch;  // big samples (slow single nodes): the stop flag raised on time
     tllimits::Clock setup_clock;
     Sample D;
     Criterion crit;
     double thread_cap;
 
     Run(const Problem& p, const Options& o)
-        : P(p), O(o), t0(tllimits::steady::now()), setup_clock(t0, o.time_limit, &stop), D(p, &setup_clock),
+        : P(p), O(o), t0(tllimits::steady::now()), watch(t0, o.time_limit, &stop, (double)p.d * p.nw >= 65536.0),
+          setup_clock(t0, o.time_limit, &stop), D(p, &setup_clock),
           crit(o, p), thread_cap(o.memory_limit_bytes / std::max(1, o.n_jobs)) {}
 
     std::unique_ptr<S> searcher() { return std::unique_ptr<S>(new S(D, crit, O, thread_cap, t0, &stop)); }
