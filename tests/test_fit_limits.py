@@ -89,41 +89,18 @@ def _check(r: dict, time_limit: float, cap_mb: float):
 
 
 # the measured fits (run together, see _measure)
-_case("test_topk_deep_small_cap_whole_fit_1_6", """
-    from treelearn import TopKTreeClassifier
-    rng = np.random.default_rng(0)
-    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
-    y = rng.integers(0, 2, size=2000)
-    def fit():
-        m = TopKTreeClassifier(k=50, max_depth=6, time_limit=2, memory_limit_mb=10, n_jobs=1,
-                               max_binary_features=None).fit(B, y)
-        return {'timed_out': m.timed_out_}
-    measure(fit, B.nbytes)
-""")
-
-_case("test_topk_deep_small_cap_whole_fit_2_6", """
-    from treelearn import TopKTreeClassifier
-    rng = np.random.default_rng(0)
-    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
-    y = rng.integers(0, 2, size=2000)
-    def fit():
-        m = TopKTreeClassifier(k=50, max_depth=6, time_limit=2, memory_limit_mb=10, n_jobs=2,
-                               max_binary_features=None).fit(B, y)
-        return {'timed_out': m.timed_out_}
-    measure(fit, B.nbytes)
-""")
-
-_case("test_topk_deep_small_cap_whole_fit_2_64", """
-    from treelearn import TopKTreeClassifier
-    rng = np.random.default_rng(0)
-    B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
-    y = rng.integers(0, 2, size=2000)
-    def fit():
-        m = TopKTreeClassifier(k=50, max_depth=64, time_limit=2, memory_limit_mb=10, n_jobs=2,
-                               max_binary_features=None).fit(B, y)
-        return {'timed_out': m.timed_out_}
-    measure(fit, B.nbytes)
-""")
+for _jobs, _depth in [(1, 6), (2, 6), (2, 64)]:
+    _case(f"test_topk_deep_small_cap_whole_fit_{_jobs}_{_depth}", f"""
+        from treelearn import TopKTreeClassifier
+        rng = np.random.default_rng(0)
+        B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
+        y = rng.integers(0, 2, size=2000)
+        def fit():
+            m = TopKTreeClassifier(k=50, max_depth={_depth}, time_limit=2, memory_limit_mb=10, n_jobs={_jobs},
+                                   max_binary_features=None).fit(B, y)
+            return {{'timed_out': m.timed_out_}}
+        measure(fit, B.nbytes)
+    """)
 
 _case("test_optimal_all_thresholds_binarization_inside_the_clock", """
     from treelearn import OptimalTreeClassifier
