@@ -120,7 +120,14 @@ class TrainingSample:
                                extra_thresholds=extra_thresholds, clock=clock, max_bytes=max_bytes, copies=copies)
 
     def is_binary(self) -> bool:
-        """Every column numeric with values in {0, 1}: the sample is its own binary features."""
+        """Every column numeric with values in {0, 1}: the sample is its own binary features
+        (computed once per sample: a learner may ask more than once)."""
+        known = self.__dict__.get("_is_binary")
+        if known is None:
+            known = self._is_binary = self._all_zero_one()
+        return known
+
+    def _all_zero_one(self) -> bool:
         raw = self.raw
         if not (self.schema.all_numeric and raw.dtype.kind in "biuf"):
             return False
@@ -138,12 +145,14 @@ def binary_tree(binz: Binarizer, split_feature, **fields) -> Tree:
     (see :func:`treelearn.data.binarize.tree_splits`), and to the child with more training weight
     when its column had no missing value in training."""
     feature, threshold, kind, missing_left = tree_splits(binz, split_feature)
-    tree = Tree(feature=feature, threshold=threshold, kind=kind, **fields)
+    # trusted construction: a kernel's node arrays and the binarizer's splits are a tree by
+    # construction (Tree._check, the validation of arrays from outside, would only repeat it)
+    tree = Tree(feature=feature, threshold=threshold, kind=kind, validate=False, **fields)
     rec = missing_left >= 0
     if rec.any():
         m = tree.missing_go_to_left.copy()
         m[rec] = missing_left[rec]
-        tree = Tree(feature=feature, threshold=threshold, kind=kind, missing_go_to_left=m, **fields)
+        tree = Tree(feature=feature, threshold=threshold, kind=kind, missing_go_to_left=m, validate=False, **fields)
     return tree
 
 

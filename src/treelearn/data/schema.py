@@ -249,6 +249,8 @@ def _check_exact_numbers(X, raw: np.ndarray, categorical: np.ndarray, names) -> 
         if raw.dtype != object:
             return
     elif raw.dtype.kind in "iu":
+        if raw.dtype.itemsize < 8:  # at most 32 bits: every value is exact in float64
+            return
         big = (raw > _EXACT_INT) if raw.dtype.kind == "u" else ((raw > _EXACT_INT) | (raw < -_EXACT_INT))
         for j in np.flatnonzero(big.any(axis=0) & ~categorical):
             pair = _merged_pair(raw[:, j])

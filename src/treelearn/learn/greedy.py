@@ -52,6 +52,7 @@ one batch of candidate splits per node.
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -326,21 +327,54 @@ def _numeric_thresholds(coded: CodedFeatures, f, low, k) -> np.ndarray:
     strictly between u[low] and u[k]. Quantile codes (histogram mode): thresholds t[low]..t[k-1]
     cut the node's rows the same way; the middle one (the lower of two middles).
     """
+    if f.size <= _SCALAR_MIDPOINTS:  # small trees: Python floats beat a dozen NumPy calls per feature
+        return np.array([_scalar_threshold(coded, g, lo, kk)
+                         for g, lo, kk in zip(f.tolist(), low.tolist(), k.tolist())], dtype=np.float64)
     out = np.empty(f.size)
-    for g in np.unique(f).tolist():  # per feature used (at most d)
-        sel = f == g
-        lo, kk = low[sel], k[sel]
+    a = np.empty(f.size)
+    b = np.empty(f.size)
+    exact = np.ones(f.size, dtype=bool)
+    order = np.argsort(f, kind="stable")
+    fs = f[order]
+    starts = np.flatnonzero(np.concatenate(([True], fs[1:] != fs[:-1])))
+    ends = starts[1:].tolist() + [f.size]
+    for s, e, g in zip(starts.tolist(), ends, fs[starts].tolist()):  # per feature used (at most d)
+        idx = order[s:e]
+        lo, kk = low[idx], k[idx]
         u = coded.values[g]
         if u is None:
-            out[sel] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
-            continue
-        a, b = u[lo], u[kk]
-        with np.errstate(over="ignore", invalid="ignore"):
-            m = (a + b) / 2.0
-        m = np.where(np.isfinite(m), m, a / 2.0 + b / 2.0)
-        t = np.nextafter(m, np.inf)
-        out[sel] = np.where((a < t) & (t <= b), t, b)
+            out[idx] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
+            exact[idx] = False
+        else:
+            a[idx] = u[lo]
+            b[idx] = u[kk]
+    if not exact.all():
+        a, b = a[exact], b[exact]
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = (a + b) / 2.0
+    fin = np.isfinite(m)
+    if not fin.all():
+        m = np.where(fin, m, a / 2.0 + b / 2.0)
+    t = np.nextafter(m, np.inf)
+    out[exact] = np.where((a < t) & (t <= b), t, b)
     return out
+
+
+#: up to this many numeric splits, :func:`_numeric_thresholds` takes them one by one
+_SCALAR_MIDPOINTS = 24
+
+
+def _scalar_threshold(coded: CodedFeatures, g: int, lo: int, kk: int) -> float:
+    """:func:`_numeric_thresholds` of one split, in Python floats (the same IEEE operations)."""
+    u = coded.values[g]
+    if u is None:
+        return float(coded.thresholds[g][lo + (kk - lo - 1) // 2])
+    a, b = float(u[lo]), float(u[kk])
+    m = (a + b) / 2.0
+    if not math.isfinite(m):
+        m = a / 2.0 + b / 2.0
+    t = math.nextafter(m, math.inf)
+    return t if a < t <= b else b
 
 
 def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
@@ -367,7 +401,8 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
     missing = out["missing_go_to_left"] if coded.has_missing else None
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
-                classes=classes, schema=schema, missing_go_to_left=missing)
+                classes=classes, schema=schema, missing_go_to_left=missing,
+                validate=False)  # trusted: the kernel's arrays are a tree by construction (tests check them)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -253,8 +253,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         the binary search is the natural one)."""
         if self.max_binary_features is not None or self.max_thresholds is not None:
             return False
-        raw = sample.raw
-        if sample.schema.all_numeric and raw.dtype.kind in "biuf" and bool(((raw == 0) | (raw == 1)).all()):
+        if sample.is_binary():
             return False
         k = self._k_value()
         if isinstance(k, str):
@@ -422,14 +421,16 @@ class TopKTreeClassifier(BaseTreeClassifier):
             tree = self._to_tree(res, binz, n_classes, schema)
             if Xe is not None:  # CART's node-local midpoints (the training partition is unchanged)
                 node_local_midpoints(tree, Xe)
-        if greedy is not None and (tree is None or _tree_error(tree) > ub):
+        err = None if tree is None else _tree_error(tree)
+        if greedy is not None and (tree is None or err > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
             tree = greedy.tree()
+            err = _tree_error(tree)
             self.incumbent_source_ = "greedy"
         tree.impurity = crit.impurity(tree.value)
         # the returned tree's own (weighted) training misclassifications: the search's error when it
         # finished, and the truth for an anytime tree
-        self.training_error_ = _tree_error(tree)
+        self.training_error_ = err
         if progress is not None:  # the final line shows the returned tree's error (maybe the greedy one's)
             progress.stats["error"] = self.training_error_
         self.greedy_error_ = g_err

@@ -102,11 +102,15 @@ class Tree:
         n = self.children_left.shape[0]
         out = np.zeros(n, dtype=np.uint8)
         left, right = self.children_left, self.children_right
-        if self.value.shape[0] != n or right.shape != (n,) or not np.all((left < n) & (right < n)):
+        if self.value.shape[0] != n or right.shape != (n,) or (n and max(left.max(), right.max()) >= n):
             return out  # malformed arrays: _check names the problem
-        w = np.nan_to_num(self.value.sum(axis=1), nan=0.0)
         internal = np.flatnonzero(left >= 0)
-        if internal.size and np.any(w[internal] <= 0):
+        if not internal.size:
+            return out
+        w = self.value.sum(axis=1)
+        if np.isnan(w).any():
+            w = np.nan_to_num(w, nan=0.0)
+        if np.any(w[internal] <= 0):
             w = w.copy()  # internal counts not filled in: sum the leaves (children after parents)
             for node in internal[::-1].tolist():
                 if left[node] > node and right[node] > node:
