@@ -194,7 +194,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
-                random_state=None) -> Tree:
+                random_state=None, n_jobs=None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -218,6 +218,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
     random_state : None (ties between features go to the lowest index) or a seed / RandomState:
         ties go to the lowest index in a random order of the features drawn from it.
+    n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
 
     Returns
     -------
@@ -252,12 +253,25 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
         raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
     return _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf,
                          min_impurity_decrease, max_thresholds, classes, coded, finder,
-                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state)
+                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state,
+                         n_jobs=_n_threads(n_jobs))
+
+
+def _n_threads(n_jobs) -> int:
+    """scikit-learn's ``n_jobs`` -> a number of threads (None: 1; -1: every core; -2: all but one)."""
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    if n_jobs < 0:
+        import os
+
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, n_jobs)
 
 
 def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease,
                   max_thresholds, classes, coded, finder, *, min_samples_split=2, ccp_alpha=0.0,
-                  random_state=None) -> Tree:
+                  random_state=None, n_jobs=1) -> Tree:
     """:func:`grow_greedy` on checked arguments (positive weights, a Criterion, ints, a schema)."""
     if classes is None:
         classes = np.arange(n_classes)
@@ -296,7 +310,8 @@ def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_
                                 None, None, np.ascontiguousarray(coded.miss_code[perm]))
     out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
                              y, w, n_classes,
-                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split)
+                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split,
+                             n_jobs=int(n_jobs))
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
@@ -415,6 +430,10 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     class_weight : None, "balanced" or dict {class: weight}, default=None
         Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
         weight is n_samples / (n_classes · its count)).
+    n_jobs : int or None, default=None
+        Threads of the exact (sorted) split finder: a large node's features are shared among them,
+        and the tree is the same for any number (None: 1; -1: all cores, -2: all but one...).
+        The histogram finder and a callable criterion run on one thread.
 
     Attributes
     ----------
@@ -457,12 +476,13 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "class_weight": CLASS_WEIGHT,
         "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
         "ccp_alpha": [Interval(numbers.Real, 0, None)],
+        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
     }
     _supports_missing = True  # NaN / None / pd.NA in X: scikit-learn's rule, per split (module doc)
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
-                 class_weight=None, min_samples_split=2, ccp_alpha=0.0):
+                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -474,6 +494,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.class_weight = class_weight
         self.min_samples_split = min_samples_split
         self.ccp_alpha = ccp_alpha
+        self.n_jobs = n_jobs
 
     def _fit(self, sample, params) -> Tree:
         msl = self.min_samples_leaf
@@ -486,7 +507,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                              params["criterion"], self.max_depth, self.max_leaves, int(msl),
                              float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
                              min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
-                             random_state=self.random_state)
+                             random_state=self.random_state, n_jobs=_n_threads(self.n_jobs))
 
 
 # --- issue 14: what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
