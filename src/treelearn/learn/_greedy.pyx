@@ -55,31 +55,37 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
                      vector[double]& u, vector[double]& thr, vector[KeyRow]& a, vector[KeyRow]& tmp) except + nogil
 
 
-def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes):
-    """Code the numeric ``columns`` of the transposed matrix ``XT`` (d, n) into rows of ``codes``
-    (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns
-    (thresholds, values, n_missing): per column its thresholds, its distinct present values and
-    its number of missing values (NaN, coded ``thresholds.size + 1``)."""
-    cdef vector[double] u, thr, thr_all, u_all
-    cdef vector[int64_t] thr_off, u_off
+def code_numeric(const double[:, :] X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes,
+                 bint keep_thresholds=True):
+    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides, e.g. C order, or the
+    transposed (d, n) view of a C-ordered matrix) into rows of ``codes`` (same index), as
+    ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns (thresholds, values,
+    n_missing): per column its thresholds (None when ``keep_thresholds`` is false: exact mode
+    derives them from the values), its distinct present values and its number of missing values
+    (NaN, coded ``thresholds.size + 1``). A strided column is copied to one column buffer first
+    (never the whole matrix)."""
+    cdef vector[double] u, thr, col
     cdef vector[KeyRow] a, tmp
-    cdef Py_ssize_t i, j, n = XT.shape[1], m = columns.shape[0]
+    cdef Py_ssize_t i, j, n = X.shape[0], m = columns.shape[0]
+    cdef Py_ssize_t r, s0 = X.strides[0] // sizeof(double)
+    cdef const double* src
+    cdef int64_t nm
     n_missing = np.zeros(m, dtype=np.int64)
-    cdef int64_t[::1] nmiss = n_missing
-    thr_off.push_back(0)
-    u_off.push_back(0)
-    with nogil:
-        for i in range(m):
-            j = columns[i]
-            nmiss[i] = code_column(&XT[j, 0], n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
-            thr_all.insert(thr_all.end(), thr.begin(), thr.end())
-            u_all.insert(u_all.end(), u.begin(), u.end())
-            thr_off.push_back(thr_all.size())
-            u_off.push_back(u_all.size())
-    T = np.asarray(<double[:thr_all.size()]> thr_all.data()).copy() if thr_all.size() else np.zeros(0)
-    U = np.asarray(<double[:u_all.size()]> u_all.data()).copy() if u_all.size() else np.zeros(0)
-    thresholds = [T[thr_off[i]:thr_off[i + 1]] for i in range(m)]
-    values = [U[u_off[i]:u_off[i + 1]] for i in range(m)]
+    thresholds, values = [], []
+    for i in range(m):
+        j = columns[i]
+        with nogil:
+            src = &X[0, j] if n else NULL
+            if s0 != 1 and n:
+                col.resize(n)
+                for r in range(n):
+                    col[r] = src[r * s0]
+                src = col.data()
+            nm = code_column(src, n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
+        n_missing[i] = nm
+        thresholds.append((np.asarray(<double[:thr.size()]> thr.data()).copy() if thr.size() else np.zeros(0))
+                          if keep_thresholds else None)
+        values.append(np.asarray(<double[:u.size()]> u.data()).copy() if u.size() else np.zeros(0))
     return thresholds, values, n_missing
 
 

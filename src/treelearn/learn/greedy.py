@@ -143,18 +143,52 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         # compiled: one radix sort per column; the same thresholds as numeric_thresholds (tested)
         cols = np.asarray(numeric, dtype=np.int64)
         m = 0 if max_thresholds is None else int(max_thresholds)
-        # the columns contiguous: F-ordered input as it is, else one transposed copy
-        thr, vals, n_missing = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes) \
+        # one column buffer at a time (no transposed copy of Xe); exact mode keeps no thresholds
+        # (every midpoint of the values: _Midpoints derives them on demand)
+        thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, max_thresholds is not None) \
             if not (max_thresholds is not None and n > sketch.SKETCH_ROWS) \
             else sketch_code_numeric(Xe, cols, m, codes)  # issue 14: thresholds of a fixed sample
         for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
+            n_thr = t.size if t is not None else max(u.size - 1, 0)
             thresholds[j] = t
-            n_codes[j] = t.size + 1
-            if nm:  # the missing values' code: t.size + 1
-                miss_code[j] = t.size + 1
+            n_codes[j] = n_thr + 1
+            if nm:  # the missing values' code: n_thr + 1
+                miss_code[j] = n_thr + 1
                 n_codes[j] += 1
-            values[j] = u if (u is not None and (max_thresholds is None or t.size == u.size - 1)) else None
+            values[j] = u if (u is not None and (max_thresholds is None or n_thr == u.size - 1)) else None
+        if max_thresholds is None:
+            thresholds = _Midpoints(values, thresholds)
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
+
+
+class _Midpoints:
+    """Exact mode's thresholds per feature (a sequence like a list): a numeric feature's are every
+    midpoint between consecutive distinct values, derived on demand from ``values`` exactly as the
+    compiled coding computes them, so a fit holds no second n-sized array per column."""
+
+    def __init__(self, values, stored):
+        self._values = values
+        self._stored = stored  # None for numeric features (derived), else what code_features stored
+
+    def __len__(self):
+        return len(self._values)
+
+    def __iter__(self):
+        return (self[j] for j in range(len(self)))
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        j = range(len(self))[j]
+        u = self._values[j]
+        if self._stored[j] is not None or u is None:
+            return self._stored[j]
+        if u.size < 2:
+            return np.zeros(0)
+        a, b = u[:-1], u[1:]
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = (a + b) / 2.0
+        return np.where(m <= a, b, m)
 
 
 # --- issue 14: histogram thresholds from the fixed row sample of treelearn.data.sketch --------
@@ -162,9 +196,8 @@ def sample_thresholds(sample: np.ndarray, max_thresholds: int):
     """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
     the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
     sample = np.asarray(sample, dtype=np.float64)
-    sT = np.ascontiguousarray(sample.T)
-    scodes = np.empty(sT.shape, dtype=np.int32)
-    return _greedy.code_numeric(sT, np.arange(sT.shape[0], dtype=np.int64), int(max_thresholds), scodes)
+    scodes = np.empty(sample.shape[::-1], dtype=np.int32)
+    return _greedy.code_numeric(sample, np.arange(sample.shape[1], dtype=np.int64), int(max_thresholds), scodes)
 
 
 def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
