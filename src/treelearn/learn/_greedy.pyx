@@ -49,43 +49,41 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
     int64_t ccp_prune(int64_t m, const int64_t* left, const int64_t* right, const double* r, double alpha,
                       uint8_t* cut) except + nogil
 
-    cdef struct KeyRow:
-        pass
-    int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
-                     vector[double]& u, vector[double]& thr, vector[KeyRow]& a, vector[KeyRow]& tmp) except + nogil
+    cdef cppclass ColumnCode:
+        vector[double] u, thr
+        int64_t n_missing
+    void code_columns(const double* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
+                      int64_t max_thr, int32_t* codes, int T, vector[ColumnCode]& out) except + nogil
 
 
 def code_numeric(const double[:, :] X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes,
-                 bint keep_thresholds=True):
-    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides, e.g. C order, or the
-    transposed (d, n) view of a C-ordered matrix) into rows of ``codes`` (same index), as
-    ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns (thresholds, values,
-    n_missing): per column its thresholds (None when ``keep_thresholds`` is false: exact mode
-    derives them from the values), its distinct present values and its number of missing values
-    (NaN, coded ``thresholds.size + 1``). A strided column is copied to one column buffer first
-    (never the whole matrix)."""
-    cdef vector[double] u, thr, col
-    cdef vector[KeyRow] a, tmp
-    cdef Py_ssize_t i, j, n = X.shape[0], m = columns.shape[0]
-    cdef Py_ssize_t r, s0 = X.strides[0] // sizeof(double)
-    cdef const double* src
-    cdef int64_t nm
+                 bint keep_thresholds=True, int n_jobs=1):
+    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides) into rows of ``codes``
+    (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact), on ``n_jobs``
+    threads (a column each). Returns (thresholds, values, n_missing): per column its thresholds
+    (None when ``keep_thresholds`` is false: exact mode derives them from the values), its
+    distinct present values and its number of missing values (NaN, coded ``thresholds.size +
+    1``). A strided column is copied to a column buffer first (never the whole matrix); the
+    columns are coded in batches of ``n_jobs``, whose results become arrays before the next."""
+    cdef vector[ColumnCode] out
+    cdef Py_ssize_t i, k, b, n = X.shape[0], m = columns.shape[0]
+    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(double), cs = X.strides[1] // <Py_ssize_t>sizeof(double)
+    cdef int T = max(1, n_jobs)
+    cdef const double* base = &X[0, 0] if (n and X.shape[1]) else NULL
     n_missing = np.zeros(m, dtype=np.int64)
     thresholds, values = [], []
-    for i in range(m):
-        j = columns[i]
+    if n == 0:
+        return [np.zeros(0) if keep_thresholds else None] * m, [np.zeros(0)] * m, n_missing
+    for b in range(0, m, T):
+        k = min(T, m - b)
         with nogil:
-            src = &X[0, j] if n else NULL
-            if s0 != 1 and n:
-                col.resize(n)
-                for r in range(n):
-                    col[r] = src[r * s0]
-                src = col.data()
-            nm = code_column(src, n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
-        n_missing[i] = nm
-        thresholds.append((np.asarray(<double[:thr.size()]> thr.data()).copy() if thr.size() else np.zeros(0))
-                          if keep_thresholds else None)
-        values.append(np.asarray(<double[:u.size()]> u.data()).copy() if u.size() else np.zeros(0))
+            code_columns(base, n, rs, cs, &columns[b], k, max_thresholds, &codes[0, 0], T, out)
+        for i in range(k):
+            n_missing[b + i] = out[i].n_missing
+            thresholds.append((np.asarray(<double[:out[i].thr.size()]> out[i].thr.data()).copy()
+                               if out[i].thr.size() else np.zeros(0)) if keep_thresholds else None)
+            values.append(np.asarray(<double[:out[i].u.size()]> out[i].u.data()).copy()
+                          if out[i].u.size() else np.zeros(0))
     return thresholds, values, n_missing
 
 

@@ -102,15 +102,16 @@ class CodedFeatures:
 
 
 def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
-                  max_thresholds: int | None = None) -> CodedFeatures:
+                  max_thresholds: int | None = None, n_jobs: int = 1) -> CodedFeatures:
     """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
 
     Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
     max_thresholds)`` of the present values) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff
     ``code >= k``. Categorical column j: the category code itself. A missing value (NaN) gets the
-    code ``miss_code[j]``, one above every other code of its column.
+    code ``miss_code[j]``, one above every other code of its column. ``n_jobs`` threads code
+    the numeric columns (one column each at a time).
     """
-    Xe = np.asarray(Xe, dtype=np.float64)  # C or F order: only its transpose is made contiguous
+    Xe = np.asarray(Xe, dtype=np.float64)  # any order and strides: one column buffer at a time
     n, d = Xe.shape
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
@@ -145,7 +146,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         m = 0 if max_thresholds is None else int(max_thresholds)
         # one column buffer at a time (no transposed copy of Xe); exact mode keeps no thresholds
         # (every midpoint of the values: _Midpoints derives them on demand)
-        thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, max_thresholds is not None) \
+        thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, max_thresholds is not None, int(n_jobs)) \
             if not (max_thresholds is not None and n > sketch.SKETCH_ROWS) \
             else sketch_code_numeric(Xe, cols, m, codes)  # issue 14: thresholds of a fixed sample
         for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
@@ -309,7 +310,7 @@ def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_
     if classes is None:
         classes = np.arange(n_classes)
     if coded is None:
-        coded = code_features(Xe, schema, max_thresholds)
+        coded = code_features(Xe, schema, max_thresholds, n_jobs=n_jobs)
     args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
             min_samples_leaf, min_impurity_decrease)
     if finder == "auto":
