@@ -22,6 +22,7 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
         double min_impurity_decrease
         int hist
         double hist_budget
+        int n_jobs
         batch_fn cost_cb
         void* cost_ctx
 
@@ -48,37 +49,41 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
     int64_t ccp_prune(int64_t m, const int64_t* left, const int64_t* right, const double* r, double alpha,
                       uint8_t* cut) except + nogil
 
-    cdef struct KeyRow:
-        pass
-    int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t max_thr, int32_t* codes,
-                     vector[double]& u, vector[double]& thr, vector[KeyRow]& a, vector[KeyRow]& tmp) except + nogil
+    cdef cppclass ColumnCode:
+        vector[double] u, thr
+        int64_t n_missing
+    void code_columns(const double* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
+                      int64_t max_thr, int32_t* codes, int T, vector[ColumnCode]& out) except + nogil
 
 
-def code_numeric(const double[:, ::1] XT, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes):
-    """Code the numeric ``columns`` of the transposed matrix ``XT`` (d, n) into rows of ``codes``
-    (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact). Returns
-    (thresholds, values, n_missing): per column its thresholds, its distinct present values and
-    its number of missing values (NaN, coded ``thresholds.size + 1``)."""
-    cdef vector[double] u, thr, thr_all, u_all
-    cdef vector[int64_t] thr_off, u_off
-    cdef vector[KeyRow] a, tmp
-    cdef Py_ssize_t i, j, n = XT.shape[1], m = columns.shape[0]
+def code_numeric(const double[:, :] X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes,
+                 bint keep_thresholds=True, int n_jobs=1):
+    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides) into rows of ``codes``
+    (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact), on ``n_jobs``
+    threads (a column each). Returns (thresholds, values, n_missing): per column its thresholds
+    (None when ``keep_thresholds`` is false: exact mode derives them from the values), its
+    distinct present values and its number of missing values (NaN, coded ``thresholds.size +
+    1``). A strided column is copied to a column buffer first (never the whole matrix); the
+    columns are coded in batches of ``n_jobs``, whose results become arrays before the next."""
+    cdef vector[ColumnCode] out
+    cdef Py_ssize_t i, k, b, n = X.shape[0], m = columns.shape[0]
+    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(double), cs = X.strides[1] // <Py_ssize_t>sizeof(double)
+    cdef int T = max(1, n_jobs)
+    cdef const double* base = &X[0, 0] if (n and X.shape[1]) else NULL
     n_missing = np.zeros(m, dtype=np.int64)
-    cdef int64_t[::1] nmiss = n_missing
-    thr_off.push_back(0)
-    u_off.push_back(0)
-    with nogil:
-        for i in range(m):
-            j = columns[i]
-            nmiss[i] = code_column(&XT[j, 0], n, 1, max_thresholds, &codes[j, 0], u, thr, a, tmp)
-            thr_all.insert(thr_all.end(), thr.begin(), thr.end())
-            u_all.insert(u_all.end(), u.begin(), u.end())
-            thr_off.push_back(thr_all.size())
-            u_off.push_back(u_all.size())
-    T = np.asarray(<double[:thr_all.size()]> thr_all.data()).copy() if thr_all.size() else np.zeros(0)
-    U = np.asarray(<double[:u_all.size()]> u_all.data()).copy() if u_all.size() else np.zeros(0)
-    thresholds = [T[thr_off[i]:thr_off[i + 1]] for i in range(m)]
-    values = [U[u_off[i]:u_off[i + 1]] for i in range(m)]
+    thresholds, values = [], []
+    if n == 0:
+        return [np.zeros(0) if keep_thresholds else None] * m, [np.zeros(0)] * m, n_missing
+    for b in range(0, m, T):
+        k = min(T, m - b)
+        with nogil:
+            code_columns(base, n, rs, cs, &columns[b], k, max_thresholds, &codes[0, 0], T, out)
+        for i in range(k):
+            n_missing[b + i] = out[i].n_missing
+            thresholds.append((np.asarray(<double[:out[i].thr.size()]> out[i].thr.data()).copy()
+                               if out[i].thr.size() else np.zeros(0)) if keep_thresholds else None)
+            values.append(np.asarray(<double[:out[i].u.size()]> out[i].u.data()).copy()
+                          if out[i].u.size() else np.zeros(0))
     return thresholds, values, n_missing
 
 
@@ -86,12 +91,15 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                const int32_t[::1] cat_only, const int32_t[::1] miss_code, const int64_t[::1] y, const double[::1] w, int n_classes,
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
-               int64_t min_samples_split=2):
+               int64_t min_samples_split=2, int n_jobs=1):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
     (rows, C) class counts -> rows' weight x impurity, called once per node with the two sides of
     every candidate split (in batches of at most 65,536 candidates).
+
+    ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
+    the same for any number (a user criterion runs on one thread).
 
     ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
     256 MB); past it a node's children are built from its rows instead of by subtraction.
@@ -123,6 +131,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.min_impurity_decrease = min_impurity_decrease
     prm.hist = 1 if hist else 0
     prm.hist_budget = hist_budget
+    prm.n_jobs = n_jobs if n_jobs > 0 else 1
     prm.cost_cb = NULL
     prm.cost_ctx = NULL
     if criterion < 0:

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "tl_limits.h"
+
 namespace tlgreedy {
 
 // Feature coding: one numeric column -> codes, distinct values and thresholds, reproducing
@@ -102,12 +104,13 @@ inline int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t m
         if (v == v) a[q++] = KeyRow{sortable_key(v), i};
     }
     radix_sort(a, tmp);
-    std::vector<int32_t> rank_at(n);
+    // the ranks of the distinct values, written straight to the codes (a re-coding below when
+    // quantile thresholds are chosen)
     double prev = 0.0;
     for (int64_t p = 0; p < n; ++p) {
         const double v = key_value(a[p].key);
         if (p == 0 || v != prev) { u.push_back(v); prev = v; }
-        rank_at[p] = (int32_t)u.size() - 1;
+        codes[a[p].row] = (int32_t)u.size() - 1;
     }
     const int64_t U = (int64_t)u.size();
     std::vector<double> mids(U > 1 ? U - 1 : 0);
@@ -117,11 +120,12 @@ inline int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t m
         mids[j] = m;
     }
     if (max_thr <= 0 || (int64_t)mids.size() <= max_thr) {
-        thr = mids;
-        for (int64_t p = 0; p < n; ++p) codes[a[p].row] = rank_at[p];
+        thr.swap(mids);
         if (n_missing) code_missing(X, n_all, stride, codes, thr);
         return n_missing;
     }
+    std::vector<int32_t> rank_at(n);
+    for (int64_t p = 0; p < n; ++p) rank_at[p] = codes[a[p].row];
     // quantile thresholds; code(rank r) = #{selected j : j < r}
     std::vector<uint8_t> sel(U, 0);
     for (int64_t i = 1; i <= max_thr; ++i) {
@@ -139,6 +143,33 @@ inline int64_t code_column(const double* X, int64_t n, int64_t stride, int64_t m
     for (int64_t p = 0; p < n; ++p) codes[a[p].row] = code_of[rank_at[p]];
     if (n_missing) code_missing(X, n_all, stride, codes, thr);
     return n_missing;
+}
+
+// code_column over the columns cols[0..m) of X (element (r, j) at X[r * rs + j * cs]) on up to T
+// threads (one column each at a time; a strided column is first copied to the thread's buffer);
+// column cols[i]'s codes into codes + cols[i] * n, its values, thresholds and missing count into out[i]
+struct ColumnCode {
+    std::vector<double> u, thr;
+    int64_t n_missing = 0;
+};
+
+inline void code_columns(const double* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
+                         int64_t max_thr, int32_t* codes, int T, std::vector<ColumnCode>& out) {
+    out.resize((size_t)m);
+    T = (int)std::max<int64_t>(1, std::min<int64_t>(T, m));
+    tllimits::run_workers(T, [&](int t) {
+        std::vector<double> col;
+        std::vector<KeyRow> a, tmp;
+        for (int64_t i = t; i < m; i += T) {
+            const double* src = X + cols[i] * cs;
+            if (rs != 1 && n > 0) {
+                col.resize((size_t)n);
+                for (int64_t r = 0; r < n; ++r) col[r] = src[r * rs];
+                src = col.data();
+            }
+            out[i].n_missing = code_column(src, n, 1, max_thr, codes + cols[i] * n, out[i].u, out[i].thr, a, tmp);
+        }
+    });
 }
 
 }  // namespace tlgreedy

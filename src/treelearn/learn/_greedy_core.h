@@ -8,7 +8,8 @@
 // Kearns-Mansour, or a user G called back in batches). Two split finders share one growth loop:
 // * SortedFinder (exact mode): per feature, the rows sorted by code; every node owns the same
 //   position range [start, end) in every feature's array, kept by a stable partition when the
-//   node is split (O(d * n_node) per node, no sorting after the first counting sort).
+//   node is split (O(d * n_node) per node, no sorting after the first radix sort); n_jobs
+//   threads share a large node's features (the same tree for any number of threads).
 // * HistFinder (histogram mode, few codes): per node a histogram (feature x code x class) built
 //   from the node's rows by the kernel of _include/tl_histogram.h, the larger child by
 //   subtraction from the parent.
@@ -62,7 +63,14 @@ public:
     double Wtot = 0.0;
 
     GrowerT(const Problem& p, const Params& pr, const Crit& c, Result& r)
-        : P(p), prm(pr), crit(c), finder(p, c, pr.min_samples_leaf), res(r) {}
+        : P(p), prm(pr), crit(c), finder(make_finder(p, c, pr)), res(r) {}
+
+    static FinderT<Crit> make_finder(const Problem& p, const Crit& c, const Params& pr) {
+        if constexpr (std::is_constructible<FinderT<Crit>, const Problem&, const Crit&, int64_t, int>::value)
+            return FinderT<Crit>(p, c, pr.min_samples_leaf, pr.n_jobs);
+        else
+            return FinderT<Crit>(p, c, pr.min_samples_leaf);
+    }
 
     int64_t add_node(const double* counts, int64_t n_samples, double W, double wimp) {
         const int64_t id = res.n_nodes++;

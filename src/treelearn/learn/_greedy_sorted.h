@@ -1,7 +1,14 @@
-// Greedy growth, exact mode: SortedFinder. Per feature, the rows sorted by code (one counting
-// sort); every node owns the same position range [start, end) in every feature's array, kept by
-// a stable partition when the node is split (O(d * n_node) per node). See _greedy_core.h for the
-// scoring, tie and missing-value rules it shares with HistFinder.
+// Greedy growth, exact mode: SortedFinder. Per feature, the rows sorted by code (one stable
+// radix sort); every node owns the same position range [start, end) in every feature's array,
+// kept by a stable partition when the node is split (O(d * n_node) per node). See
+// _greedy_core.h for the scoring, tie and missing-value rules it shares with HistFinder.
+//
+// Memory is touched in order: an entry carries its row's class (a scan reads no other array
+// with unit weights), the side of each row is one bit (the whole set stays in cache), and a
+// partition streams through the node's range. With n_jobs > 1 the features of a large node are
+// dealt to threads (scans, then partitions); the threads' records are replayed in feature
+// order through the selection rule (Recorder, _greedy_types.h), so the tree is the same for
+// any number of threads. A user criterion (a Python callback) always runs on one thread.
 #pragma once
 
 #include <algorithm>
@@ -10,10 +17,38 @@
 #include <vector>
 
 #include "tl_criteria.h"
-#include "tl_histogram.h"
+#include "tl_limits.h"
 #include "_greedy_types.h"
 
 namespace tlgreedy {
+
+// a thread's scratch space for the scans
+struct SortedWork {
+    std::vector<double> buf, buf2, pre, gpre, mis, aux;
+    std::vector<Entry> tmp;  // partition buffer (a node's range)
+    void init(int C) {
+        buf.resize(C); buf2.resize(C); pre.resize(C); gpre.resize(C); mis.resize(C); aux.resize(C);
+    }
+};
+
+// stable sort of a[0..n) by code (LSD radix, 11-bit digits; the codes are < n_codes), tmp: n entries
+inline void sort_by_code(Entry* a, int64_t n, Entry* tmp, int32_t n_codes) {
+    const int BITS = 11, B = 1 << BITS;
+    int bits = 0;
+    while (bits < 31 && (int64_t(1) << bits) < (int64_t)n_codes) ++bits;
+    std::vector<int64_t> cnt(B);
+    Entry* src = a;
+    Entry* dst = tmp;
+    for (int shift = 0; shift < bits; shift += BITS) {
+        std::fill(cnt.begin(), cnt.end(), 0);
+        for (int64_t i = 0; i < n; ++i) cnt[((uint32_t)src[i].code >> shift) & (B - 1)]++;
+        int64_t sum = 0;
+        for (int k = 0; k < B; ++k) { const int64_t t = cnt[k]; cnt[k] = sum; sum += t; }
+        for (int64_t i = 0; i < n; ++i) dst[cnt[((uint32_t)src[i].code >> shift) & (B - 1)]++] = src[i];
+        std::swap(src, dst);
+    }
+    if (src != a) std::memcpy(a, src, (size_t)n * sizeof(Entry));
+}
 
 template <class Crit>
 class SortedFinder {
@@ -21,95 +56,50 @@ public:
     const Problem& P;
     const Crit& crit;
     int64_t msl;
-    std::vector<Entry> E;    // d * n
-    std::vector<Entry> tmp;  // n
-    std::vector<uint8_t> right;
-    std::vector<double> buf, buf2, pre, gpre, mis, aux;
-    std::vector<uint32_t> ycls;  // class codes, compact, for the scans
-    bool unit = true;            // every weight is 1: counts are row counts
+    std::vector<Entry> E;          // d * n
+    std::vector<uint64_t> right;   // bit per row: goes right
+    const double* w;
+    bool unit = true;              // every weight is 1: counts are row counts
+    int threads = 1;
+    std::vector<SortedWork> work;  // per thread
+    std::vector<std::vector<Split>> recs;  // per feature: its thread's records (n_jobs > 1)
     tlcrit::CandidateBatch batch;
     std::vector<Split> pending;
+    static constexpr int64_t PAR_MIN = 1 << 15;  // entries (rows x features) of a node worth threads
 
-    SortedFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
-        : P(p), crit(c), msl(min_samples_leaf) {
+    SortedFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf, int n_jobs = 1)
+        : P(p), crit(c), msl(min_samples_leaf), w(p.w) {
         const int64_t n = P.n;
-        ycls.resize(n);
-        for (int64_t i = 0; i < n; ++i) { ycls[i] = (uint32_t)P.y[i]; unit = unit && P.w[i] == 1.0; }
-        E.resize((size_t)P.d * n);
-        tmp.resize(n);
-        right.assign(n, 0);
-        buf.resize(P.C);
-        buf2.resize(P.C);
-        pre.resize(P.C);
-        gpre.resize(P.C);
-        mis.resize(P.C);
-        aux.resize(P.C);
+        for (int64_t i = 0; i < n && unit; ++i) unit = P.w[i] == 1.0;
+        threads = Crit::batched ? 1 : std::max(1, std::min(n_jobs, std::max(1, P.d)));
+        work.resize(threads);
+        for (auto& wk : work) wk.init(P.C);
+        recs.resize(P.d);
+        right.assign((size_t)(n + 63) / 64, 0);
         batch.C = P.C;
-        std::vector<int64_t> cnt;
-        const int64_t off0 = 0;
-        for (int f = 0; f < P.d; ++f) {  // counting sort of rows by code (stable in row order)
-            const int32_t* cf = P.codes + (size_t)f * n;
-            cnt.assign((size_t)P.n_codes[f], 0);
-            tlhist::count_rows<tlhist::Layout::ColMajor, false>(nullptr, n, cf, n, 1, &off0, P.C, P.y, P.w,
-                                                                 nullptr, cnt.data());
-            int64_t pos = 0;  // counts -> first position of each code
-            for (int32_t k = 0; k < P.n_codes[f]; ++k) { const int64_t t = cnt[k]; cnt[k] = pos; pos += t; }
-            Entry* ef = &E[(size_t)f * n];
-            for (int64_t i = 0; i < n; ++i) {
-                int32_t c = cf[i];
-                ef[cnt[c]++] = Entry{(int32_t)i, c};
+        E.resize((size_t)P.d * n);
+        // per feature, entries in row order, then a stable sort by code (ties in row order)
+        tllimits::run_workers(threads, [&](int t) {
+            std::vector<Entry>& tmp = work[t].tmp;
+            tmp.resize(n);
+            for (int f = t; f < P.d; f += threads) {
+                const int32_t* cf = P.codes + (size_t)f * n;
+                Entry* a = &E[(size_t)f * n];
+                for (int64_t i = 0; i < n; ++i) a[i] = Entry{(int32_t)i, cf[i], (int32_t)P.y[i]};
+                sort_by_code(a, n, tmp.data(), P.n_codes[f]);
             }
-        }
+        });
     }
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; }
 
-    template <bool BIN, bool UNIT>
-    void scan_numeric(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
-        const Entry* e = &E[(size_t)f * P.n];
-        const int64_t s = nd.start, t = nd.end, m = t - s;
-        if (e[s].code == e[t - 1].code) return;  // constant in this node
-        // unit weights: integer counters (no floating-point add latency chain); the counts are the
-        // same exact integers as the weighted sums
-        double l0 = 0.0, l1 = 0.0, wl = 0.0;
-        int64_t c1 = 0;
-        double* L = pre.data();
-        if (!BIN) std::fill(pre.begin(), pre.end(), 0.0);
-        int32_t prev = e[s].code;
-        const uint32_t* y = ycls.data();
-        const double* w = P.w;
-        for (int64_t p = s; p < t; ++p) {
-            const Entry x = e[p];
-            if (x.code != prev) {
-                const int64_t nl = p - s, nr = m - nl;
-                if (nl >= msl && nr >= msl) {
-                    if (BIN) {
-                        if (UNIT) { wl = (double)nl; l1 = (double)c1; l0 = (double)(nl - c1); }
-                        pk.two(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl, f, x.code, prev);
-                    } else {
-                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, x.code, prev);
-                    }
-                }
-                prev = x.code;
-            }
-            if (BIN && UNIT) {
-                c1 += y[x.row];
-            } else {
-                const double wi = UNIT ? 1.0 : w[x.row];
-                if (BIN) { if (y[x.row]) l1 += wi; else l0 += wi; }
-                else L[y[x.row]] += wi;
-                wl += wi;
-            }
-        }
-    }
+    TL_INLINE bool goes_right(int32_t row) const { return (right[(uint32_t)row >> 6] >> (row & 63)) & 1; }
 
-    // scan_numeric for a feature with missing values: candidates `code >= k` between the present
-    // rows [s, te) of the node; ADD: the missing rows (class counts add, nadd rows, weight wadd)
-    // join the left side, else the right side (a separate copy: the scan of features without
-    // missing values stays as it was)
-    template <bool BIN, bool UNIT, bool ADD>
-    void scan_numeric_m(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te,
-                        const double* add, int64_t nadd, double wadd) {
+    // candidates `code >= k` between the present rows [s, te) of the node; ADD: the missing rows
+    // (class counts add, nadd rows, weight wadd) join the left side (only with missing values)
+    template <bool BIN, bool UNIT, bool ADD, class PK>
+    void scan_numeric(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te,
+                      const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
         const Entry* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = te, m = nd.end - s;
         if (e[s].code == e[t - 1].code) return;  // constant in this node
@@ -117,11 +107,9 @@ public:
         // same exact integers as the weighted sums
         double l0 = 0.0, l1 = 0.0, wl = 0.0;
         int64_t c1 = 0;
-        double* L = pre.data();
-        if (!BIN) std::fill(pre.begin(), pre.end(), 0.0);
+        double* L = wk.pre.data();
+        if (!BIN) std::fill(wk.pre.begin(), wk.pre.end(), 0.0);
         int32_t prev = e[s].code;
-        const uint32_t* y = ycls.data();
-        const double* w = P.w;
         for (int64_t p = s; p < t; ++p) {
             const Entry x = e[p];
             if (x.code != prev) {
@@ -136,82 +124,86 @@ public:
                             pk.two(l0, l1, tot[0] - l0, tot[1] - l1, wl, nd.W - wl, f, x.code, prev);
                         }
                     } else if (ADD) {
-                        for (int c = 0; c < P.C; ++c) aux[c] = L[c] + add[c];
-                        pk.rest(aux.data(), tot, wl + wadd, nd.W - wl - wadd, buf.data(), f, x.code, prev, 1);
+                        for (int c = 0; c < P.C; ++c) wk.aux[c] = L[c] + add[c];
+                        pk.rest(wk.aux.data(), tot, wl + wadd, nd.W - wl - wadd, wk.buf.data(), f, x.code, prev, 1);
                     } else {
-                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, x.code, prev);
+                        pk.rest(L, tot, wl, nd.W - wl, wk.buf.data(), f, x.code, prev);
                     }
                 }
                 prev = x.code;
             }
             if (BIN && UNIT) {
-                c1 += y[x.row];
+                c1 += x.cls;
             } else {
                 const double wi = UNIT ? 1.0 : w[x.row];
-                if (BIN) { if (y[x.row]) l1 += wi; else l0 += wi; }
-                else L[y[x.row]] += wi;
+                if (BIN) { if (x.cls) l1 += wi; else l0 += wi; }
+                else L[x.cls] += wi;
                 wl += wi;
             }
         }
     }
 
-    template <bool ADD>
-    void scan_numeric_any(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te,
+    template <bool ADD, class PK>
+    void scan_numeric_any(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te,
                           const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
         if (P.C == 2) {
-            if (unit) scan_numeric_m<true, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
-            else scan_numeric_m<true, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
-        } else if (unit) scan_numeric_m<false, true, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
-        else scan_numeric_m<false, false, ADD>(f, nd, tot, pk, te, add, nadd, wadd);
+            if (unit) scan_numeric<true, true, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
+            else scan_numeric<true, false, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
+        } else if (unit) scan_numeric<false, true, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
+        else scan_numeric<false, false, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
     }
 
     // the node's rows of feature f with a missing value sit at the end of its range (the largest
-    // code): te = the end of the present rows; their class counts into mis (weight wm)
-    int64_t missing_tail(int f, const Node& nd, int64_t& te, double& wm) {
+    // code): te = the end of the present rows; their class counts into wk.mis (weight wm)
+    int64_t missing_tail(int f, const Node& nd, SortedWork& wk, int64_t& te, double& wm) {
         const Entry* e = &E[(size_t)f * P.n];
         const int32_t M = P.miss_code[f];
         te = nd.end;
         while (te > nd.start && e[te - 1].code == M) --te;
-        std::fill(mis.begin(), mis.end(), 0.0);
+        std::fill(wk.mis.begin(), wk.mis.end(), 0.0);
         wm = 0.0;
-        for (int64_t p = te; p < nd.end; ++p) { mis[P.y[e[p].row]] += P.w[e[p].row]; wm += P.w[e[p].row]; }
+        for (int64_t p = te; p < nd.end; ++p) { wk.mis[e[p].cls] += w[e[p].row]; wm += w[e[p].row]; }
         return nd.end - te;
     }
 
     // the missing-only split: present rows left, missing rows right (code >= miss_code)
-    void missing_only(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te, int64_t nmiss,
+    template <class PK>
+    void missing_only(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te, int64_t nmiss,
                       double wm, int32_t low) {
         const int64_t nl = te - nd.start;
         if (nl < msl || nmiss < msl) return;
-        for (int c = 0; c < P.C; ++c) aux[c] = tot[c] - mis[c];
-        pk.rest(aux.data(), tot, nd.W - wm, wm, buf.data(), f, P.miss_code[f], low, 0);
+        for (int c = 0; c < P.C; ++c) wk.aux[c] = tot[c] - wk.mis[c];
+        pk.rest(wk.aux.data(), tot, nd.W - wm, wm, wk.buf.data(), f, P.miss_code[f], low, 0);
     }
 
     // a numeric feature with missing values (scikit-learn's order: missing right, left, alone)
-    void scan_numeric_missing(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
+    template <class PK>
+    void scan_numeric_missing(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk) {
         const Entry* e = &E[(size_t)f * P.n];
         int64_t te;
         double wm;
-        const int64_t nmiss = missing_tail(f, nd, te, wm);
+        const int64_t nmiss = missing_tail(f, nd, wk, te, wm);
         if (te == nd.start) return;  // every value missing
         // (one present value: no threshold, only the missing-only split)
-        scan_numeric_any<false>(f, nd, tot, pk, te);
+        scan_numeric_any<false>(f, nd, tot, pk, wk, te);
         if (nmiss == 0) return;
-        scan_numeric_any<true>(f, nd, tot, pk, te, mis.data(), nmiss, wm);
-        missing_only(f, nd, tot, pk, te, nmiss, wm, e[te - 1].code);
+        scan_numeric_any<true>(f, nd, tot, pk, wk, te, wk.mis.data(), nmiss, wm);
+        missing_only(f, nd, tot, pk, wk, te, nmiss, wm, e[te - 1].code);
     }
 
     // one-vs-rest candidates `code == v` over the present rows [s, te); radd (the missing rows'
     // class counts, nradd rows, weight wradd) joins the right side when given; ml: where they go
-    void scan_categorical(int f, const Node& nd, const double* tot, Picker<Crit>& pk, int64_t te = -1,
+    template <class PK>
+    void scan_categorical(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te = -1,
                           const double* radd = nullptr, int64_t nradd = 0, double wradd = 0.0, uint8_t ml = 0) {
         const Entry* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = te < 0 ? nd.end : te, m = nd.end - s;
         if (e[s].code == e[t - 1].code) return;
         const int C = P.C;
-        std::fill(pre.begin(), pre.end(), 0.0);
-        std::fill(gpre.begin(), gpre.end(), 0.0);
-        double* grp = buf2.data();
+        std::fill(wk.pre.begin(), wk.pre.end(), 0.0);
+        std::fill(wk.gpre.begin(), wk.gpre.end(), 0.0);
+        double* pre = wk.pre.data();
+        double* grp = wk.buf2.data();
         double wl = 0.0, gw = 0.0;
         int64_t gs = s;
         int32_t gcode = e[s].code;
@@ -221,53 +213,76 @@ public:
                 const int64_t nr = p - gs + nradd, nl = m - nr;
                 if ((only < 0 || gcode == only) && nl >= msl && nr >= msl) {
                     // right: x == gcode (the group); left: the rest
-                    for (int c = 0; c < C; ++c) grp[c] = pre[c] - gpre[c];
+                    for (int c = 0; c < C; ++c) grp[c] = pre[c] - wk.gpre[c];
                     double wr = wl - gw;
                     if (radd) {
                         for (int c = 0; c < C; ++c) grp[c] += radd[c];
                         wr += wradd;
                     }
-                    pk.rest(grp, tot, wr, nd.W - wr, buf.data(), f, gcode, 0, ml);
+                    pk.rest(grp, tot, wr, nd.W - wr, wk.buf.data(), f, gcode, 0, ml);
                 }
                 if (p == t) break;
                 gs = p;
                 gcode = e[p].code;
-                std::copy(pre.begin(), pre.end(), gpre.begin());
+                std::copy(wk.pre.begin(), wk.pre.end(), wk.gpre.begin());
                 gw = wl;
             }
             const Entry x = e[p];
-            pre[P.y[x.row]] += P.w[x.row];
-            wl += P.w[x.row];
+            pre[x.cls] += w[x.row];
+            wl += w[x.row];
         }
     }
 
-    void scan_categorical_missing(int f, const Node& nd, const double* tot, Picker<Crit>& pk) {
-        const Entry* e = &E[(size_t)f * P.n];
+    template <class PK>
+    void scan_categorical_missing(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk) {
         int64_t te;
         double wm;
-        const int64_t nmiss = missing_tail(f, nd, te, wm);
+        const int64_t nmiss = missing_tail(f, nd, wk, te, wm);
         if (te == nd.start) return;  // every value missing
-        if (nmiss == 0) { scan_categorical(f, nd, tot, pk, te); return; }
-        scan_categorical(f, nd, tot, pk, te, mis.data(), nmiss, wm, 0);
-        scan_categorical(f, nd, tot, pk, te, nullptr, 0, 0.0, 1);
-        missing_only(f, nd, tot, pk, te, nmiss, wm, 0);
+        if (nmiss == 0) { scan_categorical(f, nd, tot, pk, wk, te); return; }
+        scan_categorical(f, nd, tot, pk, wk, te, wk.mis.data(), nmiss, wm, 0);
+        scan_categorical(f, nd, tot, pk, wk, te, nullptr, 0, 0.0, 1);
+        missing_only(f, nd, tot, pk, wk, te, nmiss, wm, 0);
+    }
+
+    template <class PK>
+    void scan_feature(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk) {
+        if (P.miss_code[f] >= 0) {
+            if (P.is_cat[f]) scan_categorical_missing(f, nd, tot, pk, wk);
+            else scan_numeric_missing(f, nd, tot, pk, wk);
+        } else if (P.is_cat[f]) {
+            scan_categorical(f, nd, tot, pk, wk);
+        } else {
+            scan_numeric_any<false>(f, nd, tot, pk, wk, nd.end);
+        }
+    }
+
+    int node_threads(const Node& nd) const {
+        if (threads <= 1 || (nd.end - nd.start) * (int64_t)P.d < PAR_MIN) return 1;
+        return threads;
     }
 
     void find(Node& nd, const double* tot) {
         Split best;
         Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending};
-        for (int f = 0; f < P.d && !pk.failed(); ++f) {
-            if (P.miss_code[f] >= 0) {
-                if (P.is_cat[f]) scan_categorical_missing(f, nd, tot, pk);
-                else scan_numeric_missing(f, nd, tot, pk);
-            } else if (P.is_cat[f]) scan_categorical(f, nd, tot, pk);
-            else if (P.C == 2) {
-                if (unit) scan_numeric<true, true>(f, nd, tot, pk);
-                else scan_numeric<true, false>(f, nd, tot, pk);
-            } else if (unit) scan_numeric<false, true>(f, nd, tot, pk);
-            else scan_numeric<false, false>(f, nd, tot, pk);
+        const int T = node_threads(nd);
+        if (T == 1) {
+            for (int f = 0; f < P.d && !pk.failed(); ++f) scan_feature(f, nd, tot, pk, work[0]);
+            pk.flush();
+        } else {
+            if constexpr (!Crit::batched) {
+                tllimits::run_workers(T, [&](int t) {
+                    Recorder<Crit> rec{crit, nullptr};
+                    for (int f = t; f < P.d; f += T) {
+                        recs[f].clear();
+                        rec.out = &recs[f];
+                        scan_feature(f, nd, tot, rec, work[t]);
+                    }
+                });
+                for (int f = 0; f < P.d; ++f)
+                    for (const Split& s : recs[f]) pk.take(s.score, s.feature, s.code, s.low, s.mleft);
+            }
         }
-        pk.flush();
         nd.best = best;
     }
 
@@ -279,48 +294,52 @@ public:
         const int32_t M = P.miss_code[f];  // -1 (no missing value) equals no code
         const bool mright = !nd.best.mleft;
         const Entry* e = &E[(size_t)f * P.n];
+        uint64_t* rt = right.data();
         nl = nr = nm = 0;
-        if (M < 0) {  // no missing value in this feature
-            for (int64_t p = nd.start; p < nd.end; ++p) {
-                const Entry x = e[p];
-                const bool r = cat ? (x.code == k) : (x.code >= k);
-                right[x.row] = r;
-                if (r) { cr[P.y[x.row]] += P.w[x.row]; ++nr; }
-                else { cl[P.y[x.row]] += P.w[x.row]; ++nl; }
-            }
-            return;
-        }
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const Entry x = e[p];
             const bool miss = x.code == M;
             nm += miss;
             const bool r = miss ? mright : (cat ? (x.code == k) : (x.code >= k));
-            right[x.row] = r;
-            if (r) { cr[P.y[x.row]] += P.w[x.row]; ++nr; }
-            else { cl[P.y[x.row]] += P.w[x.row]; ++nl; }
+            const uint64_t bit = uint64_t(1) << (x.row & 63);
+            uint64_t& word = rt[(uint32_t)x.row >> 6];
+            word = r ? (word | bit) : (word & ~bit);
+            const double wi = unit ? 1.0 : w[x.row];
+            if (r) { cr[x.cls] += wi; ++nr; }
+            else { cl[x.cls] += wi; ++nl; }
         }
+    }
+
+    // stable partition of feature f's range of nd: the left rows first, the right rows after
+    void partition_feature(int f, const Node& nd, SortedWork& wk) {
+        Entry* e = &E[(size_t)f * P.n];
+        if (e[nd.start].code == e[nd.end - 1].code) return;  // constant: any order is sorted
+        if (wk.tmp.size() < (size_t)(nd.end - nd.start)) wk.tmp.resize(nd.end - nd.start);
+        Entry* tp = wk.tmp.data();
+        int64_t li = nd.start, ri = 0;
+        for (int64_t p = nd.start; p < nd.end; ++p) {
+            const Entry x = e[p];
+            const int64_t r = goes_right(x.row);
+            e[li] = x;
+            tp[ri] = x;
+            li += 1 - r;
+            ri += r;
+        }
+        std::memcpy(e + li, tp, (size_t)ri * sizeof(Entry));
     }
 
     // stable partition of every feature's range; children get [start, start+nl), [start+nl, end)
     void partition(Node& nd, int64_t nl, Node& L, Node& R, bool, bool) {
         L.start = nd.start; L.end = nd.start + nl;
         R.start = nd.start + nl; R.end = nd.end;
-        const uint8_t* rt = right.data();
-        for (int f = 0; f < P.d; ++f) {
-            Entry* e = &E[(size_t)f * P.n];
-            if (e[nd.start].code == e[nd.end - 1].code) continue;  // constant: any order is sorted
-            int64_t li = nd.start, ri = 0;
-            Entry* tp = tmp.data();
-            for (int64_t p = nd.start; p < nd.end; ++p) {
-                const Entry x = e[p];
-                const uint8_t r = rt[x.row];
-                e[li] = x;
-                tp[ri] = x;
-                li += 1 - r;
-                ri += r;
-            }
-            std::memcpy(e + li, tp, (size_t)ri * sizeof(Entry));
+        const int T = node_threads(nd);
+        if (T == 1) {
+            for (int f = 0; f < P.d; ++f) partition_feature(f, nd, work[0]);
+            return;
         }
+        tllimits::run_workers(T, [&](int t) {
+            for (int f = t; f < P.d; f += T) partition_feature(f, nd, work[t]);
+        });
     }
     void release(Node&) {}
     void trim(Node&) {}

@@ -19,9 +19,12 @@ namespace tlgreedy {
 
 static const double GAIN_TOL = 1e-12;  // gains closer than this (normalised units) are ties
 
+// the sorted finder's entry: a row, its code in the feature and its class (kept inside the entry so
+// that a scan reads memory sequentially)
 struct Entry {
     int32_t row;
     int32_t code;
+    int32_t cls;
 };
 
 struct Params {
@@ -34,6 +37,7 @@ struct Params {
     double min_impurity_decrease;  // scikit-learn's units (Crit::sklearn_scale x normalised gain)
     int hist;               // 1: histogram finder
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
+    int n_jobs = 1;         // threads of the sorted finder (the same tree for any number)
     tlcrit::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
     void* cost_ctx = nullptr;
 };
@@ -142,6 +146,37 @@ struct Picker {
         if constexpr (Crit::batched) return crit.failed;
         return false;
     }
+};
+
+// The split search of one thread's share of a node's features (built-in criteria only): keeps
+// the candidates strictly better than every earlier one it saw (its records), in scan order.
+// Replaying every thread's records through Picker::take in feature order gives the Picker's
+// result over the whole scan: a candidate the rule takes is strictly below every earlier
+// candidate (the running best is at most any earlier score + tol), so it is a record of its
+// thread; the others never change the running best.
+template <class Crit>
+struct Recorder {
+    const Crit& crit;
+    std::vector<Split>* out;
+    double low = std::numeric_limits<double>::infinity();
+
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
+        if (sc < low) {
+            low = sc;
+            Split s;
+            s.feature = f; s.code = code; s.low = lo; s.mleft = ml; s.score = sc;
+            out->push_back(s);
+        }
+    }
+    TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
+                       int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
+        take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, lo, ml);
+    }
+    TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
+                        int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
+        take(crit.score(L, tot, WL, WR, buf), f, code, lo, ml);
+    }
+    bool failed() const { return false; }
 };
 
 }  // namespace tlgreedy

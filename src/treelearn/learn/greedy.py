@@ -103,15 +103,16 @@ class CodedFeatures:
 
 
 def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
-                  max_thresholds: int | None = None) -> CodedFeatures:
+                  max_thresholds: int | None = None, n_jobs: int = 1) -> CodedFeatures:
     """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
 
     Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
     max_thresholds)`` of the present values) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff
     ``code >= k``. Categorical column j: the category code itself. A missing value (NaN) gets the
-    code ``miss_code[j]``, one above every other code of its column.
+    code ``miss_code[j]``, one above every other code of its column. ``n_jobs`` threads code
+    the numeric columns (one column each at a time).
     """
-    Xe = np.asarray(Xe, dtype=np.float64)  # C or F order: only its transpose is made contiguous
+    Xe = np.asarray(Xe, dtype=np.float64)  # any order and strides: one column buffer at a time
     n, d = Xe.shape
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
@@ -144,18 +145,52 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         # compiled: one radix sort per column; the same thresholds as numeric_thresholds (tested)
         cols = np.asarray(numeric, dtype=np.int64)
         m = 0 if max_thresholds is None else int(max_thresholds)
-        # the columns contiguous: F-ordered input as it is, else one transposed copy
-        thr, vals, n_missing = _greedy.code_numeric(np.ascontiguousarray(Xe.T), cols, m, codes) \
+        # one column buffer at a time (no transposed copy of Xe); exact mode keeps no thresholds
+        # (every midpoint of the values: _Midpoints derives them on demand)
+        thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, max_thresholds is not None, int(n_jobs)) \
             if not (max_thresholds is not None and n > sketch.SKETCH_ROWS) \
             else sketch_code_numeric(Xe, cols, m, codes)  # issue 14: thresholds of a fixed sample
         for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
+            n_thr = t.size if t is not None else max(u.size - 1, 0)
             thresholds[j] = t
-            n_codes[j] = t.size + 1
-            if nm:  # the missing values' code: t.size + 1
-                miss_code[j] = t.size + 1
+            n_codes[j] = n_thr + 1
+            if nm:  # the missing values' code: n_thr + 1
+                miss_code[j] = n_thr + 1
                 n_codes[j] += 1
-            values[j] = u if (u is not None and (max_thresholds is None or t.size == u.size - 1)) else None
+            values[j] = u if (u is not None and (max_thresholds is None or n_thr == u.size - 1)) else None
+        if max_thresholds is None:
+            thresholds = _Midpoints(values, thresholds)
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
+
+
+class _Midpoints:
+    """Exact mode's thresholds per feature (a sequence like a list): a numeric feature's are every
+    midpoint between consecutive distinct values, derived on demand from ``values`` exactly as the
+    compiled coding computes them, so a fit holds no second n-sized array per column."""
+
+    def __init__(self, values, stored):
+        self._values = values
+        self._stored = stored  # None for numeric features (derived), else what code_features stored
+
+    def __len__(self):
+        return len(self._values)
+
+    def __iter__(self):
+        return (self[j] for j in range(len(self)))
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        j = range(len(self))[j]
+        u = self._values[j]
+        if self._stored[j] is not None or u is None:
+            return self._stored[j]
+        if u.size < 2:
+            return np.zeros(0)
+        a, b = u[:-1], u[1:]
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = (a + b) / 2.0
+        return np.where(m <= a, b, m)
 
 
 # --- issue 14: histogram thresholds from the fixed row sample of treelearn.data.sketch --------
@@ -163,9 +198,8 @@ def sample_thresholds(sample: np.ndarray, max_thresholds: int):
     """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
     the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
     sample = np.asarray(sample, dtype=np.float64)
-    sT = np.ascontiguousarray(sample.T)
-    scodes = np.empty(sT.shape, dtype=np.int32)
-    return _greedy.code_numeric(sT, np.arange(sT.shape[0], dtype=np.int64), int(max_thresholds), scodes)
+    scodes = np.empty(sample.shape[::-1], dtype=np.int32)
+    return _greedy.code_numeric(sample, np.arange(sample.shape[1], dtype=np.int64), int(max_thresholds), scodes)
 
 
 def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
@@ -195,7 +229,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
-                random_state=None) -> Tree:
+                random_state=None, n_jobs=None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -219,6 +253,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
     random_state : None (ties between features go to the lowest index) or a seed / RandomState:
         ties go to the lowest index in a random order of the features drawn from it.
+    n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
 
     Returns
     -------
@@ -253,17 +288,30 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
         raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
     return _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf,
                          min_impurity_decrease, max_thresholds, classes, coded, finder,
-                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state)
+                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state,
+                         n_jobs=_n_threads(n_jobs))
+
+
+def _n_threads(n_jobs) -> int:
+    """scikit-learn's ``n_jobs`` -> a number of threads (None: 1; -1: every core; -2: all but one)."""
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    if n_jobs < 0:
+        import os
+
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, n_jobs)
 
 
 def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease,
                   max_thresholds, classes, coded, finder, *, min_samples_split=2, ccp_alpha=0.0,
-                  random_state=None) -> Tree:
+                  random_state=None, n_jobs=1) -> Tree:
     """:func:`grow_greedy` on checked arguments (positive weights, a Criterion, ints, a schema)."""
     if classes is None:
         classes = np.arange(n_classes)
     if coded is None:
-        coded = code_features(Xe, schema, max_thresholds)
+        coded = code_features(Xe, schema, max_thresholds, n_jobs=n_jobs)
     args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
             min_samples_leaf, min_impurity_decrease)
     if finder == "auto":
@@ -297,7 +345,8 @@ def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_
                                 None, None, np.ascontiguousarray(coded.miss_code[perm]))
     out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
                              y, w, n_classes,
-                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split)
+                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split,
+                             n_jobs=int(n_jobs))
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
@@ -450,6 +499,10 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     class_weight : None, "balanced" or dict {class: weight}, default=None
         Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
         weight is n_samples / (n_classes · its count)).
+    n_jobs : int or None, default=None
+        Threads of the exact (sorted) split finder: a large node's features are shared among them,
+        and the tree is the same for any number (None: 1; -1: all cores, -2: all but one...).
+        The histogram finder and a callable criterion run on one thread.
 
     Attributes
     ----------
@@ -492,11 +545,12 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "class_weight": CLASS_WEIGHT,
         "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
         "ccp_alpha": [Interval(numbers.Real, 0, None)],
+        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
     }
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
-                 class_weight=None, min_samples_split=2, ccp_alpha=0.0):
+                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -508,6 +562,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.class_weight = class_weight
         self.min_samples_split = min_samples_split
         self.ccp_alpha = ccp_alpha
+        self.n_jobs = n_jobs
 
     def _fit(self, sample, params) -> Tree:
         msl = self.min_samples_leaf
@@ -520,7 +575,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                              params["criterion"], self.max_depth, self.max_leaves, int(msl),
                              float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
                              min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
-                             random_state=self.random_state)
+                             random_state=self.random_state, n_jobs=_n_threads(self.n_jobs))
 
 
 # --- issue 14: what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
