@@ -95,6 +95,37 @@ def test_sketch_mask_is_shard_invariant():
     assert sketch.sketch_mask(0, 50, 50, 1000).all()
 
 
+@pytest.mark.parametrize("code_dtype", [np.uint8, np.uint16])
+def test_unweighted_shard_counts_equal_the_weighted_histograms(code_dtype):
+    """The unweighted per-level kernel (int32 class counts per cell) against the weighted one with
+    unit weights and against a brute-force count; rows of other nodes / leaves (-1) are skipped."""
+    from treelearn.distributed import _level
+
+    rng = np.random.default_rng(3)
+    n, C, n_codes = 700, 3, np.array([5, 1, 300 if code_dtype == np.uint16 else 40, 7])
+    offset = np.concatenate([[0], np.cumsum(n_codes)]).astype(np.int64)
+    codes = np.ascontiguousarray(np.stack([rng.integers(0, m, n) for m in n_codes], axis=1).astype(code_dtype))
+    y = rng.integers(0, C, n).astype(np.uint8)
+    nid = rng.integers(-1, 6, n).astype(np.int32)
+    slot_of = np.array([-1, 0, -1, 2, 1, -1], dtype=np.int32)
+    h, hc = _level.histograms(codes, y.astype(np.int64), np.ones(n), nid, slot_of, 3, offset, C)
+    cnt = _level.counts(codes, y, nid, slot_of, 3, offset, C, False)
+    assert cnt.dtype == np.int32 and cnt.shape == h.shape
+    np.testing.assert_array_equal(cnt.astype(np.float64), h)
+    np.testing.assert_array_equal(cnt.reshape(3, -1, C).sum(axis=2), hc)
+    brute = np.zeros((3, offset[-1], C), dtype=np.int64)
+    for r in range(n):
+        if nid[r] >= 0 and slot_of[nid[r]] >= 0:
+            for f in range(len(n_codes)):
+                brute[slot_of[nid[r]], offset[f] + codes[r, f], y[r]] += 1
+    np.testing.assert_array_equal(cnt.reshape(3, -1, C), brute)
+    wide = _level.counts(codes, y, nid, slot_of, 3, offset, C, True)
+    assert wide.dtype == np.int64
+    np.testing.assert_array_equal(wide, cnt)
+    root = _level.counts(codes, y, None, np.zeros(1, dtype=np.int32), 1, offset, C, False)
+    assert root.sum() == n * len(n_codes)
+
+
 def test_dask_greedy_float_weights_ties_within_tolerance(client):
     X, y = _data(n=2500, seed=1)
     w = np.random.default_rng(0).uniform(0.1, 3.0, size=y.size)

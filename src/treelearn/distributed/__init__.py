@@ -27,10 +27,11 @@ import numpy as np
 from treelearn._validation import TreeLearnValueError
 from treelearn.distributed._shards import is_dask_collection
 
-__all__ = ["fit_dask", "use_client", "is_dask_collection", "last_fit_log"]
+__all__ = ["fit_dask", "use_client", "is_dask_collection", "last_fit_log", "last_fit_passes"]
 
 _client_stack: list = []
 _last_log: list = []
+_last_passes: dict = {}
 
 
 @contextlib.contextmanager
@@ -68,6 +69,12 @@ def _executor():
 def last_fit_log() -> list:
     """Per level of the last distributed greedy fit: seconds, nodes counted, bytes of histograms."""
     return list(_last_log)
+
+
+def last_fit_passes() -> dict:
+    """Seconds of each data pass of the last distributed greedy fit (statistics and threshold
+    sample, thresholds on the driver, coding)."""
+    return dict(_last_passes)
 
 
 def _require_dask():
@@ -138,6 +145,8 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
                           min_impurity_decrease=est.min_impurity_decrease, max_thresholds=est.max_thresholds,
                           random_state=est.random_state, sklearn_scale=_sklearn_scale(crit.code))
     g.prepare()
+    _last_passes.clear()
+    _last_passes.update(g.pass_seconds)
     classes = g.classes
     est.classes_ = classes
     est.n_classes_ = len(classes)

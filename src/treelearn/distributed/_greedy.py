@@ -165,14 +165,27 @@ class DistributedGreedy:
         self.cat_only = np.full(d, -1, dtype=np.int32)
         self.offset = np.concatenate([[0], np.cumsum(self.n_codes)]).astype(np.int64)
         self.unit = all(i["totals"].sum() == i["n"] for i in infos) and self.wmin == 1.0
+        # unweighted: the shards send integer (cell x class) counts only (see _hists)
+        self.counts_only = bool(infos) and all(i["counts"] for i in infos)
 
     # ---------------------------------------------------------------- growth
     def _hists(self, nid_futs, slot_of, n_slots):
+        """The summed histograms (h, hc) of the requested slots and the bytes one shard sends.
+        Unweighted shards send integer class counts per cell; h (float64) and the cells' row
+        counts hc (their sums over classes) are derived here: the same integers as the weighted
+        path's sums of 1.0, so the same splits bit for bit."""
         ex, C = self.ex, self.classes.size
+        if self.counts_only:
+            wide = self.n >= 2**31 - 1
+            parts = [ex.submit(S.count_task, s, nid, slot_of, n_slots, self.offset, C, wide)
+                     for s, nid in zip(self.shards, nid_futs)]
+            cnt = ex.gather(_tree_sum(ex, parts))
+            hc = cnt.reshape(n_slots, -1, C).sum(axis=2, dtype=np.int64)
+            return cnt.astype(np.float64), hc, cnt.nbytes
         parts = [ex.submit(S.hist_task, s, nid, slot_of, n_slots, self.offset, C)
                  for s, nid in zip(self.shards, nid_futs)]
         h, hc = ex.gather(_tree_sum(ex, parts))
-        return h, hc
+        return h, hc, h.nbytes + hc.nbytes
 
     def grow(self):
         """The level-wise growth: per level, each open node's split from its summed histogram, the
@@ -185,8 +198,8 @@ class DistributedGreedy:
             return self._out(t)
         t0 = time.perf_counter()
         nid = [None] * len(self.shards)
-        H, HC = self._hists(nid, np.zeros(1, dtype=np.int32), 1)
-        self.log.append({"level": 0, "nodes": 1, "hist_bytes": (H.nbytes + HC.nbytes) * len(self.shards),
+        H, HC, nbytes = self._hists(nid, np.zeros(1, dtype=np.int32), 1)
+        self.log.append({"level": 0, "nodes": 1, "hist_bytes": nbytes * len(self.shards),
                          "seconds": time.perf_counter() - t0})
         frontier = [0]
         hist = {0: (H[0], HC[0])}
@@ -310,7 +323,7 @@ class DistributedGreedy:
         new_nid = [self.ex.submit(S.split_task, s, old, fa, ca, is_cat, la, ra)
                    for s, old in zip(self.shards, nid)]
         self.ex.release([x for x in nid if x is not None])
-        Hn, HCn = self._hists(new_nid, slot_of, len(requests))
+        Hn, HCn, nbytes = self._hists(new_nid, slot_of, len(requests))
         newhist = {}
         for s_, v in enumerate(requests):
             newhist[v] = (Hn[s_], HCn[s_])
@@ -318,7 +331,7 @@ class DistributedGreedy:
             ph, phc = hist[parent]
             newhist[large] = (ph - newhist[small][0], phc - newhist[small][1])
         self.log.append({"level": level, "nodes": len(requests), "split_nodes": int((fa >= 0).sum()),
-                         "hist_bytes": (Hn.nbytes + HCn.nbytes) * len(self.shards),
+                         "hist_bytes": nbytes * len(self.shards),
                          "split_bytes": int(fa.nbytes * 4 + slot_of.nbytes) * len(self.shards),
                          "seconds": time.perf_counter() - t0})
         return new_nid, {v: newhist[v] for v in new_frontier}

@@ -45,6 +45,25 @@ inline void shard_hist(const Code* codes, int64_t n, int d, const int64_t* y, co
     }
 }
 
+// unweighted shards: per-slot (cell x class) row counts only, in one sequential pass over the
+// rows (no per-slot row lists; a row adds 1 to its slot's cell of each feature). The row count
+// of a cell is the sum over its classes (the driver derives it), so this writes and sends one
+// integer per (cell, class) instead of a double per (cell, class) plus an int64 per cell.
+template <class Code, class Cnt>
+inline void shard_counts(const Code* codes, int64_t n, int d, const uint8_t* y, const int32_t* nid,
+                         const int32_t* slot_of, int64_t n_nodes, const int64_t* offset, int C, Cnt* h) {
+    const int64_t csize = offset[d] * (int64_t)C;
+    for (int64_t r = 0; r < n; ++r) {
+        const int32_t v = nid ? nid[r] : 0;
+        if (v < 0 || v >= n_nodes) continue;
+        const int32_t s = slot_of[v];
+        if (s < 0) continue;
+        Cnt* hs = h + s * csize + y[r];
+        const Code* b = codes + r * (int64_t)d;
+        for (int f = 0; f < d; ++f) hs[(offset[f] + b[f]) * C] += 1;
+    }
+}
+
 // node v's rows go to right[v] when (is_cat ? code == k : code >= k) else left[v]; a node with
 // feature < 0 sends its rows to -1 (a leaf: no longer counted)
 template <class Code>

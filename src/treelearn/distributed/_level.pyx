@@ -15,6 +15,9 @@ cdef extern from "_level.h" namespace "tldist":
     void shard_hist[Code](const Code* codes, int64_t n, int d, const int64_t* y, const double* w,
                           const int32_t* nid, const int32_t* slot_of, int64_t n_nodes, int64_t n_slots,
                           const int64_t* offset, int C, double* h, int64_t* hc) except + nogil
+    void shard_counts[Code, Cnt](const Code* codes, int64_t n, int d, const uint8_t* y, const int32_t* nid,
+                                 const int32_t* slot_of, int64_t n_nodes, const int64_t* offset, int C,
+                                 Cnt* h) except + nogil
     void apply_splits[Code](const Code* codes, int64_t n, int d, int32_t* nid, int64_t n_nodes,
                             const int32_t* feature, const int32_t* code, const uint8_t* is_cat,
                             const int32_t* left, const int32_t* right) except + nogil
@@ -41,6 +44,28 @@ def histograms(const code_t[:, ::1] codes, const int64_t[::1] y, const double[::
         shard_hist(&codes[0, 0], n, d, &y[0], &w[0], &nid[0], &slot_of[0], slot_of.shape[0], n_slots,
                    &offset[0], C, &hv[0, 0], &hcv[0, 0])
     return h, hc
+
+
+def counts(const code_t[:, ::1] codes, const uint8_t[::1] y, nid, const int32_t[::1] slot_of, int64_t n_slots,
+           const int64_t[::1] offset, int C, bint wide):
+    """Unweighted shards: per-slot (cell x class) row counts, shape (n_slots, cells * C), int32
+    (int64 when ``wide``: sums over more than 2**31 - 1 rows); ``nid`` None: every row in node 0."""
+    cdef int64_t n = codes.shape[0], cells = offset[offset.shape[0] - 1]
+    cdef int d = codes.shape[1]
+    if n >= 2**31 - 1:
+        raise ValueError("a shard of 2**31 rows or more")
+    h = np.zeros((n_slots, cells * C), dtype=np.int32)
+    cdef int32_t[:, ::1] hv = h
+    cdef const int32_t[::1] nv
+    cdef const int32_t* np_ = NULL
+    if nid is not None:
+        nv = nid
+        np_ = &nv[0] if nv.shape[0] else NULL
+    if n_slots == 0 or n == 0 or cells == 0:
+        return h.astype(np.int64) if wide else h
+    with nogil:
+        shard_counts(&codes[0, 0], n, d, &y[0], np_, &slot_of[0], slot_of.shape[0], &offset[0], C, &hv[0, 0])
+    return h.astype(np.int64) if wide else h
 
 
 def split_rows(const code_t[:, ::1] codes, int32_t[::1] nid, const int32_t[::1] feature, const int32_t[::1] code,

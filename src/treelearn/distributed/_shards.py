@@ -171,7 +171,8 @@ def make_shard(x, y, w, classes, scale, thresholds, values, code_dtype):
         totals[c] = wk[cy == c].sum() if not unit else float(np.count_nonzero(cy == c))
     exact = np.array([u is not None and bool(np.array_equal(u[codes[:, j]], xk[:, j]))
                       for j, u in enumerate(values)], dtype=bool)
-    info = {"n": int(xk.shape[0]), "totals": totals, "values_exact": exact}
+    info = {"n": int(xk.shape[0]), "totals": totals, "values_exact": exact,
+            "counts": bool(unit and cy.dtype == np.uint8)}
     return Shard(codes, cy, None if unit else np.ascontiguousarray(wk), info)
 
 
@@ -193,6 +194,14 @@ def hist_task(shard: Shard, nid, slot_of, n_slots, offset, n_classes):
     return _level.histograms(shard.codes, shard.y64(), shard.w64(), nid, slot_of, n_slots, offset, n_classes)
 
 
+def count_task(shard: Shard, nid, slot_of, n_slots, offset, n_classes, wide):
+    """One level, unweighted shard: the (cell x class) row counts of the requested nodes (slots),
+    int32 (int64 when ``wide``); the cells' row counts are the sums over classes."""
+    return _level.counts(shard.codes, shard.y, nid, slot_of, n_slots, offset, n_classes, wide)
+
+
 def add_hists(a, b):
-    """The sum of two shards' histograms (counts are additive)."""
-    return a[0] + b[0], a[1] + b[1]
+    """The sum of two shards' histograms, (h, hc) pairs or count arrays (counts are additive)."""
+    if isinstance(a, tuple):
+        return a[0] + b[0], a[1] + b[1]
+    return a + b
