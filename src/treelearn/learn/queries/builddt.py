@@ -326,10 +326,8 @@ class _BuildDT:
         """Costs v[t-1] of the best tree of size <= t, t = 1..need' (need' = need capped by the
         depth budget; larger budgets equal the last entry). Branch and bound: v[t-1] is exact
         whenever the optimum is < ub[t-1]; otherwise it is a lower bound >= ub[t-1]."""
-        # a tree below π queries each of the n - depth free variables at most once per path: at most
-        # 2^(n - depth) leaves (and 2^(depth budget)), so larger budgets equal that one (a size of
-        # 300,000 on 3 variables made the loops below quadratic in 300,000)
-        room = min(self.depth - depth, self.n - depth)
+        # at most 2^(free variables) leaves below π, and 2^(depth budget): larger budgets equal that
+        room = min(self.depth, self.n) - depth
         cap = min(need, 2 ** max(room, 0)) if room < 62 else need
         if cap < need:  # fold the wanted bounds of budgets beyond the depth cap into its last entry
             ub = ub[:cap - 1] + [max(ub[cap - 1:])]
