@@ -21,6 +21,8 @@ from treelearn.base import BaseTreeClassifier
 class Stump(BaseTreeClassifier):
     """Best weighted-Gini single split (ties: lowest feature, then lowest threshold), or a leaf."""
 
+    _supports_missing = False  # a learner without missing values: the base rejects them (named)
+
     def __init__(self, min_samples_leaf=1):
         self.min_samples_leaf = min_samples_leaf
 

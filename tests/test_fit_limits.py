@@ -434,3 +434,19 @@ def test_fit_progress_rich_bar_on_a_terminal():
             p.advance()
     out = buf.getvalue()
     assert "3/3" in out and "a message" in out and "ETA" in out
+
+
+def test_query_learner_huge_size_on_few_variables():
+    # found by the fuzz suite's long form: size=293453 on 3 variables ran the DP's budget loops
+    # (quadratic in the size) without a clock check. A tree on n variables has at most 2^n leaves,
+    # so budgets beyond are capped; the loops check the clock too.
+    import numpy as np
+
+    from treelearn import QueryTreeClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(24, 3)).astype(float)
+    y = (X[:, 0].astype(int) | X[:, 1].astype(int))
+    m = QueryTreeClassifier(random_state=3, size=293453, epsilon=0.5, time_limit=5.0, max_memory_mb=64).fit(X, y)
+    assert m.tree_.n_leaves <= 2 ** 3
+    assert (m.predict(X) == y).all()  # y is a monotone function of the sample: learnt exactly

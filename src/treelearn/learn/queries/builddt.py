@@ -326,7 +326,9 @@ class _BuildDT:
         """Costs v[t-1] of the best tree of size <= t, t = 1..need' (need' = need capped by the
         depth budget; larger budgets equal the last entry). Branch and bound: v[t-1] is exact
         whenever the optimum is < ub[t-1]; otherwise it is a lower bound >= ub[t-1]."""
-        cap = min(need, 2 ** (self.depth - depth)) if self.depth - depth < 62 else need
+        # at most 2^(free variables) leaves below π, and 2^(depth budget): larger budgets equal that
+        room = min(self.depth, self.n) - depth
+        cap = min(need, 2 ** max(room, 0)) if room < 62 else need
         if cap < need:  # fold the wanted bounds of budgets beyond the depth cap into its last entry
             ub = ub[:cap - 1] + [max(ub[cap - 1:])]
         need = cap
@@ -391,6 +393,7 @@ class _BuildDT:
                 # left child of size k is useful only if L[k] < 2·bnd[t] − LB_right(t+1−k) for some t
                 ubl = [0.0] * cn
                 for t in live:
+                    self._check_limits()  # (each t costs up to t steps: the deadline holds in here too)
                     b2 = 2 * bnd[t]
                     for k in range(1, t + 1):
                         j = t + 1 - k
@@ -404,6 +407,7 @@ class _BuildDT:
                 ubr = [0.0] * cn
                 nL = len(L)
                 for t in live:
+                    self._check_limits()
                     for k in range(1, t + 1):
                         j = t + 1 - k  # right size
                         if j - 1 < cn:
@@ -416,6 +420,7 @@ class _BuildDT:
                 R, exR = Re[0], Re[1]
                 nR = len(R)
                 for t in live:
+                    self._check_limits()
                     bt, bk = bnd[t], -1
                     for k in range(1, t + 1):
                         a, b = min(k, nL) - 1, min(t + 1 - k, nR) - 1
