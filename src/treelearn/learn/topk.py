@@ -152,7 +152,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         binary features and start the search from it: its training error is the search's first
         upper bound, and the greedy tree is returned when nothing better is found (also when the
         time limit strikes). So the training accuracy is never below the greedy tree's, timed
-        out or not (``incumbent_source_`` says which tree was returned). False: the binary
+        out or not (``incumbent_source_`` says which tree was returned). On 0/1 data with
+        ``scoring="gain"`` the greedy tree is Top-1 on the same features, one of the trees
+        Top-k searches, so a search that finishes cannot be worse: the greedy tree is grown
+        only when the search stops early (time limit), as its fallback. False: the binary
         features and the tree of the paper's Top-k exactly (003 App. C and Fig. 1).
     time_limit : float or None, default=600
         Seconds for the whole ``fit`` (binarization, search and tree rebuild, from the start of
@@ -192,7 +195,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per raw column),
         ``n_greedy_thresholds`` (greedy thresholds added) and ``description`` (in words).
     greedy_error_ : float or None
-        Training error of the greedy incumbent (None with ``greedy_incumbent=False``).
+        Training error of the greedy incumbent (None with ``greedy_incumbent=False``, and on 0/1
+        data when the search finished without needing it, see ``greedy_incumbent``).
     incumbent_source_ : {"search", "greedy"}
         "greedy" when no tree better than the greedy one was found (or the time limit struck
         first) and the greedy tree was returned.
@@ -294,16 +298,26 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                              clock=clock, max_bytes=cap + allowance, copies=copies)
             except FitTimeout:
                 return self._timed_out_leaf(sample, clock, greedy)
+            fallback = None
             if self.greedy_incumbent and not grow and self._k_value() != 1:
                 # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
-                res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit,
-                                   time_limit=clock.remaining())
-                greedy = _Incumbent(_leaf_error(res1["children_left"], res1["value"]),
-                                    lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
+                def top1(time_limit):
+                    res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit)
+                    if res1["timed_out"]:
+                        return None
+                    return _Incumbent(_leaf_error(res1["children_left"], res1["value"]),
+                                      lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
+
+                if self.scoring == "gain":
+                    # ... and Top-1's trees are among Top-k's (the same ranking, k >= 1), so a search
+                    # that finishes is never worse than it: grown only if the search stops early
+                    fallback = top1
+                else:  # the gain ratio ranks otherwise: the greedy (gain) tree is a real incumbent
+                    greedy = top1(clock.remaining())
             extra_bytes = max(copies * float(data.columns.nbytes) - allowance, 0.0)
             search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
             return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, crit, greedy, Xe,
-                                  clock=clock, progress=progress, memory_limit_mb=search_cap_mb)
+                                  clock=clock, progress=progress, memory_limit_mb=search_cap_mb, fallback=fallback)
 
     def _timed_out_leaf(self, sample, clock, greedy=None) -> Tree:
         """The anytime answer when the deadline passes before the search starts: the greedy
@@ -370,7 +384,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return tree
 
     def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None,
-                  Xe=None, *, clock=None, progress=None, memory_limit_mb=None) -> Tree:
+                  Xe=None, *, clock=None, progress=None, memory_limit_mb=None, fallback=None) -> Tree:
+        """The search on ``data`` from the incumbent ``greedy`` (an :class:`_Incumbent` or None);
+        ``fallback(time_limit)`` grows the incumbent after a search that stopped early, when it was
+        not grown before (0/1 data, where a finished search cannot be worse than it)."""
         self.binarizer_ = binz
         k = self._k_value()
         d = data.n_features
@@ -415,6 +432,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
                               "error": float(res["error"]), "lower_bound": float(res["lower_bound"]),
                               "peak_mb": round(float(res["peak_bytes"]) / 2**20, 1)}
         self.timed_out_ = bool(res["timed_out"])
+        if greedy is None and fallback is not None and self.timed_out_:
+            # the slack the time limit allows past the deadline (x 1.1 + 0.5 s), in part
+            greedy = fallback(0.05 * float(self.time_limit) + 0.25)
+            g_err = None if greedy is None else greedy.error
+            if greedy is not None:
+                total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
+                ub = g_err + 1e-9 * max(1.0, total)
         self.incumbent_source_ = "search"
         tree = None
         if res.get("found", True):

@@ -225,11 +225,12 @@ class Depth2 {
         const int KK = sw.all_k ? (int)v.reps.size() : K;
         rk.keys(A, R, T, Wn, m, v.reps.data(), (int)v.reps.size(), [&](int64_t key, int j) {
             if ((int)sel.size() == KK) {
-                if (key >= sel.back().first) return;
+                if (key >= sel.back().first) return (double)sel.back().first;
                 sel.pop_back();
             }
             auto it = std::upper_bound(sel.begin(), sel.end(), std::make_pair(key, j));
             sel.insert(it, std::make_pair(key, j));
+            return (int)sel.size() == KK ? (double)sel.back().first : Ranker<CT>::NO_BOUND;
         });
     }
 
