@@ -177,6 +177,10 @@ struct MemoryMeter {
 // body(t) for t = 0..T-1 on T threads (see the header comment)
 template <typename Body>
 void run_workers(int T, Body&& body) {
+    if (T <= 1) {  // one share: the calling thread (a thread start and join per call costs more
+        body(0);   // than small bodies, and a loaded machine makes the caller wait for its slot)
+        return;
+    }
     std::exception_ptr first;
     std::mutex mu;
     auto guarded = [&](int t) {
