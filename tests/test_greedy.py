@@ -700,3 +700,30 @@ def test_equals_topk_k1_training_accuracy_on_the_anchor_matrices(data_dir):
             assert acc == pytest.approx(ref[(name, depth)], abs=1e-6), (name, depth)
             checked += 1
     assert checked >= 12
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                                   np.float32, np.bool_])
+@pytest.mark.parametrize("max_thresholds", [None, 7])
+def test_any_numeric_dtype_gives_the_float64_tree_without_a_float64_copy(dtype, max_thresholds, monkeypatch):
+    # issue 14: integer, bool and float32 X are coded in place (one float64 column buffer at a
+    # time); the tree is the one of the same values as float64, in both finders
+    rng = np.random.default_rng(7)
+    hi = 2 if dtype is np.bool_ else 60
+    X = rng.integers(0, hi, size=(400, 5)).astype(dtype)
+    y = ((X[:, 0].astype(int) + 2 * X[:, 1].astype(int)) % 3 == 0).astype(int) + (X[:, 2] > hi // 2)
+    ref = GreedyTreeClassifier(max_depth=5, max_thresholds=max_thresholds).fit(X.astype(np.float64), y)
+    import treelearn.data.schema as schema_mod
+
+    encode = schema_mod.ColumnSchema.encode
+    calls = []
+
+    def spy(self, X_, **kw):  # predict encodes; the fit itself must not
+        calls.append(np.asarray(X_).shape)
+        return encode(self, X_, **kw)
+
+    monkeypatch.setattr(schema_mod.ColumnSchema, "encode", spy)
+    got = GreedyTreeClassifier(max_depth=5, max_thresholds=max_thresholds).fit(X, y)
+    assert calls == []
+    assert got.tree_ == ref.tree_
+    np.testing.assert_array_equal(got.predict(X), ref.predict(X.astype(np.float64)))

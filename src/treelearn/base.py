@@ -106,6 +106,18 @@ class TrainingSample:
         return self._encoded
 
     @property
+    def numeric(self) -> np.ndarray:
+        """The rows as a numeric matrix for learners that code columns themselves: the raw matrix
+        in its own dtype when every column is numeric (an integer, bool or float32 X is never
+        copied to float64; infinities are refused as by the encoding), else :attr:`encoded`."""
+        raw = self.raw
+        if self._encoded is None and self.schema.all_numeric and raw.dtype.kind in "biuf" \
+                and raw.dtype.isnative and 1 <= raw.dtype.itemsize <= 8 and raw.dtype != np.float16:
+            check_finite(raw)
+            return raw
+        return self.encoded
+
+    @property
     def unit_weights(self) -> bool:
         return bool(np.all(self.weights == 1.0))
 

@@ -2,7 +2,7 @@
 """Compiled greedy growth (see ``_greedy_core.h``): the whole fit runs in C++ without the GIL."""
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int64_t, int32_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 
@@ -52,24 +52,54 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
     cdef cppclass ColumnCode:
         vector[double] u, thr
         int64_t n_missing
-    void code_columns(const double* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
-                      int64_t max_thr, int32_t* codes, int T, vector[ColumnCode]& out) except + nogil
+    void code_columns[T](const T* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
+                         int64_t max_thr, int32_t* codes, int T_, vector[ColumnCode]& out) except + nogil
 
 
-def code_numeric(const double[:, :] X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes,
+ctypedef fused _num:
+    double
+    float
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+    uint64_t
+
+# the numeric dtypes coded in place (any other numeric matrix is converted to float64 first)
+CODED_DTYPES = frozenset(np.dtype(t) for t in (np.float64, np.float32, np.int8, np.uint8, np.int16, np.uint16,
+                                               np.int32, np.uint32, np.int64, np.uint64))
+
+
+def code_numeric(X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes,
                  bint keep_thresholds=True, int n_jobs=1):
-    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides) into rows of ``codes``
+    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides; float64, float32 or
+    an integer dtype, read in place: never copied to a float64 matrix) into rows of ``codes``
     (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact), on ``n_jobs``
     threads (a column each). Returns (thresholds, values, n_missing): per column its thresholds
     (None when ``keep_thresholds`` is false: exact mode derives them from the values), its
     distinct present values and its number of missing values (NaN, coded ``thresholds.size +
-    1``). A strided column is copied to a column buffer first (never the whole matrix); the
-    columns are coded in batches of ``n_jobs``, whose results become arrays before the next."""
+    1``). A column that is strided or not float64 is converted to a one-column float64 buffer
+    first (never the whole matrix); the columns are coded in batches of ``n_jobs``, whose results
+    become arrays before the next."""
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        X = X.view(np.uint8)
+    elif X.dtype not in CODED_DTYPES:
+        X = X.astype(np.float64)
+    return _code_numeric_typed(X, columns, max_thresholds, codes, keep_thresholds, n_jobs)
+
+
+def _code_numeric_typed(const _num[:, :] X, const int64_t[::1] columns, int64_t max_thresholds,
+                        int32_t[:, ::1] codes, bint keep_thresholds, int n_jobs):
+    # one specialisation per dtype of _num, chosen by Cython from X's dtype
     cdef vector[ColumnCode] out
     cdef Py_ssize_t i, k, b, n = X.shape[0], m = columns.shape[0]
-    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(double), cs = X.strides[1] // <Py_ssize_t>sizeof(double)
+    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(_num), cs = X.strides[1] // <Py_ssize_t>sizeof(_num)
     cdef int T = max(1, n_jobs)
-    cdef const double* base = &X[0, 0] if (n and X.shape[1]) else NULL
+    cdef const _num* base = &X[0, 0] if (n and X.shape[1]) else NULL
     n_missing = np.zeros(m, dtype=np.int64)
     thresholds, values = [], []
     if n == 0:

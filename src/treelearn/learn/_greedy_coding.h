@@ -1,6 +1,7 @@
 // Feature coding for the greedy learner: one numeric column -> integer codes, its distinct values
 // and thresholds (see code_column).
 #pragma once
+#include <type_traits>
 
 #include <cstdint>
 #include <cstring>
@@ -153,21 +154,30 @@ struct ColumnCode {
     int64_t n_missing = 0;
 };
 
-inline void code_columns(const double* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
-                         int64_t max_thr, int32_t* codes, int T, std::vector<ColumnCode>& out) {
+// X may hold any numeric type T (the caller's own dtype: integer and float32 input are never
+// copied to a float64 matrix); a column that is not already a contiguous double column is
+// converted into the thread's one-column buffer (every value of an integer column the schema
+// accepted is exact in double)
+template <typename T>
+inline void code_columns(const T* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
+                         int64_t max_thr, int32_t* codes, int T_, std::vector<ColumnCode>& out) {
     out.resize((size_t)m);
-    T = (int)std::max<int64_t>(1, std::min<int64_t>(T, m));
-    tllimits::run_workers(T, [&](int t) {
+    const int nt = (int)std::max<int64_t>(1, std::min<int64_t>(T_, m));
+    tllimits::run_workers(nt, [&](int t) {
         std::vector<double> col;
         std::vector<KeyRow> a, tmp;
-        for (int64_t i = t; i < m; i += T) {
-            const double* src = X + cols[i] * cs;
-            if (rs != 1 && n > 0) {
-                col.resize((size_t)n);
-                for (int64_t r = 0; r < n; ++r) col[r] = src[r * rs];
-                src = col.data();
+        for (int64_t i = t; i < m; i += nt) {
+            const T* src = X + cols[i] * cs;
+            const double* dst = nullptr;
+            if constexpr (std::is_same<T, double>::value) {
+                if (rs == 1 || n == 0) dst = src;
             }
-            out[i].n_missing = code_column(src, n, 1, max_thr, codes + cols[i] * n, out[i].u, out[i].thr, a, tmp);
+            if (dst == nullptr) {
+                col.resize((size_t)n);
+                for (int64_t r = 0; r < n; ++r) col[r] = (double)src[r * rs];
+                dst = col.data();
+            }
+            out[i].n_missing = code_column(dst, n, 1, max_thr, codes + cols[i] * n, out[i].u, out[i].thr, a, tmp);
         }
     });
 }

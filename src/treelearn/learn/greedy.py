@@ -112,7 +112,9 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
     code ``miss_code[j]``, one above every other code of its column. ``n_jobs`` threads code
     the numeric columns (one column each at a time).
     """
-    Xe = np.asarray(Xe, dtype=np.float64)  # any order and strides: one column buffer at a time
+    Xe = np.asarray(Xe)  # any order, strides and numeric dtype: one float64 column buffer at a time
+    if Xe.dtype.kind not in "biuf":
+        Xe = Xe.astype(np.float64)
     n, d = Xe.shape
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
@@ -571,7 +573,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         mss = self.min_samples_split
         if not isinstance(mss, numbers.Integral):
             mss = max(2, int(np.ceil(mss * sample.n_samples)))
-        return _grow_checked(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+        return _grow_checked(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema,
                              params["criterion"], self.max_depth, self.max_leaves, int(msl),
                              float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
                              min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
