@@ -38,7 +38,9 @@ def class_counts(y, w, rows, C):
 
 
 def candidate_conditions(X, rows, cat_cols, two_valued):
-    """All (feature, value, goes_right mask) candidates of a node, in tie order."""
+    """All (feature, value, goes_right mask, width) candidates of a node, in scan order. The width
+    of a numeric cut between the node's consecutive values a < b: how many distinct values of
+    the whole column (every training row) lie in (a, b]; of a categorical condition: 1."""
     out = []
     for j in range(X.shape[1]):
         col = X[rows, j]
@@ -47,36 +49,36 @@ def candidate_conditions(X, rows, cat_cols, two_valued):
             for v in vals:
                 if j in two_valued and v != two_valued[j]:
                     continue
-                out.append((j, v, col == v))
+                out.append((j, v, col == v, 1))
         else:
+            everywhere = np.unique(X[:, j])
             for a, b in zip(vals[:-1], vals[1:]):
-                out.append((j, (a + b) / 2, col >= b))
+                out.append((j, (a + b) / 2, col >= b, int(np.count_nonzero((everywhere > a) & (everywhere <= b)))))
     return out
 
 
 def naive_best(X, y, w, rows, C, criterion, msl=1, cat_cols=(), two_valued=None):
-    """Argmax of the local purity gain; ties to the lowest feature, then the lowest threshold."""
+    """Argmax of the local purity gain; ties (gains within TIE) to the widest candidate, then the
+    lowest feature, then the lowest threshold."""
     two_valued = two_valued or {}
     rows = np.asarray(rows)
     parent = class_counts(y, w, rows, C)
     W = parent.sum()
     gP = naive_impurity(parent, criterion)
-    best = None
     cands = []
-    for j, v, right in candidate_conditions(X, rows, cat_cols, two_valued):
+    for j, v, right, width in candidate_conditions(X, rows, cat_cols, two_valued):
         R, L = rows[right], rows[~right]
         if len(L) < max(1, msl) or len(R) < max(1, msl):
             continue
         cl, cr = class_counts(y, w, L, C), class_counts(y, w, R, C)
         gain = gP - cl.sum() / W * naive_impurity(cl, criterion) - cr.sum() / W * naive_impurity(cr, criterion)
-        cands.append((gain, j, v, L, R))
+        cands.append((gain, j, v, L, R, width))
     if not cands:
         return None
     top = max(c[0] for c in cands)
-    for c in cands:
-        if c[0] >= top - TIE:
-            return c
-    return best
+    tied = [c for c in cands if c[0] >= top - TIE]
+    widest = max(c[5] for c in tied)
+    return next(c for c in tied if c[5] == widest)
 
 
 def naive_depth_first(X, y, w, C, criterion, max_depth=None, msl=1, cat_cols=(), two_valued=None):
@@ -209,6 +211,34 @@ def test_ties_go_to_lowest_feature_then_lowest_threshold():
     assert ref[2] == 0.5
 
 
+@pytest.mark.parametrize("finder", ["sorted", "hist"])
+def test_ties_go_to_the_widest_gap(finder):
+    """Below the root, columns 1 and 2 split the left child's rows alike (a tie). In column 1
+    nothing lies between the child's values 0 and 1; column 2's gap (0, 5] holds the right
+    child's values 1..4, so its split is the wider one (5 thresholds cut the child alike, vs 1)
+    and wins whatever the feature order: random_state only orders equally wide ties."""
+    X = np.array([[0, 0, 0], [0, 0, 0], [0, 1, 5], [0, 1, 5],
+                  [1, 0, 1], [1, 1, 2], [1, 0, 3], [1, 1, 4]], dtype=float)
+    y = np.array([0, 0, 1, 1, 2, 2, 2, 2])
+    for rs in [None, *range(8)]:
+        t = grow_greedy(X, y, 3, max_depth=2, random_state=rs, finder=finder)
+        assert t.feature[0] == 0
+        left = t.children_left[0]
+        assert t.feature[left] == 2 and t.threshold[left] == np.nextafter(2.5, np.inf)
+    # the same rows with column 2's gap emptied (right child's values moved out): equal widths,
+    # so the first column in the feature order wins (index order by default)
+    X2 = X.copy()
+    X2[4:, 2] = [6, 7, 8, 9]
+    t = grow_greedy(X2, y, 3, max_depth=2, finder=finder)
+    assert t.feature[t.children_left[0]] == 1
+    picked = {int(grow_greedy(X2, y, 3, max_depth=2, random_state=rs, finder=finder).feature[t.children_left[0]])
+              for rs in range(12)}
+    assert picked == {1, 2}
+    # the rule is the naive reference's
+    ref = naive_depth_first(X, y, np.ones(8), 3, "entropy", max_depth=2)
+    assert ref["left"]["feature"] == 2
+
+
 @pytest.mark.parametrize("criterion", CRITS)
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("t_leaves", [2, 5, 9])
@@ -334,6 +364,14 @@ def test_min_impurity_decrease():
 
 
 # ------------------------------------------------------------------ sklearn as a reference
+def gap_width(X, rows, go_right, f):
+    """The distinct values of column f (every row of X) in (the node's largest value going
+    left, its smallest value going right]: the width of that numeric split."""
+    a, b = X[rows[~go_right], f].max(), X[rows[go_right], f].min()
+    everywhere = np.unique(X[:, f])
+    return int(np.count_nonzero((everywhere > a) & (everywhere <= b)))
+
+
 def assert_same_as_sklearn(ours, sk, X, y, criterion):
     """Walk both trees together. Where they split the same rows differently, the two splits must
     have equal gains (a tie, which sklearn breaks by a random feature order); below that the
@@ -350,13 +388,15 @@ def assert_same_as_sklearn(ours, sk, X, y, criterion):
         go_b = X[rows, b.feature[j]].astype(np.float32) > b.threshold[j]
         if np.array_equal(go_a, go_b):
             matched += 1
-            assert a.feature[i] == b.feature[j]
-            # both CART's node-local midpoint m between the node's largest value on the left and
-            # its smallest on the right (ours as x >= nextafter(m); sklearn's from float32 values)
+            # CART's node-local midpoint m between the node's largest value on the left and its
+            # smallest on the right (ours as x >= nextafter(m); sklearn's from float32 values)
             top_left = X[rows[~go_a], a.feature[i]].max()
             low_right = X[rows[go_a], a.feature[i]].min()
             assert a.threshold[i] == np.nextafter((top_left + low_right) / 2, np.inf)
-            assert abs(a.threshold[i] - b.threshold[j]) <= 1e-6 * max(1.0, abs(b.threshold[j]))
+            if a.feature[i] == b.feature[j]:
+                assert abs(a.threshold[i] - b.threshold[j]) <= 1e-6 * max(1.0, abs(b.threshold[j]))
+            else:  # the same rows split by two columns: a tie, which ours gives to the wider gap
+                assert gap_width(X, rows, go_a, a.feature[i]) >= gap_width(X, rows, go_b, b.feature[j])
             stack.append((a.children_left[i], b.children_left[j], rows[~go_a]))
             stack.append((a.children_right[i], b.children_right[j], rows[go_a]))
             continue

@@ -2,10 +2,14 @@
 DecisionTreeClassifier's (same criterion, mean over 5 of its random states) minus 0.003, on the
 bundled iris, wine, breast cancer and digits, 10 stratified 70/30 splits, depths None and 5.
 
-scikit-learn breaks ties between equally good splits by a random feature order (its random
-state); treelearn does the same with a random_state (None: the lowest feature index), so both
-are averaged over random states 0..4. The table, with treelearn's deterministic default beside
-it, is printed by benchmarks/bench_greedy_accuracy.py."""
+The trees are scikit-learn's wherever a node's best split is unique; they part at exact ties
+between equally good splits (frequent on digits' integer pixels). scikit-learn breaks those by a
+random feature order per node and by the float rounding of its criterion; treelearn gives a tie
+to the widest split (the most of its column's distinct training values in the gap between the
+node's largest value going left and its smallest going right), then to the first feature of its
+feature order (random_state: a random order, None: index order). Both are averaged over random
+states 0..4. The table, with treelearn's default beside it, is printed by
+benchmarks/bench_greedy_accuracy.py."""
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
@@ -24,22 +28,9 @@ def _mean_accuracy(make, X, y, folds):
 
 
 ROWS = [(name, criterion, depth) for name in LOADERS for criterion in ("entropy", "gini") for depth in (None, 5)]
-# measured: -0.0032 with random states 0..4 of both learners; over 30 states -0.0015 (standard
-# error over the 10 splits 0.0009; 5-state blocks of scikit-learn range 0.8461-0.8499). Why:
-# the trees are scikit-learn's wherever a node's best split is unique (a brute-force check in
-# tests/test_missing_values.py::test_digits_trees_agree_with_sklearn_wherever_the_best_split_is_unique,
-# and no other difference in 3 splits x 5 states); they part only at exact ties, frequent on
-# digits' integer pixels. scikit-learn breaks those by its random feature order *and* by the
-# rounding of its criterion: its mean over states 0..9 moves from 0.8496 to 0.8479 when every
-# feature is negated (ours stays 0.8461), a deterministic draw that averaging random states does
-# not remove. Drawing our feature order per node as its splitter does (tried) changes which rows
-# pass, not the gap: breast cancer rows then fail instead. Tie-break noise, not a bias to fix.
-_NOISY = {("digits", "entropy", None)}
 
 
-@pytest.mark.parametrize("name, criterion, depth", [
-    pytest.param(*row, marks=pytest.mark.xfail(reason="tie-break noise of 5 random states (see _NOISY)",
-                                               strict=False)) if row in _NOISY else row for row in ROWS])
+@pytest.mark.parametrize("name, criterion, depth", ROWS)
 def test_test_accuracy_at_least_sklearns(name, criterion, depth):
     X, y = LOADERS[name](return_X_y=True)
     folds = list(StratifiedShuffleSplit(n_splits=10, test_size=0.3, random_state=0).split(X, y))
@@ -52,7 +43,7 @@ def test_test_accuracy_at_least_sklearns(name, criterion, depth):
 
 def test_random_state_only_breaks_ties():
     """Every random_state gives a tree of the same training quality on data without ties, and
-    the default (None) is the lowest-index tie-break, reproducible."""
+    between equally wide ties the default (None) takes the lowest index, reproducibly."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 6))
     y = (X[:, 0] + X[:, 2] > 0).astype(int)

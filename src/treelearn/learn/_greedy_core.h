@@ -14,16 +14,18 @@
 //   from the node's rows by the kernel of _include/tl_histogram.h, the larger child by
 //   subtraction from the parent.
 //
-// Both score a candidate by the weighted child impurity W_L*G(L) + W_R*G(R) (lower is better) and
-// replace the best only when strictly better by more than a tolerance, scanning features in
-// index order and codes ascending: ties go to the lowest feature, then the lowest threshold.
+// Both score a candidate by the weighted child impurity W_L*G(L) + W_R*G(R) (lower is better),
+// scanning features in index order and codes ascending; scores within a tolerance are ties, won
+// by the widest split (the most of its column's thresholds cutting the node's rows the same way:
+// the widest gap in the column's training values), then by the lowest feature, then the lowest
+// threshold (Picker, _greedy_types.h).
 //
 // Missing values (scikit-learn >= 1.3's rule): a feature with missing values has one more code,
 // miss_code[f], above every present value's. At a node where the feature has missing rows, every
 // threshold is tried with the missing rows sent right, then (a second scan) sent left, then the
 // "missing-only" split (present values left, missing right: code >= miss_code); a feature whose
 // values are all missing at the node is skipped, as scikit-learn does. The same
-// scan order as scikit-learn's, so ties resolve alike. A split whose node had no missing value in
+// scan order as scikit-learn's. A split whose node had no missing value in
 // its feature sends missing values to the child with more training weight (right on a tie).
 //
 // Files: _greedy_types.h (the shared types and the selection rule, Picker), _greedy_sorted.h

@@ -264,7 +264,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending};
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P};
         const int T = node_threads(nd);
         if (T == 1) {
             for (int f = 0; f < P.d && !pk.failed(); ++f) scan_feature(f, nd, tot, pk, work[0]);
@@ -272,7 +272,7 @@ public:
         } else {
             if constexpr (!Crit::batched) {
                 tllimits::run_workers(T, [&](int t) {
-                    Recorder<Crit> rec{crit, nullptr};
+                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * nd.W};
                     for (int f = t; f < P.d; f += T) {
                         recs[f].clear();
                         rec.out = &recs[f];

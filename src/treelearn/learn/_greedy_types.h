@@ -83,10 +83,24 @@ struct Problem {
     const double* w;           // (n,)
 };
 
-// The selection rule of a node's split search: a candidate replaces the best only when strictly
-// better by more than tol, in scan order. A batched criterion's candidates are kept (sides'
-// counts and the split) and replayed through the same rule once scored, in flushes of bounded
-// size: the result is the one the rule gives over the whole scan.
+// The width of a candidate split: how many of its column's candidate conditions cut the node's
+// rows the same way. A numeric split `code >= k` whose largest code on the left is `low`: k - low
+// (exact mode: the column's distinct training values in the gap between the node's largest value
+// going left and its smallest going right, counted as the midpoints between them; histogram mode:
+// the quantile thresholds in that gap). A categorical condition and the missing-only split: 1.
+TL_INLINE int32_t split_width(const Problem& P, int32_t f, int32_t code, int32_t low) {
+    return (P.is_cat[f] || code == P.miss_code[f]) ? 1 : code - low;
+}
+
+// The selection rule of a node's split search. Scores within tol of each other are ties; among
+// tied candidates the widest (split_width) wins, then the first in scan order (features in
+// index order, codes ascending). Precisely, in scan order, with m the lowest score seen so far
+// (this one included): a candidate replaces the best when its score is below best - tol, or when
+// it is at most m + tol and strictly wider than the best. The best's score stays within tol of m,
+// so only candidates at most m + tol can change anything (what Recorder relies on).
+// A batched criterion's candidates are kept (sides' counts and the split) and replayed through
+// the same rule once scored, in flushes of bounded size: the result is the one the rule gives
+// over the whole scan.
 template <class Crit>
 struct Picker {
     const Crit& crit;
@@ -94,10 +108,20 @@ struct Picker {
     double tol;
     tlcrit::CandidateBatch* batch;
     std::vector<Split>* pending;
+    const Problem* prob;
+    double low = std::numeric_limits<double>::infinity();    // m: the lowest score so far
+    double limit = std::numeric_limits<double>::infinity();  // m + tol
+    int32_t best_width = 0;
     static constexpr size_t FLUSH = 1 << 16;
 
-    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t low, uint8_t ml) {
-        if (sc < best.score - tol) { best.score = sc; best.feature = f; best.code = code; best.low = low; best.mleft = ml; }
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
+        if (!(sc <= limit)) return;  // worse than every earlier candidate by more than tol
+        if (sc < low) { low = sc; limit = sc + tol; }
+        const int32_t wd = split_width(*prob, f, code, lo);
+        if (sc < best.score - tol || wd > best_width) {
+            best.score = sc; best.feature = f; best.code = code; best.low = lo; best.mleft = ml;
+            best_width = wd;
+        }
     }
     TL_INLINE void keep(int32_t f, int32_t code, int32_t low, uint8_t ml) {
         Split s;
@@ -149,20 +173,21 @@ struct Picker {
 };
 
 // The split search of one thread's share of a node's features (built-in criteria only): keeps
-// the candidates strictly better than every earlier one it saw (its records), in scan order.
+// the candidates at most tol above the lowest score it saw before them (included), in scan order.
 // Replaying every thread's records through Picker::take in feature order gives the Picker's
-// result over the whole scan: a candidate the rule takes is strictly below every earlier
-// candidate (the running best is at most any earlier score + tol), so it is a record of its
-// thread; the others never change the running best.
+// result over the whole scan: a candidate left out is above its thread's lowest earlier score +
+// tol, so above the whole scan's lowest earlier score m + tol, and Picker::take ignores it
+// (it changes neither m nor the best, whose score is at most m + tol).
 template <class Crit>
 struct Recorder {
     const Crit& crit;
     std::vector<Split>* out;
+    double tol;
     double low = std::numeric_limits<double>::infinity();
 
     TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
-        if (sc < low) {
-            low = sc;
+        if (sc <= low + tol) {
+            if (sc < low) low = sc;
             Split s;
             s.feature = f; s.code = code; s.low = lo; s.mleft = ml; s.score = sc;
             out->push_back(s);

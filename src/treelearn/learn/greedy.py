@@ -24,8 +24,17 @@ the Binarizer). A row goes right when the condition holds.
 Rules (deterministic on every machine): an impure node with a valid split (both sides non-empty,
 at least ``min_samples_leaf`` rows each) is split even if its best gain is 0, unless
 ``min_impurity_decrease > 0``, when the split's global gain must be at least that. Gains that
-differ by less than 1e-12 are ties, broken by the lowest feature index, then the lowest threshold
-(category code); in best-first growth, ties between leaves go to the leaf created first. A numeric
+differ by less than 1e-12 are ties. A tie goes to the *widest* split: the one with the most of
+its column's candidate thresholds cutting the node's rows the same way, i.e. (exact mode) the
+most distinct training values of the column in the gap ``(a, b]`` between the node's largest
+value going left, a, and its smallest going right, b (values of rows elsewhere in the tree fall
+in it); with ``max_thresholds``, the most quantile thresholds in that gap. A categorical
+condition and the missing-only split have width 1. A wide gap leaves room on both sides of the
+threshold for values training never showed this node (a margin, counted in the column's own
+training values: unchanged by any increasing transformation of a column, and free of its
+units). Equally wide ties go to the first feature in the feature order (index order, or a random
+order drawn from ``random_state``), then the lowest threshold (category code); in best-first
+growth, ties between leaves go to the leaf created first. A numeric
 split's threshold is then CART's node-local midpoint: halfway between the node's largest value
 going left and its smallest value going right (in histogram mode, of the quantile thresholds
 that cut the node's rows the same way, the middle one). Leaf labels: majority, ties to the first
@@ -253,8 +262,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     finder : "auto", "sorted" or "hist" (compiled split finder; the tree is the same).
     min_samples_split : a node with fewer rows is a leaf (>= 2).
     ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
-    random_state : None (ties between features go to the lowest index) or a seed / RandomState:
-        ties go to the lowest index in a random order of the features drawn from it.
+    random_state : None or a seed / RandomState: the feature order of ties between equally wide
+        splits (see the module docstring): None, index order; else a random order drawn from it.
     n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
 
     Returns
@@ -339,7 +348,7 @@ def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_
             return counts.sum(axis=1) * _imp(counts)
     if random_state is None:
         grow_on, perm = coded, None
-    else:  # the same coded features in a random order: ties between features broken at random
+    else:  # the same coded features in a random order: equally wide ties broken at random
         rng = random_state if isinstance(random_state, np.random.Generator) else check_random_state(random_state)
         perm = rng.permutation(coded.n_codes.size)
         grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
@@ -487,10 +496,14 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     categorical : None, list of int/str, or bool mask, default=None
         Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
     random_state : None, int or RandomState, default=None
-        None: deterministic, ties between equally good splits go to the lowest feature index,
-        then the lowest threshold. Otherwise ties between features go to the first in a random
-        order of the features drawn from it (scikit-learn breaks ties by a random feature order
-        too; unlike scikit-learn, None is not random).
+        Breaks the ties the width rule leaves. Equally good splits (gains within 1e-12) go first
+        to the widest: the one whose gap between the node's largest value going left and its
+        smallest going right holds the most distinct training values of its column (with
+        ``max_thresholds``: quantile thresholds; a categorical condition counts 1). Equally wide
+        ties go to the first feature of the feature order, then the lowest threshold: None,
+        index order (deterministic); otherwise a random order of the features drawn from it.
+        scikit-learn breaks every tie by a random feature order per node; unlike scikit-learn,
+        None is not random. The same random_state gives the same tree.
     min_samples_split : int or float, default=2
         A node with fewer training rows is a leaf (a float in (0, 1]: a fraction of the rows,
         rounded up), as scikit-learn's.
