@@ -269,3 +269,281 @@ def test_worker_process_killed_mid_fit(monkeypatch):
     finally:
         client.close()
         cluster.close()
+
+
+# ------------------------------------------------------------------ Top-k / optimal on shards
+TOPK_ATTRS = ("training_error_", "is_optimal_", "lower_bound_", "greedy_error_", "incumbent_source_", "timed_out_",
+              "n_binary_features_", "solver_")
+
+
+def assert_same_search_fit(local, dist, exact=True):
+    """The tree and the fitted attributes of the local fit (search statistics aside: they are
+    sums over the tasks, as for local n_jobs threads)."""
+    assert_same_tree(local, dist, exact=exact)
+    np.testing.assert_array_equal(local.tree_.threshold, dist.tree_.threshold)
+    np.testing.assert_array_equal(local.tree_.missing_go_to_left, dist.tree_.missing_go_to_left)
+    for name in TOPK_ATTRS:
+        a, b = getattr(local, name), getattr(dist, name)
+        if exact or not isinstance(a, float):
+            assert a == b, (name, a, b)
+        else:
+            assert b == pytest.approx(a, rel=1e-12), name
+    fa, fb = local.feature_space_, dist.feature_space_
+    assert fa.keys() == fb.keys()
+    for key in fa:
+        np.testing.assert_array_equal(fa[key], fb[key], err_msg=key)
+    for name in ("feature_", "kind_", "threshold_", "missing_"):
+        np.testing.assert_array_equal(getattr(local.binarizer_, name), getattr(dist.binarizer_, name), err_msg=name)
+
+
+def _topk_make(kind):
+    import treelearn as tl
+
+    return {
+        "topk3": lambda: tl.TopKTreeClassifier(k=3, max_depth=3, max_binary_features=30),
+        "topk2-thr": lambda: tl.TopKTreeClassifier(k=2, max_depth=4, max_thresholds=6, max_binary_features=None),
+        "optimal3": lambda: tl.OptimalTreeClassifier(max_depth=3, max_binary_features=24),
+        "optimal2": lambda: tl.OptimalTreeClassifier(max_depth=2, max_binary_features=40),
+        "topk-no-greedy": lambda: tl.TopKTreeClassifier(k=4, max_depth=3, max_binary_features=30,
+                                                        greedy_incumbent=False),
+        "gini-ratio": lambda: tl.TopKTreeClassifier(k=3, max_depth=3, criterion="gini", scoring="gain_ratio",
+                                                    max_binary_features=30),
+    }[kind]
+
+
+@pytest.mark.parametrize("sharded_sample", [False, True], ids=["gathered-sample", "sharded"])
+@pytest.mark.parametrize("kind,classes,seed", [
+    ("topk3", 2, 0), ("topk3", 3, 1), ("topk2-thr", 2, 2), ("optimal3", 2, 3), ("optimal3", 3, 4),
+    ("optimal2", 2, 5), ("topk-no-greedy", 2, 6), ("gini-ratio", 3, 7),
+])
+def test_dask_topk_equals_local_bit_for_bit(client, monkeypatch, kind, classes, seed, sharded_sample):
+    """Top-k / optimal on shards: the local tree and attributes. ``sharded``: above the threshold
+    sample's size (made small here), the incumbent is the sharded histogram greedy, the Binarizer is
+    fitted from the sample and every block packs its own bits."""
+    from treelearn.distributed._topk import last_search_info
+
+    X, y = _data(n=2400, d=5, classes=classes, seed=seed)
+    if sharded_sample:
+        monkeypatch.setattr(sketch, "SKETCH_ROWS", 700)
+    make = _topk_make(kind)
+    local = make().fit(X, y)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(550, 5)), da.from_array(y, chunks=550))
+    info = last_search_info()
+    assert ("packed blocks to the assembling worker" in info["bytes"]) == sharded_sample
+    if "2" not in kind[-1]:
+        assert info["shares"] == 2, "two search tasks shared the root's candidates"
+    assert local.tree_.node_count >= 5
+    assert_same_search_fit(local, dist)
+    np.testing.assert_array_equal(local.predict(X), dist.predict(X))
+
+
+@pytest.mark.parametrize("sharded_sample", [False, True], ids=["gathered-sample", "sharded"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dask_topk_binary_data(client, monkeypatch, sharded_sample, seed):
+    """0/1 data: packed as is (constant columns dropped), the Top-1 incumbent on the packed bits."""
+    import treelearn as tl
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(1500, 14)).astype(np.uint8)
+    X[:, 5] = 1  # a constant column: no feature
+    y = ((X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])).astype(int)
+    y = np.where(rng.random(y.size) < 0.15, 1 - y, y) + (X[:, 4] & X[:, 6])
+    if sharded_sample:
+        monkeypatch.setattr(sketch, "SKETCH_ROWS", 400)
+    for make in (lambda: tl.TopKTreeClassifier(k=4, max_depth=4), lambda: tl.OptimalTreeClassifier(max_depth=3)):
+        local = make().fit(X, y)
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(333, 14)), da.from_array(y, chunks=333))
+        assert_same_search_fit(local, dist)
+
+
+@pytest.mark.parametrize("sharded_sample", [False, True], ids=["gathered-sample", "sharded"])
+def test_dask_topk_float_weights(client, monkeypatch, sharded_sample):
+    import treelearn as tl
+
+    X, y = _data(n=2000, d=4, classes=3, seed=11)
+    w = np.random.default_rng(1).uniform(0.2, 3.0, size=y.size)
+    w[::13] = 0.0
+    if sharded_sample:
+        monkeypatch.setattr(sketch, "SKETCH_ROWS", 600)
+    for make in (lambda: tl.TopKTreeClassifier(k=3, max_depth=3, max_binary_features=20),
+                 lambda: tl.OptimalTreeClassifier(max_depth=3, max_binary_features=16)):
+        local = make().fit(X, y, sample_weight=w)
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(450, 4)), da.from_array(y, chunks=450),
+                              sample_weight=da.from_array(w, chunks=450))
+        assert_same_search_fit(local, dist, exact=False)
+
+
+def test_dask_topk_missing_values(client, monkeypatch):
+    """NaN: the Binarizer's missing directions (gathered sample); above the sample size the fit is
+    gathered (the sharded greedy incumbent needs finite values): the local tree either way."""
+    import treelearn as tl
+
+    X, y = _data(n=1600, d=4, seed=12)
+    X[np.random.default_rng(2).random(X.shape) < 0.05] = np.nan
+    make = lambda: tl.OptimalTreeClassifier(max_depth=3, max_binary_features=16)  # noqa: E731
+    for rows in (200_000, 500):
+        monkeypatch.setattr(sketch, "SKETCH_ROWS", rows)
+        local = make().fit(X, y)
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(400, 4)), da.from_array(y, chunks=400))
+        assert_same_search_fit(local, dist)
+
+
+def test_dask_topk_without_client_runs_in_process(monkeypatch):
+    import treelearn as tl
+
+    X, y = _data(n=1500, d=4, seed=13)
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 500)
+    local = tl.TopKTreeClassifier(k=3, max_depth=3, max_binary_features=20).fit(X, y)
+    dist = tl.TopKTreeClassifier(k=3, max_depth=3, max_binary_features=20).fit(da.from_array(X, chunks=(400, 4)), y)
+    assert_same_search_fit(local, dist)
+
+
+def test_root_search_shares_give_the_search_tree():
+    """The compiled RootSearch: shares of the root's candidates, each searched below its own best,
+    merged by the lowest rank among the smallest errors, give topk_search's tree (k < d, optimum,
+    weights), whatever the number of shares."""
+    from treelearn.data.bitmatrix import BinaryData
+    from treelearn.learn.topk import root_search, topk_search
+
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 2, size=(300, 12)).astype(np.uint8)
+        y = ((X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])).astype(int)
+        y = np.where(rng.random(300) < 0.2, 1 - y, y)
+        data = BinaryData(X, y, 2, rng.uniform(0.5, 2.0, 300) if seed % 2 else None)
+        k, h, T = [2, 4, "all"][seed % 3], 3 + seed % 2, 1 + seed % 4
+        ref = topk_search(data, k=k, max_depth=h)
+        shares = []
+        for t in range(T):
+            rs = root_search(data.columns, data.y, 2, data.weights, k=k, max_depth=h)
+            cand = rs.candidates()
+            best, best_ci = np.inf, -1
+            for ci in range(t, len(cand), T):
+                e = rs.search(int(cand[ci]), best)
+                if e is not None:
+                    best, best_ci = e, ci
+            if best_ci >= 0:
+                shares.append((best, best_ci, rs.build(int(cand[best_ci]))))
+        err, _, tree = min(shares, key=lambda s: (s[0], s[1]))
+        assert err == ref["error"]
+        for a, b in (("feature", "feature"), ("left", "children_left"), ("right", "children_right"),
+                     ("n_node_samples", "n_node_samples"), ("value", "value")):
+            np.testing.assert_array_equal(tree[a], ref[b])
+
+
+def test_topk_binarizer_threshold_sample_above_sketch_rows(monkeypatch):
+    """Local behaviour above SKETCH_ROWS rows (issue 14): a budgeted Binarizer's thresholds come
+    from the fixed threshold sample, and the greedy incumbent is the histogram greedy of
+    INCUMBENT_THRESHOLDS thresholds; at or below it, every row and the exact greedy tree."""
+    import treelearn as tl
+    from treelearn.data.binarize import Binarizer
+    from treelearn.learn.topk import INCUMBENT_THRESHOLDS
+
+    X, y = _data(n=3000, d=4, seed=14)
+
+    def expected(rows, greedy):
+        g = greedy.tree_
+        binz = Binarizer(max_binary_features=20).fit(X[rows])
+        out = []
+        for j in range(X.shape[1]):
+            own = binz.threshold_[binz.feature_ == j]
+            split = g.threshold[(g.children_left >= 0) & (g.feature == j)]
+            out.append(np.union1d(own, split))
+        return out, float(np.sum(g.value[g.children_left < 0].sum(1) - g.value[g.children_left < 0].max(1)))
+
+    for sample_rows, max_thr in ((200_000, None), (800, INCUMBENT_THRESHOLDS)):
+        monkeypatch.setattr(sketch, "SKETCH_ROWS", sample_rows)
+        m = tl.OptimalTreeClassifier(max_depth=3, max_binary_features=20).fit(X, y)
+        greedy = tl.GreedyTreeClassifier(max_depth=3, max_thresholds=max_thr).fit(X, y)
+        thr, g_err = expected(sketch.sketch_mask(0, 3000, 3000), greedy)
+        assert m.greedy_error_ == g_err
+        for j in range(X.shape[1]):
+            np.testing.assert_array_equal(m.binarizer_.threshold_[m.binarizer_.feature_ == j], thr[j])
+
+
+def _cluster():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0", host="127.0.0.1", protocol="tcp")
+    return cluster, distributed.Client(cluster, set_as_default=False)
+
+
+def test_worker_killed_mid_search_gives_the_same_tree(monkeypatch):
+    """A worker running a search task and holding the packed sample and shards is closed once
+    the search tasks are submitted: its task runs again on the other worker (the packed sample
+    was replicated there; shards and greedy are recomputed from the graph when needed), and the
+    tree and attributes are the local fit's."""
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y = _data(n=3000, d=6, seed=7)
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 1000)
+    make = lambda: tl.OptimalTreeClassifier(max_depth=4, max_binary_features=60)  # noqa: E731
+    local = make().fit(X, y)
+    cluster, client = _cluster()
+    killed = []
+
+    def after_submit(futures):
+        import time
+
+        keys = {f.key for f in futures}
+        for _ in range(100):  # until a search task is running
+            busy = {w: ks for w, ks in client.processing().items() if keys & set(ks)}
+            if busy:
+                break
+            time.sleep(0.02)
+        held = client.has_what()
+        victim = max(busy, key=lambda w: len(held.get(w, ())))
+        assert held[victim], "the victim holds data"
+        name = next(n for n, w in cluster.workers.items() if w.address == victim)
+        cluster.sync(cluster.workers[name].close, timeout=10)
+        killed.append(victim)
+
+    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    try:
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500))
+        assert killed and len(client.scheduler_info()["workers"]) == 1
+        assert_same_search_fit(local, dist)
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_dask_topk_time_limit_and_ctrl_c(client, monkeypatch):
+    """time_limit holds for the whole Dask fit (the tasks stop at the fit's deadline: the best
+    tree found, timed_out_); Ctrl-C on the driver stops the running searches, cancels them and
+    raises KeyboardInterrupt with the greedy incumbent as ``partial_tree``."""
+    import time
+    import warnings
+
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y = _data(n=4000, d=6, seed=7)
+    Xd, yd = da.from_array(X, chunks=(1000, 6)), da.from_array(y, chunks=1000)
+    greedy = tl.GreedyTreeClassifier(max_depth=5).fit(X, y)
+    with use_client(client), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        m = tl.OptimalTreeClassifier(max_depth=5, max_binary_features=30, time_limit=1.0).fit(Xd, yd)
+        took = time.perf_counter() - t0
+    assert m.timed_out_ and not m.is_optimal_ and took < 4.0, took
+    assert any("time limit" in str(w.message) for w in caught)
+    assert m.score(X, y) >= greedy.score(X, y)
+
+    def interrupt(futures):
+        time.sleep(0.3)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TK, "_after_submit", interrupt)
+    with use_client(client), pytest.raises(KeyboardInterrupt) as info:
+        tl.OptimalTreeClassifier(max_depth=5, max_binary_features=30).fit(Xd, yd)
+    assert info.value.partial_tree is not None and info.value.partial_tree.node_count > 1
+    t0 = time.perf_counter()
+    while any(client.processing().values()) and time.perf_counter() - t0 < 3.0:
+        time.sleep(0.05)
+    assert not any(client.processing().values()), "the searches stopped"

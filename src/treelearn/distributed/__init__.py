@@ -105,6 +105,10 @@ def fit_dask(est, X, y, sample_weight=None):
     _require_dask()
     if _sharded_greedy_ok(est, X):
         return _fit_greedy_sharded(est, X, y, sample_weight)
+    from treelearn.distributed import _topk
+
+    if _topk.sharded_topk_ok(est, X):
+        return _topk.fit_topk(est, X, y, sample_weight, _executor(), _gather)
     return _fit_gathered(est, X, y, sample_weight)
 
 
@@ -127,7 +131,7 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
 
     from treelearn.criteria import get_criterion
     from treelearn.distributed import _shards
-    from treelearn.distributed._greedy import DistributedGreedy
+    from treelearn.distributed._greedy import DistributedGreedy, sklearn_scale
     from treelearn.learn.greedy import CodedFeatures, prune_ccp_tree, tree_from_kernel
     from treelearn.data.schema import ColumnSchema
     from treelearn.tree.tree import Tree
@@ -143,7 +147,7 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
     g = DistributedGreedy(_executor(), blocks, criterion_code=crit.code, max_depth=est.max_depth,
                           min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
                           min_impurity_decrease=est.min_impurity_decrease, max_thresholds=est.max_thresholds,
-                          random_state=est.random_state, sklearn_scale=_sklearn_scale(crit.code))
+                          random_state=est.random_state, sklearn_scale=sklearn_scale(crit.code))
     g.prepare()
     _last_passes.clear()
     _last_passes.update(g.pass_seconds)
@@ -166,10 +170,6 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
         est._rescale_counts(g.scale)
     est._after_fit()
     return est
-
-
-def _sklearn_scale(code: int) -> float:
-    return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
 
 
 # the estimators' fit sends Dask collections here (treelearn.base.DASK_FIT)

@@ -80,6 +80,24 @@ def _tree_sum(ex, parts):
     return parts[0]
 
 
+def sklearn_scale(code: int) -> float:
+    """The factor from the criterion's normalised impurity to scikit-learn's units (Gini: 1/2)."""
+    return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
+
+
+def first_pass(ex, b: S.Blocks, sample_rows: int, facts: bool = False) -> list:
+    """Pass 1 over the raw blocks: per block its labels, kept rows, weight range and, without
+    weights, its rows of the threshold sample (``facts``: also the facts of
+    :func:`~treelearn.distributed._shards.block_stats` the binary learners need)."""
+    import dask
+
+    folded = all(w is None for w in b.w)
+    starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
+    args = [(int(s0), b.n_rows, sample_rows) if folded else (None, None, None) for s0 in starts]
+    return ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a, facts=facts)
+                                 for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+
+
 class DistributedGreedy:
     """One distributed greedy fit (histogram mode, depth-first semantics); see the module doc."""
 
@@ -97,18 +115,17 @@ class DistributedGreedy:
         self.log = []  # per level: seconds, nodes, histogram bytes moved
 
     # ---------------------------------------------------------------- passes over the raw blocks
-    def prepare(self):
+    def prepare(self, stats=None):
+        """The data passes. ``stats``: pass 1's results when the caller ran it already
+        (:func:`first_pass`)."""
         import dask
 
         ex, b = self.ex, self.blocks
         tp = time.perf_counter()
         self.pass_seconds = {}
-        # pass 1: labels, kept rows, weight range (and, without weights, the threshold sample)
         folded = all(w is None for w in b.w)
-        starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
-        args = [(int(s0), b.n_rows, self.sample_rows) if folded else () for s0 in starts]
-        stats = ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a)
-                                      for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+        if stats is None:
+            stats = first_pass(ex, b, self.sample_rows)
         labels = np.unique(np.concatenate([s["labels"] for s in stats]))
         from treelearn._validation import check_target
 
@@ -136,6 +153,7 @@ class DistributedGreedy:
             parts = ex.gather(ex.compute([dask.delayed(S.block_sample)(x, y, w, int(s0), self.n, self.sample_rows)
                                           for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
         sample = np.concatenate(parts, axis=0) if parts else np.zeros((0, b.n_features))
+        self.sample = sample  # the threshold sample (kept rows of the sketch, in row order)
         from treelearn.learn.greedy import sample_thresholds
 
         d = b.n_features
