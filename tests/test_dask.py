@@ -547,3 +547,62 @@ def test_dask_topk_time_limit_and_ctrl_c(client, monkeypatch):
     while any(client.processing().values()) and time.perf_counter() - t0 < 3.0:
         time.sleep(0.05)
     assert not any(client.processing().values()), "the searches stopped"
+
+
+@pytest.mark.parametrize("criterion,classes,params", [
+    ("gini", 2, dict(max_leaves=12, max_thresholds=16)),
+    ("entropy", 3, dict(max_leaves=30, max_thresholds=64, min_samples_leaf=5)),
+    ("kearns_mansour", 2, dict(max_leaves=20, max_thresholds=8, max_depth=5, random_state=2)),
+    ("gini", 3, dict(max_leaves=40, max_thresholds=255, min_impurity_decrease=0.0005, ccp_alpha=0.001)),
+])
+def test_dask_greedy_best_first_equals_local(client, criterion, classes, params):
+    """Best-first growth (max_leaves) on shards: one split per round trip, the local tree."""
+    X, y = _data(classes=classes, seed=9)
+    local = GreedyTreeClassifier(criterion=criterion, **params).fit(X, y)
+    with use_client(client):
+        dist = GreedyTreeClassifier(criterion=criterion, **params).fit(da.from_array(X, chunks=(700, 3)),
+                                                                       da.from_array(y, chunks=500))
+    assert last_fit_log(), "the sharded path ran"
+    assert local.tree_.node_count > 9
+    assert_same_tree(local, dist)
+    np.testing.assert_array_equal(local.tree_.threshold, dist.tree_.threshold)
+
+
+def test_dask_greedy_best_first_float_weights(client):
+    X, y = _data(n=2500, seed=10)
+    w = np.random.default_rng(3).uniform(0.1, 3.0, size=y.size)
+    w[::19] = 0.0
+    params = dict(max_leaves=25, max_thresholds=32)
+    local = GreedyTreeClassifier(**params).fit(X, y, sample_weight=w)
+    with use_client(client):
+        dist = GreedyTreeClassifier(**params).fit(da.from_array(X, chunks=(600, 6)), da.from_array(y, chunks=600),
+                                                  sample_weight=da.from_array(w, chunks=600))
+    assert_same_tree(local, dist, exact=False)
+
+
+@pytest.mark.parametrize("params", [
+    dict(pruning="bound", max_thresholds=32),  # best-first to 40 leaves (the default)
+    dict(pruning="bound", max_thresholds=16, max_leaves=None, max_depth=7, criterion="entropy"),
+    dict(pruning=None, max_thresholds=64, max_leaves=25, min_samples_leaf=3),
+    dict(pruning="bound", max_thresholds=255, max_leaves=12, loose=False, delta=0.1),
+])
+def test_dask_pruned_tree_bound_pruning_equals_local(client, params):
+    """PrunedTreeClassifier: the greedy tree grown on the shards, bound pruning on its node counts
+    (the driver): the local trees, bound and history."""
+    from treelearn import PrunedTreeClassifier
+
+    X, y = _data(n=3000, classes=3, seed=15)
+    local = PrunedTreeClassifier(**params).fit(X, y)
+    with use_client(client):
+        dist = PrunedTreeClassifier(**params).fit(da.from_array(X, chunks=(700, 6)), da.from_array(y, chunks=700))
+    assert last_fit_log(), "the sharded path ran"
+    assert_same_tree(local, dist)
+    for a, b in ((local.unpruned_tree_, dist.unpruned_tree_),):
+        for name in TREE_ARRAYS + ("value", "impurity"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+        np.testing.assert_array_equal(a.classes, b.classes)
+    assert local.bound_ == dist.bound_ and local.ccp_alpha_ == dist.ccp_alpha_
+    if params["pruning"] == "bound":
+        np.testing.assert_array_equal(local.bound_history_, dist.bound_history_)
+    if params["pruning"] == "bound" and params.get("loose", True):
+        assert local.tree_.node_count < local.unpruned_tree_.node_count  # (something was pruned)

@@ -28,6 +28,9 @@ from treelearn.data import sketch
 from treelearn.distributed import _level
 from treelearn.distributed import _shards as S
 
+#: gains closer than this are ties (the compiled grower's GAIN_TOL, _greedy_types.h)
+GAIN_TOL = 1e-12
+
 
 class LocalExecutor:
     """The executor without a Dask client: every task runs at once in this process."""
@@ -234,6 +237,55 @@ class DistributedGreedy:
         self.ex.release([x for x in nid if x is not None])
         return self._out(t)
 
+    def grow_best_first(self, max_leaves: int):
+        """Best-first growth (BuildTopDownDT, ``max_leaves``) as the local grower: repeatedly split
+        the open leaf of largest global gain (ties within GAIN_TOL to the leaf created first),
+        one split per round trip: the shards move its rows and count its smaller child."""
+        self._resolve_limits()
+        self._order_features()
+        t = _Nodes(self.totals, self.n, float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0]))
+        self.Wtot = float(self.totals.sum())
+        if self._terminal(self.totals, self.n, 0):
+            return self._out(t, renumber=False)
+        t0 = time.perf_counter()
+        nid = [None] * len(self.shards)
+        H, HC, nbytes = self._hists(nid, np.zeros(1, dtype=np.int32), 1)
+        self.log.append({"level": 0, "nodes": 1, "hist_bytes": nbytes * len(self.shards),
+                         "seconds": time.perf_counter() - t0})
+        hist, best, frontier = {0: (H[0], HC[0])}, {}, {}
+        self._consider(t, [0], hist, best, frontier)
+        leaves, step = 1, 0
+        while leaves < max_leaves and frontier:
+            t0 = time.perf_counter()
+            top = max(frontier.values())
+            v = min(u for u, g in frontier.items() if g >= top - GAIN_TOL)
+            del frontier[v]
+            bf, bc, bl = best.pop(v)
+            L, R, openL, openR = self._split_node(t, v, int(self.perm[bf]), bc, bl, hist[v])
+            leaves += 1
+            opened = [c for c, o in ((L, openL), (R, openR)) if o]
+            if opened:
+                small, large = (L, R) if t.nsamp[L] <= t.nsamp[R] else (R, L)
+                subtract = [(v, small, large)] if large in opened else []
+                step += 1
+                nid, newhist = self._next_level(t, [v], opened, nid, hist, [small], subtract, step, t0, keep_rows=True)
+                hist.update(newhist)
+                self._consider(t, opened, hist, best, frontier)
+            hist.pop(v)
+        self.ex.release([x for x in nid if x is not None])
+        return self._out(t, renumber=False)
+
+    def _consider(self, t, nodes, hist, best, frontier):
+        """The best splits of newly open nodes; the splittable ones join the frontier with their
+        global gain (the local grower's ``(wimp - score) / Wtot``)."""
+        bf, bc, bl, bs = self._best_splits(t, nodes, hist)
+        for i, v in enumerate(nodes):
+            if bf[i] >= 0 and self._splittable(t.wimps[v], bs[i]):
+                best[v] = (int(bf[i]), int(bc[i]), int(bl[i]))
+                frontier[v] = (t.wimps[v] - float(bs[i])) / self.Wtot
+            else:
+                hist.pop(v, None)
+
     def _resolve_limits(self):
         """min_samples_leaf / min_samples_split as row counts (a fraction of the rows rounds up)."""
         n = self.n
@@ -322,12 +374,13 @@ class DistributedGreedy:
         openR = not self._terminal(cr, nr, t.depth[R])
         return L, R, openL, openR
 
-    def _next_level(self, t, frontier, new_frontier, nid, hist, requests, subtract, level, t0):
+    def _next_level(self, t, frontier, new_frontier, nid, hist, requests, subtract, level, t0, keep_rows=False):
         """Broadcast the splits (rows of the split nodes move to their children, every other row of
-        this level, in a leaf, leaves the growth), gather the requested histograms, derive the
-        others by subtraction. Returns the shards' new node ids and the next frontier's histograms."""
+        this level, in a leaf, leaves the growth; ``keep_rows``: the other rows stay in their nodes,
+        best-first), gather the requested histograms, derive the others by subtraction. Returns
+        the shards' new node ids and the next frontier's histograms."""
         m = len(t.counts)
-        fa = np.full(m, -1, dtype=np.int32)
+        fa = np.full(m, -2 if keep_rows else -1, dtype=np.int32)
         ca = np.zeros(m, dtype=np.int32)
         la = np.full(m, -1, dtype=np.int32)
         ra = np.full(m, -1, dtype=np.int32)
@@ -368,16 +421,19 @@ class DistributedGreedy:
             return False
         return True
 
-    def _out(self, t):
+    def _out(self, t, renumber=True):
         """Node arrays renumbered to the local grower's creation order (depth-first: a split node's
-        children get the next two ids; the left subtree is grown first)."""
+        children get the next two ids; the left subtree is grown first; ``renumber=False``: the
+        nodes are in that order already, best-first)."""
         counts, nsamp, wimps, left, right = t.counts, t.nsamp, t.wimps, t.left, t.right
         feature, code, low = t.feature, t.code, t.low
         m = len(counts)
         new = np.full(m, -1, dtype=np.int64)
         new[0] = 0
         nxt = 1
-        stack = [0]
+        stack = [0] if renumber else []
+        if not renumber:
+            new[:] = np.arange(m)
         while stack:
             v = stack.pop()
             if left[v] >= 0:
