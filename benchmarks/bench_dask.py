@@ -18,6 +18,7 @@ spill to disk (a spilled shard would be re-read every level); they pause at 80% 
 
     python benchmarks/bench_dask.py --rows 100000000 --workers 1 2
     python benchmarks/bench_dask.py --rows 2000000 --shard-rows 250000 --workers 2   # quick
+    python benchmarks/bench_dask.py --rows 2000000 --shard-rows 250000 --workers 2 --skip-greedy --check-local
 
 Timings are wall-clock on whatever else the machine runs.
 """
@@ -142,6 +143,15 @@ def run_topk(client, rows: int, args) -> None:
     print("  bytes moved: " + ", ".join(f"{k} {v:,}" for k, v in info["bytes"].items()))
     if info.get("task_seconds"):
         print("  search tasks: " + ", ".join(f"{v:.2f} s" for v in info["task_seconds"]))
+    if args.check_local:  # the same rows in this process: the local fit must be the same
+        X, y = Xk.compute(), yk.compute()
+        t0 = time.perf_counter()
+        loc = TopKTreeClassifier(k=4, max_depth=4, max_binary_features=args.topk_features).fit(X, y)
+        tl_ = time.perf_counter() - t0
+        same = all(np.array_equal(getattr(loc.tree_, a), getattr(tk.tree_, a))
+                   for a in ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples"))
+        same = same and loc.training_error_ == tk.training_error_ and loc.greedy_error_ == tk.greedy_error_
+        print(f"  local fit on the same rows: {tl_:.1f} s; identical tree and attributes: {same}")
 
 
 def main(argv=None):
@@ -155,6 +165,8 @@ def main(argv=None):
     ap.add_argument("--topk-rows", type=int, default=None, help="default: --rows; 0: skip Top-k")
     ap.add_argument("--topk-features", type=int, default=100, help="Top-k's max_binary_features")
     ap.add_argument("--skip-greedy", action="store_true", help="only the Top-k fit")
+    ap.add_argument("--check-local", action="store_true",
+                    help="also fit Top-k locally on the same rows (held in this process) and compare")
     args = ap.parse_args(argv)
     for w in args.workers:
         run(w, args)

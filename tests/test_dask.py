@@ -606,3 +606,39 @@ def test_dask_pruned_tree_bound_pruning_equals_local(client, params):
         np.testing.assert_array_equal(local.bound_history_, dist.bound_history_)
     if params["pruning"] == "bound" and params.get("loose", True):
         assert local.tree_.node_count < local.unpruned_tree_.node_count  # (something was pruned)
+
+
+@pytest.mark.parametrize("signed,weighted,seed", [(False, False, 0), (True, False, 1), (False, True, 2),
+                                                  (False, False, 3)])
+def test_dask_min_rank_equals_local(client, signed, weighted, seed):
+    """MinRankTreeClassifier on 0/1 (or ±1) data: the blocks' distinct points with their
+    multiplicities, merged on the driver, give the local search's input; the local tree, rank
+    and counts (weights: up to the order of the sums)."""
+    import treelearn as tl
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(900, 9)).astype(np.int8 if signed else np.uint8)
+    X[:, 4] = 1  # a constant column
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] ^ X[:, 3]) | (X[:, 5] & X[:, 6] & X[:, 7])).astype(int)
+    y = np.where(X[:, 8] & X[:, 0] & ~X[:, 1] & 1, 2, y)  # a third class
+    if signed:
+        X = (2 * X.astype(np.int64) - 1).astype(np.int8)
+    w = rng.uniform(0.5, 2.0, size=y.size) if weighted else None
+    local = tl.MinRankTreeClassifier().fit(X, y, sample_weight=w)
+    with use_client(client):
+        dist = tl.MinRankTreeClassifier().fit(da.from_array(X, chunks=(250, 9)), da.from_array(y, chunks=250),
+                                              sample_weight=None if w is None else da.from_array(w, chunks=250))
+    assert local.rank_ == dist.rank_ >= 2
+    assert_same_tree(local, dist, exact=not weighted)
+    np.testing.assert_array_equal(local.tree_.threshold, dist.tree_.threshold)
+    np.testing.assert_array_equal(local.binarizer_.feature_, dist.binarizer_.feature_)
+
+
+def test_dask_min_rank_inconsistent_sample_is_a_clear_error(client):
+    import treelearn as tl
+    from treelearn.learn.rank import InconsistentSampleError
+
+    X = np.array([[0, 1], [1, 0], [0, 1], [1, 1]] * 50, dtype=np.uint8)
+    y = np.array([0, 1, 1, 0] * 50)
+    with use_client(client), pytest.raises(InconsistentSampleError, match="identical rows"):
+        tl.MinRankTreeClassifier().fit(da.from_array(X, chunks=(60, 2)), da.from_array(y, chunks=60))

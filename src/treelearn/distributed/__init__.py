@@ -114,6 +114,10 @@ def fit_dask(est, X, y, sample_weight=None):
 
     if _topk.sharded_topk_ok(est, X):
         return _topk.fit_topk(est, X, y, sample_weight, _executor(), _gather)
+    from treelearn.distributed import _rank
+
+    if _rank.sharded_rank_ok(est, X):
+        return _rank.fit_rank(est, X, y, sample_weight, _executor(), _gather)
     return _fit_gathered(est, X, y, sample_weight)
 
 
