@@ -6,13 +6,24 @@ last, or the one of a ``with Client(...)`` block), or on the one given by :func:
 (a client or a scheduler address); without any, in this process.
 
 * :class:`~treelearn.GreedyTreeClassifier` with ``max_thresholds`` (histogram mode), numeric
-  columns, ``max_leaves=None``, a built-in criterion and no ``class_weight``: the data stay as row
-  shards on the workers; per level the workers return per-node histograms, the driver sums them
-  and picks the splits with the local grower's finder (:mod:`treelearn.distributed._greedy`).
-  The tree equals the local fit's (bit for bit without weights; float weights: up to ties of
-  1e-12 and the last bits of the counts).
+  columns, a built-in criterion and no ``class_weight`` (depth-first or best-first
+  ``max_leaves``), and :class:`~treelearn.PrunedTreeClassifier` with ``max_thresholds`` and
+  ``pruning="bound"`` or None: the data stay as row shards on the workers; per level (per split,
+  best-first) the workers return per-node histograms, the driver sums them and picks the splits
+  with the local grower's finder (:mod:`treelearn.distributed._greedy`); bound pruning runs on the
+  driver on the tree's counts.
+* :class:`~treelearn.TopKTreeClassifier` / :class:`~treelearn.OptimalTreeClassifier` (binary
+  search with a threshold budget, numeric columns, built-in criterion, no ``class_weight``):
+  shards pack their rows into bit columns, assembled once and replicated; one task per worker
+  thread searches a share of the root's candidates below a shared bound
+  (:mod:`treelearn.distributed._topk`).
+* :class:`~treelearn.MinRankTreeClassifier` on 0/1 or ±1 data: the blocks' distinct points with
+  their multiplicities, searched on the driver (:mod:`treelearn.distributed._rank`).
 * every other estimator / setting: the blocks are gathered to the driver and the local learner
-  fits them (the same tree as the local fit, by construction); see docs/scaling.md for the plan.
+  fits them (the same tree as the local fit, by construction); docs/scaling.md says why.
+
+The trees equal the local fit's (bit for bit without weights; float weights: up to ties of 1e-12
+and the last bits of the counts).
 
 A worker lost mid-fit: Dask recomputes its shards (and their node ids, level by level) on the
 other workers from the task graph, and the fit ends with the same tree; a task that keeps
