@@ -642,3 +642,23 @@ def test_dask_min_rank_inconsistent_sample_is_a_clear_error(client):
     y = np.array([0, 1, 1, 0] * 50)
     with use_client(client), pytest.raises(InconsistentSampleError, match="identical rows"):
         tl.MinRankTreeClassifier().fit(da.from_array(X, chunks=(60, 2)), da.from_array(y, chunks=60))
+
+
+@pytest.mark.parametrize("max_depth", [0, 1, 3])
+def test_dask_topk_dataframe_string_labels(client, monkeypatch, max_depth):
+    """A Dask DataFrame with integer and float columns and string labels, on both paths."""
+    pd = pytest.importorskip("pandas")
+    import treelearn as tl
+
+    X, y = _data(n=1800, d=4, classes=3, seed=16)
+    df = pd.DataFrame({"a": X[:, 0], "b": np.round(X[:, 1] * 3).astype(np.int64), "c": X[:, 2], "d": X[:, 3]})
+    labels = np.array(["lo", "mid", "hi"])[y]
+    for rows in (200_000, 600):
+        monkeypatch.setattr(sketch, "SKETCH_ROWS", rows)
+        make = lambda: tl.TopKTreeClassifier(k=3, max_depth=max_depth, max_binary_features=24)  # noqa: E731
+        local = make().fit(df, labels)
+        with use_client(client):
+            dist = make().fit(dd.from_pandas(df, npartitions=4), dd.from_pandas(pd.Series(labels), npartitions=4))
+        assert_same_search_fit(local, dist)
+        assert list(dist.feature_names_in_) == ["a", "b", "c", "d"]
+        np.testing.assert_array_equal(local.predict(df), dist.predict(df))
