@@ -662,3 +662,30 @@ def test_dask_topk_dataframe_string_labels(client, monkeypatch, max_depth):
         assert_same_search_fit(local, dist)
         assert list(dist.feature_names_in_) == ["a", "b", "c", "d"]
         np.testing.assert_array_equal(local.predict(df), dist.predict(df))
+
+
+@pytest.mark.parametrize("params,weighted", [
+    (dict(pruning="ccp", max_thresholds=32, cv=3, max_leaves=16, random_state=0), False),
+    (dict(pruning="mcart", max_thresholds=16, cv=4, max_leaves=None, max_depth=6, random_state=1), False),
+    (dict(pruning="ccp", max_thresholds=64, cv=2, max_leaves=20, criterion="entropy", random_state=2), True),
+])
+def test_dask_pruned_tree_cv_pruning_equals_local(client, monkeypatch, params, weighted):
+    """The CV pruners: the fold trees grown on the shards (held-out rows at weight zero), scored on
+    their held-out rows per block: the local α, path and pruned tree (the threshold sample made
+    small so that the folds' thresholds come from their own samples)."""
+    from treelearn import PrunedTreeClassifier
+
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 900)
+    X, y = _data(n=2400, classes=3, seed=17)
+    # integer weights (zeros too): every sum is exact, so the α is the local one bit for bit
+    w = np.random.default_rng(4).integers(0, 4, size=y.size).astype(float) if weighted else None
+    local = PrunedTreeClassifier(**params).fit(X, y, sample_weight=w)
+    with use_client(client):
+        dist = PrunedTreeClassifier(**params).fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500),
+                                                  sample_weight=None if w is None else da.from_array(w, chunks=500))
+    assert local.ccp_alpha_ == dist.ccp_alpha_ and local.ccp_alpha_ > 0
+    np.testing.assert_array_equal(local.ccp_path_.ccp_alphas, dist.ccp_path_.ccp_alphas)
+    assert_same_tree(local, dist)
+    for name in TREE_ARRAYS + ("value",):
+        np.testing.assert_array_equal(getattr(local.unpruned_tree_, name), getattr(dist.unpruned_tree_, name))
+    assert local.tree_.node_count < local.unpruned_tree_.node_count

@@ -7,11 +7,12 @@ last, or the one of a ``with Client(...)`` block), or on the one given by :func:
 
 * :class:`~treelearn.GreedyTreeClassifier` with ``max_thresholds`` (histogram mode), numeric
   columns, a built-in criterion and no ``class_weight`` (depth-first or best-first
-  ``max_leaves``), and :class:`~treelearn.PrunedTreeClassifier` with ``max_thresholds`` and
-  ``pruning="bound"`` or None: the data stay as row shards on the workers; per level (per split,
-  best-first) the workers return per-node histograms, the driver sums them and picks the splits
-  with the local grower's finder (:mod:`treelearn.distributed._greedy`); bound pruning runs on the
-  driver on the tree's counts.
+  ``max_leaves``), and :class:`~treelearn.PrunedTreeClassifier` with ``max_thresholds``: the
+  data stay as row shards on the workers; per level (per split, best-first) the workers return
+  per-node histograms, the driver sums them and picks the splits with the local grower's finder
+  (:mod:`treelearn.distributed._greedy`); bound pruning runs on the driver on the tree's counts,
+  the CV pruners (integer ``cv``) grow their fold trees on the shards
+  (:mod:`treelearn.distributed._prune`).
 * :class:`~treelearn.TopKTreeClassifier` / :class:`~treelearn.OptimalTreeClassifier` (binary
   search with a threshold budget, numeric columns, built-in criterion, no ``class_weight``):
   shards pack their rows into bit columns, assembled once and replicated; one task per worker
@@ -125,10 +126,12 @@ def fit_dask(est, X, y, sample_weight=None):
 
     if _topk.sharded_topk_ok(est, X):
         return _topk.fit_topk(est, X, y, sample_weight, _executor(), _gather)
-    from treelearn.distributed import _rank
+    from treelearn.distributed import _prune, _rank
 
     if _rank.sharded_rank_ok(est, X):
         return _rank.fit_rank(est, X, y, sample_weight, _executor(), _gather)
+    if _prune.sharded_cv_ok(est, X):
+        return _prune.fit_pruned_cv(est, X, y, sample_weight, _executor(), _gather)
     return _fit_gathered(est, X, y, sample_weight)
 
 

@@ -105,7 +105,7 @@ class DistributedGreedy:
     """One distributed greedy fit (histogram mode, depth-first semantics); see the module doc."""
 
     def __init__(self, ex, blocks: S.Blocks, *, criterion_code, max_depth, min_samples_leaf, min_samples_split,
-                 min_impurity_decrease, max_thresholds, random_state, sklearn_scale, sample_rows=None):
+                 min_impurity_decrease, max_thresholds, random_state, sklearn_scale, sample_rows=None, scale=None):
         self.ex, self.blocks = ex, blocks
         self.crit = int(criterion_code)
         self.max_depth = -1 if max_depth is None else int(max_depth)
@@ -115,6 +115,7 @@ class DistributedGreedy:
         self.random_state = random_state
         self.sklearn_scale = float(sklearn_scale)
         self.sample_rows = sketch.SKETCH_ROWS if sample_rows is None else int(sample_rows)
+        self.forced_scale = scale  # the weights' divisor (None: the estimator's rule on these weights)
         self.log = []  # per level: seconds, nodes, histogram bytes moved
 
     # ---------------------------------------------------------------- passes over the raw blocks
@@ -141,7 +142,9 @@ class DistributedGreedy:
         wmin = min(s["wmin"] for s in stats)
         wmax = max(s["wmax"] for s in stats)
         # the base estimator's weight scale (the learner sees weights in [1, 2) or all ones)
-        if wmax == wmin:
+        if self.forced_scale is not None:
+            self.scale = float(self.forced_scale)
+        elif wmax == wmin:
             self.scale = wmax
         else:
             _, e = np.frexp(wmax)
@@ -236,6 +239,20 @@ class DistributedGreedy:
             frontier = new_frontier
         self.ex.release([x for x in nid if x is not None])
         return self._out(t)
+
+    def grown_tree(self, max_leaves, classes, schema):
+        """After :meth:`prepare`: the grown Tree (depth-first, or best-first to ``max_leaves``) with
+        ``classes`` in its nodes; one leaf when at most one class has weight."""
+        from treelearn.learn.greedy import CodedFeatures, tree_from_kernel
+        from treelearn.tree.tree import Tree
+
+        if np.count_nonzero(self.totals > 0) <= 1:
+            tree = Tree.leaf(self.totals, classes, schema=schema)
+            tree.n_node_samples[0] = self.n
+            return tree
+        out = self.grow() if max_leaves is None else self.grow_best_first(int(max_leaves))
+        coded = CodedFeatures(None, self.n_codes, self.is_cat, self.cat_only, self.thresholds, self.values)
+        return tree_from_kernel(out, coded, classes, schema)
 
     def grow_best_first(self, max_leaves: int):
         """Best-first growth (BuildTopDownDT, ``max_leaves``) as the local grower: repeatedly split
