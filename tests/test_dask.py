@@ -689,3 +689,18 @@ def test_dask_pruned_tree_cv_pruning_equals_local(client, monkeypatch, params, w
     for name in TREE_ARRAYS + ("value",):
         np.testing.assert_array_equal(getattr(local.unpruned_tree_, name), getattr(dist.unpruned_tree_, name))
     assert local.tree_.node_count < local.unpruned_tree_.node_count
+
+
+def test_dask_search_tasks_leave_the_default_scheduler_alone(client):
+    """The search tasks reach the scheduler (shared bound, stop event) with a client of their own:
+    in a cluster of threads (the caller's process) ``get_client()`` in a task would make the
+    worker's client the process's default scheduler."""
+    import treelearn as tl
+
+    X, y = _data(n=1200, d=4, seed=18)
+    with pytest.raises(ValueError):
+        distributed.default_client()
+    with use_client(client):
+        tl.OptimalTreeClassifier(max_depth=3, max_binary_features=16).fit(da.from_array(X, chunks=(300, 4)), y)
+    with pytest.raises(ValueError):
+        distributed.default_client()

@@ -163,12 +163,13 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
     crit = params["criterion"]
     if crit.code < 0:
         return _fit_gathered(est, X, y, sample_weight)
-    blocks = _shards.split_blocks(X, y, sample_weight)
+    ex = _executor()
+    blocks = _shards.split_blocks(X, y, sample_weight, ex.client)
     validate_data(est, blocks.meta, skip_check_array=True, reset=True)
     names = [str(c) for c in blocks.meta.columns] if hasattr(blocks.meta, "columns") else None
     schema = ColumnSchema(categories=[None] * blocks.n_features, feature_names=names)
     grows = _growth_settings(est)
-    g = DistributedGreedy(_executor(), blocks, criterion_code=crit.code, max_depth=est.max_depth,
+    g = DistributedGreedy(ex, blocks, criterion_code=crit.code, max_depth=est.max_depth,
                           min_samples_leaf=est.min_samples_leaf, min_samples_split=grows["min_samples_split"],
                           min_impurity_decrease=grows["min_impurity_decrease"], max_thresholds=est.max_thresholds,
                           random_state=grows["random_state"], sklearn_scale=sklearn_scale(crit.code))

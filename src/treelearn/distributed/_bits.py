@@ -102,15 +102,27 @@ def _limit(deadline):
     return max(deadline - time.time(), 1e-3)
 
 
+def _task_client(name):
+    """A client of this task's scheduler for the shared bound and the stop event (None without
+    ``name``). Not ``distributed.get_client()``: that makes the worker's client the process's
+    default scheduler, which in a cluster of threads (``processes=False``) is the caller's process."""
+    if name is None:
+        return None
+    from distributed import Client, get_worker
+
+    w = get_worker()
+    return Client(w.scheduler.address, set_as_default=False, security=w.security, name="treelearn-search")
+
+
 class _Bound:
     """The best error published by any share (a ``distributed.Variable``), or none (``name`` None)."""
 
-    def __init__(self, name):
+    def __init__(self, name, client):
         self.var = None
         if name is not None:
-            from distributed import Variable, get_client
+            from distributed import Variable
 
-            self.var = Variable(name, client=get_client())
+            self.var = Variable(name, client=client)
 
     def get(self) -> float:
         if self.var is None:
@@ -133,14 +145,14 @@ class _StopWatcher:
     limit, Ctrl-C). When the scheduler cannot be reached it stops watching and leaves the search
     alone: a stopped search's result must not pass for a finished one."""
 
-    def __init__(self, name, rs):
+    def __init__(self, name, rs, client):
         self.done = threading.Event()
         self.thread = None
         if name is None:
             return
-        from distributed import Event, get_client
+        from distributed import Event
 
-        ev = Event(name, client=get_client())  # (resolved here: the watcher's thread has no worker context)
+        ev = Event(name, client=client)
 
         def watch():
             while not self.done.wait(0.2):  # (close() wakes it at once)
@@ -173,10 +185,11 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
     the errors found (``{rank: error}``), the rank of the share's best and its tree, statistics."""
     t0 = time.perf_counter()
     rs = _root_search(problem, cfg, deadline)
-    watcher = _StopWatcher(stop_name, rs)
+    client = _task_client(bound_name)
+    watcher = _StopWatcher(stop_name, rs, client)
     try:
         cand = rs.candidates()
-        bound = _Bound(bound_name)
+        bound = _Bound(bound_name, client)
         errs, best, best_ci = {}, float(ub_start), -1
         for ci in range(t, len(cand), T):
             if rs.stopped:
@@ -192,6 +205,8 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
         stats = rs.stats()
     finally:
         watcher.close()
+        if client is not None:
+            client.close()
     return {"t": t, "candidates": cand, "errs": errs, "best": best_ci, "tree": tree, "stats": stats,
             "seconds": time.perf_counter() - t0}
 

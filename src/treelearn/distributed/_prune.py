@@ -115,7 +115,7 @@ def fit_pruned_cv(est, X, y, sample_weight, ex, gather):
 
     params = est._validate_params()
     crit = params["criterion"]
-    blocks = S.split_blocks(X, y, sample_weight)
+    blocks = S.split_blocks(X, y, sample_weight, ex.client)
     validate_data(est, blocks.meta, skip_check_array=True, reset=True)
     names = [str(c) for c in blocks.meta.columns] if hasattr(blocks.meta, "columns") else None
     schema = ColumnSchema(categories=[None] * blocks.n_features, feature_names=names)

@@ -84,7 +84,7 @@ def fit_rank(est, X, y, sample_weight, ex, gather):
 
     clock = FitClock(est.time_limit)
     est._validate_params()
-    blocks = S.split_blocks(X, y, sample_weight)
+    blocks = S.split_blocks(X, y, sample_weight, ex.client)
     validate_data(est, blocks.meta, skip_check_array=True, reset=True)
     parts = ex.gather(ex.compute([dask.delayed(block_points)(x, yb, wb)
                                   for x, yb, wb in zip(blocks.x, blocks.y, blocks.w)]))

@@ -43,8 +43,18 @@ def _dask_array(obj, what: str):
     raise TreeLearnValueError(f"{what}: expected a Dask array, DataFrame or Series, got {type(obj).__name__}")
 
 
-def split_blocks(X, y, sample_weight) -> Blocks:
-    """Dask X (and y, sample_weight: Dask or in memory) -> aligned row blocks."""
+def split_blocks(X, y, sample_weight, client=None) -> Blocks:
+    """Dask X (and y, sample_weight: Dask or in memory) -> aligned row blocks. Unknown block
+    lengths (DataFrames) are computed on ``client`` (the fit's; None: Dask's default scheduler)."""
+    if client is None:
+        return _split_blocks(X, y, sample_weight)
+    import dask
+
+    with dask.config.set(scheduler=client):
+        return _split_blocks(X, y, sample_weight)
+
+
+def _split_blocks(X, y, sample_weight) -> Blocks:
     import dask.array as da
     import dask.dataframe as dd
 

@@ -514,7 +514,7 @@ def fit_topk(est, X, y, sample_weight, ex, gather):
     from treelearn.data.schema import ColumnSchema
 
     params = est._validate_params()
-    blocks = S.split_blocks(X, y, sample_weight)
+    blocks = S.split_blocks(X, y, sample_weight, ex.client)
     validate_data(est, blocks.meta, skip_check_array=True, reset=True)
     names = [str(c) for c in blocks.meta.columns] if hasattr(blocks.meta, "columns") else None
     schema = ColumnSchema(categories=[None] * blocks.n_features, feature_names=names)
