@@ -704,3 +704,21 @@ def test_dask_search_tasks_leave_the_default_scheduler_alone(client):
         tl.OptimalTreeClassifier(max_depth=3, max_binary_features=16).fit(da.from_array(X, chunks=(300, 4)), y)
     with pytest.raises(ValueError):
         distributed.default_client()
+
+
+def test_dask_topk_time_limit_before_the_search(client, monkeypatch):
+    """A deadline passed before the bits are packed: the greedy incumbent, timed out."""
+    import warnings
+
+    import treelearn as tl
+
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 500)
+    X, y = _data(n=1500, d=4, seed=19)
+    with use_client(client), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = tl.TopKTreeClassifier(k=3, max_depth=3, max_binary_features=16, time_limit=1e-6).fit(
+            da.from_array(X, chunks=(400, 4)), da.from_array(y, chunks=400))
+    greedy = tl.GreedyTreeClassifier(max_depth=3, max_thresholds=255).fit(X, y)
+    assert m.timed_out_ and m.incumbent_source_ == "greedy" and not m.is_optimal_
+    np.testing.assert_array_equal(m.tree_.feature, greedy.tree_.feature)
+    np.testing.assert_array_equal(m.predict(X), greedy.predict(X))

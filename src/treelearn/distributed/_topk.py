@@ -143,6 +143,10 @@ class _Fit:
             self.phase("binarizer", t0)
         self.check_memory(binz, refuse=not self.binary)
         self.binz = binz
+        self.problem = None
+        if self.greedy is not None and self.clock.expired():
+            self.total = float(self.n)  # (only the greedy tree's bound needs it)
+            return  # the time limit struck before the bits were packed: the greedy tree (see fit_topk)
         self.problem = self.pack_on_shards(binz)
         if self.binary and est.greedy_incumbent and est._k_value() != 1:
             self.top1_incumbent()
@@ -537,7 +541,10 @@ def fit_topk(est, X, y, sample_weight, ex, gather):
     if fit.greedy is not None:
         ub = fit.greedy.error + 1e-9 * max(1.0, fit.total)  # trees as good as the greedy one too
     try:
-        res = search(fit, ub)
+        if fit.problem is None:  # out of time before the search: the greedy incumbent
+            res = _no_tree(ub, fit.classes.size, timed_out=True)
+        else:
+            res = search(fit, ub)
         tree = finish(fit, res, ub)
     except KeyboardInterrupt as exc:
         # Ctrl-C: the searches were asked to stop and their tasks cancelled; the best tree known
@@ -545,7 +552,8 @@ def fit_topk(est, X, y, sample_weight, ex, gather):
         exc.partial_tree = None if fit.greedy is None else fit.greedy.tree()
         raise
     finally:
-        ex.release(fit.problem)  # the packed sample leaves the workers
+        if fit.problem is not None:
+            ex.release(fit.problem)  # the packed sample leaves the workers
     est.classes_ = fit.classes
     est.n_classes_ = len(fit.classes)
     tree.classes = fit.classes
