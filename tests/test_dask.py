@@ -722,3 +722,22 @@ def test_dask_topk_time_limit_before_the_search(client, monkeypatch):
     assert m.timed_out_ and m.incumbent_source_ == "greedy" and not m.is_optimal_
     np.testing.assert_array_equal(m.tree_.feature, greedy.tree_.feature)
     np.testing.assert_array_equal(m.predict(X), greedy.predict(X))
+
+
+@pytest.mark.parametrize("greedy_incumbent", [True, False])
+def test_dask_topk_constant_weights_with_zeros(client, monkeypatch, greedy_incumbent):
+    """sample_weight given but equal on the kept rows (the unweighted fit), some rows at zero:
+    the threshold sample is drawn among the kept rows (a second pass)."""
+    import treelearn as tl
+
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 500)
+    X, y = _data(n=1800, d=4, seed=20)
+    w = np.full(y.size, 2.0)
+    w[::7] = 0.0
+    make = lambda: tl.TopKTreeClassifier(k=3, max_depth=3, max_binary_features=16,  # noqa: E731
+                                         greedy_incumbent=greedy_incumbent)
+    local = make().fit(X, y, sample_weight=w)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(450, 4)), da.from_array(y, chunks=450),
+                          sample_weight=da.from_array(w, chunks=450))
+    assert_same_search_fit(local, dist)

@@ -106,6 +106,7 @@ class _Fit:
             _, e = np.frexp(wmax)
             self.scale = float(np.ldexp(1.0, int(e) - 1))
         self.weighted = wmax != wmin
+        self.folded = all(w is None for w in self.blocks.w)  # pass 1 brought the threshold sample
         self.present = np.unique(np.concatenate([s["kept_labels"] for s in self.stats]))
         self.binary = all(s["binary"] for s in self.stats)
         self.has_nan = any(s["has_nan"] for s in self.stats)
@@ -121,7 +122,7 @@ class _Fit:
 
         est, d = self.est, self.blocks.n_features
         binz = Binarizer(max_thresholds=est.max_thresholds, max_binary_features=est.max_binary_features)
-        self.greedy, self.greedy_arrays = None, None
+        self.greedy = None
         if self.binary:
             ones = np.sum([s["ones"] for s in self.stats], axis=0)
             binz.fit_binary_columns(self.schema, np.flatnonzero((ones > 0) & (ones < self.n)), 0.5)
@@ -136,7 +137,7 @@ class _Fit:
                 self.greedy = Incumbent(tree_error(g_tree), lambda: g_tree)
                 self.phase("greedy incumbent (sharded histograms)", t0)
             else:
-                sample = np.concatenate([s["sample"] for s in self.stats], axis=0) if not self.weighted \
+                sample = np.concatenate([s["sample"] for s in self.stats], axis=0) if self.folded \
                     else self.weighted_sample()
             t0 = time.perf_counter()
             binz.fit_summary(self.schema, sample, np.zeros(d, bool), np.ones(d, bool), {}, extra)
@@ -163,7 +164,7 @@ class _Fit:
                               min_samples_leaf=1, min_samples_split=2, min_impurity_decrease=0.0,
                               max_thresholds=incumbent_thresholds(self.n), random_state=None,
                               sklearn_scale=sklearn_scale(self.crit.code))
-        g.prepare(stats=self.stats if not self.weighted else None)
+        g.prepare(stats=self.stats if self.folded else None)
         C = self.classes.size
         if np.count_nonzero(g.totals > 0) <= 1:  # (one class never reaches here: gathered)
             tree = Tree.leaf(g.totals, np.arange(C), schema=self.schema)
