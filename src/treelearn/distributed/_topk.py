@@ -398,7 +398,9 @@ def search(fit, ub):
     ub0 = float("inf") if ub is None else float(ub)
     single = int(fit.est.max_depth) <= 2
     if not single:
-        T = _slots(fit.ex)
+        k = cfg["k"]
+        # at most k candidates at the root (fewer after duplicates): no idle task builds a searcher
+        T = _slots(fit.ex) if isinstance(k, str) else min(_slots(fit.ex), int(k))
         tie = 1e-9 * max(1.0, fit.total)
         results, lost = _run(fit, B.search_share,
                              lambda t, bn, sn: (problem, t, T, cfg, ub0, tie, deadline, bn, sn), T)
