@@ -142,7 +142,8 @@ def run_topk(client, rows: int, args) -> None:
     print("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in info["seconds"].items()))
     print("  bytes moved: " + ", ".join(f"{k} {v:,}" for k, v in info["bytes"].items()))
     if info.get("task_seconds"):
-        print("  search tasks: " + ", ".join(f"{v:.2f} s" for v in info["task_seconds"]))
+        print("  search tasks (total / building the searcher / rebuilding the tree): "
+              + ", ".join(f"{a:.2f} / {b:.2f} / {c:.2f} s" for a, b, c in info["task_seconds"]))
     if args.check_local:  # the same rows in this process: the local fit must be the same
         X, y = Xk.compute(), yk.compute()
         t0 = time.perf_counter()

@@ -185,6 +185,7 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
     the errors found (``{rank: error}``), the rank of the share's best and its tree, statistics."""
     t0 = time.perf_counter()
     rs = _root_search(problem, cfg, deadline)
+    t_setup = time.perf_counter() - t0
     client = _task_client(bound_name)
     watcher = _StopWatcher(stop_name, rs, client)
     try:
@@ -201,14 +202,16 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
                 bound.offer(e)
             if best <= 0:
                 break
+        t_build = time.perf_counter()
         tree = rs.build(int(cand[best_ci])) if best_ci >= 0 else None
+        t_build = time.perf_counter() - t_build
         stats = rs.stats()
     finally:
         watcher.close()
         if client is not None:
             client.close()
     return {"t": t, "candidates": cand, "errs": errs, "best": best_ci, "tree": tree, "stats": stats,
-            "seconds": time.perf_counter() - t0}
+            "seconds": time.perf_counter() - t0, "setup_seconds": t_setup, "build_seconds": t_build}
 
 
 def full_search(problem, cfg, upper_bound, deadline):

@@ -445,7 +445,7 @@ def _combine(results, ub, n_classes, lost):
                    timed_out=stopped)
     for key in ("nodes", "cache_hits", "evictions", "peak_bytes"):
         res[key] = sum(r["stats"][key] for r in results)
-    res["task_seconds"] = [r["seconds"] for r in results]
+    res["task_seconds"] = [(r["seconds"], r["setup_seconds"], r["build_seconds"]) for r in results]
     return res
 
 
