@@ -387,6 +387,8 @@ def _run(fit, fn, args_of, T):
         return _wait(fit, futures, ev)
     finally:
         var.delete()
+        if not ev.is_set():  # (a set event stays: tasks still running must see it)
+            ev.clear()  # no waiter: the scheduler forgets it
 
 
 def search(fit, ub):
