@@ -741,3 +741,47 @@ def test_dask_topk_constant_weights_with_zeros(client, monkeypatch, greedy_incum
         dist = make().fit(da.from_array(X, chunks=(450, 4)), da.from_array(y, chunks=450),
                           sample_weight=da.from_array(w, chunks=450))
     assert_same_search_fit(local, dist)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TREELEARN_DASK_PROCESSES"),
+                    reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
+def test_worker_process_killed_mid_search(monkeypatch):
+    """SIGKILL of a worker process running a search task (its nanny starts a new one): the fit
+    ends with the local tree and attributes."""
+    import signal
+    import time
+
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y = _data(n=3000, d=6, seed=7)
+    # (the worker processes keep SKETCH_ROWS at its default: the driver passes the sample size)
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 1000)
+    make = lambda: tl.OptimalTreeClassifier(max_depth=4, max_binary_features=60)  # noqa: E731
+    local = make().fit(X, y)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    client = distributed.Client(cluster, set_as_default=False)
+    killed = []
+
+    def after_submit(futures):
+        keys = {f.key for f in futures}
+        for _ in range(500):
+            busy = [w for w, ks in client.processing().items() if keys & set(ks)]
+            if busy:
+                break
+            time.sleep(0.02)
+        pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    try:
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500))
+        assert killed
+        assert_same_search_fit(local, dist)
+    finally:
+        client.close()
+        cluster.close()
