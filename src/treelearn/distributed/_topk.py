@@ -156,23 +156,14 @@ class _Fit:
         """The incumbent: the sharded histogram greedy tree (the local one at this size) and the
         threshold sample it gathered."""
         from treelearn.distributed._greedy import DistributedGreedy, sklearn_scale
-        from treelearn.learn.greedy import CodedFeatures, tree_from_kernel
         from treelearn.learn.topk import incumbent_thresholds
-        from treelearn.tree.tree import Tree
 
         g = DistributedGreedy(self.ex, self.blocks, criterion_code=self.crit.code, max_depth=self.est.max_depth,
                               min_samples_leaf=1, min_samples_split=2, min_impurity_decrease=0.0,
                               max_thresholds=incumbent_thresholds(self.n), random_state=None,
                               sklearn_scale=sklearn_scale(self.crit.code))
         g.prepare(stats=self.stats if self.folded else None)
-        C = self.classes.size
-        if np.count_nonzero(g.totals > 0) <= 1:  # (one class never reaches here: gathered)
-            tree = Tree.leaf(g.totals, np.arange(C), schema=self.schema)
-            tree.n_node_samples[0] = g.n
-        else:
-            out = g.grow()
-            coded = CodedFeatures(None, g.n_codes, g.is_cat, g.cat_only, g.thresholds, g.values)
-            tree = tree_from_kernel(out, coded, np.arange(C), self.schema)
+        tree = g.grown_tree(None, np.arange(self.classes.size), self.schema)
         self.info["bytes"]["greedy histograms"] = int(sum(r["hist_bytes"] for r in g.log))
         return tree, g.sample
 
