@@ -84,7 +84,13 @@ class _Fit:
         self.info = {"bytes": {}, "seconds": {}}
 
     def phase(self, name, t0):
-        self.info["seconds"][name] = self.info["seconds"].get(name, 0.0) + time.perf_counter() - t0
+        took = time.perf_counter() - t0
+        self.info["seconds"][name] = self.info["seconds"].get(name, 0.0) + took
+        if getattr(self.est, "verbose", 0):  # one line per phase (the search's live counters stay local)
+            import sys
+
+            print(f"[{type(self.est).__name__} on Dask] {self.clock.elapsed():7.1f} s  {name}: {took:.2f} s",
+                  file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------ pass 1
     def first_pass(self):
