@@ -10,11 +10,15 @@ spill to disk (a spilled shard would be re-read every level); they pause at 80% 
 * greedy, entropy, depth 8, ``max_thresholds=255``: wall time of the three data passes
   (statistics, threshold sample, coding) and of each level, with the bytes of histograms the shards
   produce per level (what crosses the network at most, before the pairwise sums on the workers);
-* Top-k (k = 4, depth 4) on ``--topk-rows`` rows: Top-k and the other searching learners gather
-  their input to the driver (see docs/scaling.md), so it runs on fewer rows.
+* Top-k (k = 4, depth 4, ``max_binary_features=--topk-features``) on ``--topk-rows`` rows (default:
+  all of them), on the shards: statistics and threshold sample, the sharded histogram greedy
+  incumbent, every shard packing its rows into bit columns, one assembled bit matrix replicated to
+  the workers, the root's candidates searched by one task per worker (docs/scaling.md); the
+  seconds and bytes moved of each phase.
 
     python benchmarks/bench_dask.py --rows 100000000 --workers 1 2
     python benchmarks/bench_dask.py --rows 2000000 --shard-rows 250000 --workers 2   # quick
+    python benchmarks/bench_dask.py --rows 2000000 --shard-rows 250000 --workers 2 --skip-greedy --check-local
 
 Timings are wall-clock on whatever else the machine runs.
 """
@@ -79,48 +83,76 @@ def _peak_rss_mb() -> float:
 
 
 def run(workers: int, args) -> None:
-    import distributed
-
-    from treelearn import GreedyTreeClassifier, TopKTreeClassifier
-    from treelearn.distributed import last_fit_log, last_fit_passes, use_client
-
     import dask
+    import distributed
 
     dask.config.set({"distributed.worker.memory.target": False, "distributed.worker.memory.spill": False})
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=":0", host="127.0.0.1", memory_limit=args.memory_limit)
     client = distributed.Client(cluster, set_as_default=False)
     try:
-        X, y = synthetic(args.rows, args.shard_rows, args.features)
-        with use_client(client):
-            t0 = time.perf_counter()
-            est = GreedyTreeClassifier(criterion="entropy", max_depth=args.depth, max_thresholds=255).fit(X, y)
-            total = time.perf_counter() - t0
-        log = last_fit_log()
-        grow = sum(r["seconds"] for r in log)
-        print(f"\n== {workers} worker(s): greedy depth {args.depth}, {args.rows:,} rows x {args.features} features, "
-              f"{len(X.chunks[0])} shards")
-        passes = ", ".join(f"{k} {v:.1f} s" for k, v in last_fit_passes().items())
-        print(f"total {total:.1f} s: data passes {total - grow:.1f} s ({passes}), "
-              f"levels {grow:.1f} s; {est.tree_.node_count} nodes")
+        if not args.skip_greedy:
+            run_greedy(client, workers, args)
+        topk_rows = args.rows if args.topk_rows is None else args.topk_rows
+        if topk_rows:
+            run_topk(client, topk_rows, args)
         peaks = client.run(_peak_rss_mb)
         print("worker peak RSS: " + ", ".join(f"{v:,.0f} MB" for v in peaks.values())
               + f"; driver peak RSS {_peak_rss_mb():,.0f} MB")
-        print(f"{'level':>5} {'hist nodes':>10} {'seconds':>8} {'hist bytes (all shards)':>24} {'split bytes':>12}")
-        for r in log:
-            print(f"{r['level']:>5} {r['nodes']:>10} {r['seconds']:>8.2f} {r['hist_bytes']:>24,} "
-                  f"{r.get('split_bytes', 0):>12,}")
-        if args.topk_rows:
-            Xk, yk = synthetic(args.topk_rows, min(args.shard_rows, args.topk_rows), args.features)
-            with use_client(client):
-                t0 = time.perf_counter()
-                tk = TopKTreeClassifier(k=4, max_depth=4, max_thresholds=args.topk_thresholds).fit(Xk, yk)
-                tt = time.perf_counter() - t0
-            print(f"Top-k k=4 depth 4, {args.topk_rows:,} rows (gathered to the driver): {tt:.1f} s, "
-                  f"{tk.tree_.node_count} nodes, {Xk.nbytes + yk.nbytes:,} bytes gathered")
     finally:
         client.close()
         cluster.close()
+
+
+def run_greedy(client, workers: int, args) -> None:
+    from treelearn import GreedyTreeClassifier
+    from treelearn.distributed import last_fit_log, last_fit_passes, use_client
+
+    X, y = synthetic(args.rows, args.shard_rows, args.features)
+    with use_client(client):
+        t0 = time.perf_counter()
+        est = GreedyTreeClassifier(criterion="entropy", max_depth=args.depth, max_thresholds=255).fit(X, y)
+        total = time.perf_counter() - t0
+    log = last_fit_log()
+    grow = sum(r["seconds"] for r in log)
+    print(f"\n== {workers} worker(s): greedy depth {args.depth}, {args.rows:,} rows x {args.features} features, "
+          f"{len(X.chunks[0])} shards")
+    passes = ", ".join(f"{k} {v:.1f} s" for k, v in last_fit_passes().items())
+    print(f"total {total:.1f} s: data passes {total - grow:.1f} s ({passes}), "
+          f"levels {grow:.1f} s; {est.tree_.node_count} nodes")
+    print(f"{'level':>5} {'hist nodes':>10} {'seconds':>8} {'hist bytes (all shards)':>24} {'split bytes':>12}")
+    for r in log:
+        print(f"{r['level']:>5} {r['nodes']:>10} {r['seconds']:>8.2f} {r['hist_bytes']:>24,} "
+              f"{r.get('split_bytes', 0):>12,}")
+
+
+def run_topk(client, rows: int, args) -> None:
+    from treelearn import TopKTreeClassifier
+    from treelearn.distributed import last_search_info, use_client
+
+    Xk, yk = synthetic(rows, min(args.shard_rows, rows), args.features)
+    with use_client(client):
+        t0 = time.perf_counter()
+        tk = TopKTreeClassifier(k=4, max_depth=4, max_binary_features=args.topk_features).fit(Xk, yk)
+        tt = time.perf_counter() - t0
+    info = last_search_info()
+    print(f"\nTop-k k=4 depth 4, {rows:,} rows, {tk.n_binary_features_} binary features, on the shards: "
+          f"{tt:.1f} s, {tk.tree_.node_count} nodes, training error {tk.training_error_:,.0f} "
+          f"(greedy incumbent {tk.greedy_error_:,.0f}), {info.get('shares')} search tasks")
+    print("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in info["seconds"].items()))
+    print("  bytes moved: " + ", ".join(f"{k} {v:,}" for k, v in info["bytes"].items()))
+    if info.get("task_seconds"):
+        print("  search tasks (total / building the searcher / rebuilding the tree): "
+              + ", ".join(f"{a:.2f} / {b:.2f} / {c:.2f} s" for a, b, c in info["task_seconds"]))
+    if args.check_local:  # the same rows in this process: the local fit must be the same
+        X, y = Xk.compute(), yk.compute()
+        t0 = time.perf_counter()
+        loc = TopKTreeClassifier(k=4, max_depth=4, max_binary_features=args.topk_features).fit(X, y)
+        tl_ = time.perf_counter() - t0
+        same = all(np.array_equal(getattr(loc.tree_, a), getattr(tk.tree_, a))
+                   for a in ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples"))
+        same = same and loc.training_error_ == tk.training_error_ and loc.greedy_error_ == tk.greedy_error_
+        print(f"  local fit on the same rows: {tl_:.1f} s; identical tree and attributes: {same}")
 
 
 def main(argv=None):
@@ -131,8 +163,11 @@ def main(argv=None):
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--memory-limit", default="8GB", help="per worker")
-    ap.add_argument("--topk-rows", type=int, default=200_000, help="0: skip Top-k")
-    ap.add_argument("--topk-thresholds", type=int, default=4)
+    ap.add_argument("--topk-rows", type=int, default=None, help="default: --rows; 0: skip Top-k")
+    ap.add_argument("--topk-features", type=int, default=100, help="Top-k's max_binary_features")
+    ap.add_argument("--skip-greedy", action="store_true", help="only the Top-k fit")
+    ap.add_argument("--check-local", action="store_true",
+                    help="also fit Top-k locally on the same rows (held in this process) and compare")
     args = ap.parse_args(argv)
     for w in args.workers:
         run(w, args)

@@ -174,9 +174,20 @@ def node_local_midpoints(tree: Tree, Xe: np.ndarray) -> Tree:
     and the smallest going right at that node (rows with a missing value aside). The training
     partition of every node is unchanged (so are training errors and optimality); what changes is
     where new values between those two fall. The tree is changed in place and returned."""
-    n_nodes = tree.node_count
-    if n_nodes == 1:
+    if tree.node_count == 1:
         return tree
+    lo, hi = node_split_extremes(tree, Xe)
+    return apply_node_midpoints(tree, lo, hi)
+
+
+def node_split_extremes(tree: Tree, Xe: np.ndarray):
+    """Per node of ``tree``, over the rows of ``Xe`` reaching it (routed by the tree's thresholds
+    and missing directions): the largest value of its split column going left (``lo``, -inf when
+    none) and the smallest going right (``hi``, +inf when none), for numeric splits with a finite
+    threshold (the others: -inf, +inf), missing values aside. Row shards' extremes merge by
+    max / min (issue 14: the midpoints of a Dask fit)."""
+    n_nodes = tree.node_count
+    lo, hi = np.full(n_nodes, -np.inf), np.full(n_nodes, np.inf)
     left, right = tree.children_left, tree.children_right
     miss_left = getattr(tree, "missing_go_to_left", None)
     stack = [(0, np.arange(Xe.shape[0]))]
@@ -192,15 +203,26 @@ def node_local_midpoints(tree: Tree, Xe: np.ndarray) -> Tree:
         else:
             cond = x == t
         if tree.kind[node] == 0 and np.isfinite(t):
-            lo, hi = x[~nan & ~cond], x[cond]
-            if lo.size and hi.size:
-                a, b = float(lo.max()), float(hi.min())
-                mid = (a + b) / 2.0
-                tree.threshold[node] = mid if a < mid <= b else b
+            a, b = x[~nan & ~cond], x[cond]
+            if a.size:
+                lo[node] = float(a.max())
+            if b.size:
+                hi[node] = float(b.min())
         if nan.any():
             cond = np.where(nan, miss_left is None or not miss_left[node], cond)
         stack.append((int(right[node]), rows[cond]))
         stack.append((int(left[node]), rows[~cond]))
+    return lo, hi
+
+
+def apply_node_midpoints(tree: Tree, lo: np.ndarray, hi: np.ndarray) -> Tree:
+    """Set each numeric split's threshold halfway between ``lo`` and ``hi`` of
+    :func:`node_split_extremes` where both are finite (the upper value when the midpoint rounds
+    outside ``(lo, hi]``); in place, returns the tree."""
+    for node in np.flatnonzero(np.isfinite(lo) & np.isfinite(hi)).tolist():
+        a, b = float(lo[node]), float(hi[node])
+        mid = (a + b) / 2.0
+        tree.threshold[node] = mid if a < mid <= b else b
     return tree
 
 

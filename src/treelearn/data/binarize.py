@@ -50,7 +50,7 @@ from treelearn._validation import (
     _as_2d_raw,
     validate_parameters,
 )
-from treelearn.data import _bitset
+from treelearn.data import _bitset, sketch
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 
@@ -160,14 +160,39 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.fit_encoded(Xe, schema)
         return self
 
-    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema, extra_thresholds: dict | None = None):
+    def fit_encoded(self, Xe: np.ndarray, schema: ColumnSchema, extra_thresholds: dict | None = None,
+                    threshold_rows: np.ndarray | None = None):
         """Fit on an encoded matrix (``schema.encode(X)``) whose schema is known.
 
         ``extra_thresholds``: {numeric column: thresholds} added to the column's own (e.g. the
         node-local midpoints of a greedy tree, so that its splits are binary features: a
         condition ``x >= t`` on the training rows reproduces the greedy split's partition). With
         every midpoint (no budget) they are not needed: every threshold's partition is already
-        there, and none is added."""
+        there, and none is added. ``threshold_rows`` (a boolean mask or row indices): the
+        numeric thresholds are chosen from these rows' values only (the learners' threshold
+        sample above :data:`~treelearn.data.sketch.SKETCH_ROWS` rows, see :func:`binarize_sample`);
+        which columns have missing values, and the categories, are always those of every row."""
+        n_cols = schema.n_features
+        has_missing = np.zeros(n_cols, dtype=bool)
+        has_present = np.zeros(n_cols, dtype=bool)
+        categories = {}
+        sample = Xe if threshold_rows is None else Xe[threshold_rows]
+        for j in range(n_cols):
+            col = Xe[:, j]
+            nan = np.isnan(col)
+            has_missing[j] = bool(nan.any())
+            has_present[j] = col.size > 0 and (not has_missing[j] or not bool(nan.all()))
+            if schema.is_categorical(j):
+                categories[j] = np.unique(col[~nan] if has_missing[j] else col)
+        return self.fit_summary(schema, sample, has_missing, has_present, categories, extra_thresholds)
+
+    def fit_summary(self, schema: ColumnSchema, sample: np.ndarray, has_missing, has_present, categories: dict,
+                    extra_thresholds: dict | None = None):
+        """The fit from what it needs of the rows, which row shards can compute and merge (issue
+        14): ``sample``, the encoded rows whose present values choose the numeric thresholds;
+        per column ``has_missing`` (some row is missing) and ``has_present`` (some row is not);
+        ``categories``: {categorical column: its present category codes, ascending}. See
+        :meth:`fit_encoded` for ``extra_thresholds``."""
         self.schema_ = schema
         self.n_features_in_ = schema.n_features
         if schema.feature_names is not None:
@@ -181,13 +206,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         n_added = 0
         feature, kind, threshold, missing = [], [], [], []
         for j in range(schema.n_features):
-            col = Xe[:, j]
-            nan = np.isnan(col)
-            has_nan = bool(nan.any())
-            if has_nan:
-                col = col[~nan]
+            has_nan = bool(has_missing[j])
             if schema.is_categorical(j):
-                present = np.unique(col)
+                present = np.asarray(categories[j])
                 present = present[present >= 0].astype(np.int64)
                 if present.size == 2 and not getattr(self, "full_one_hot", False):
                     codes = present[1:]
@@ -196,6 +217,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     codes = present if present.size >= 2 else present[:0]
                 k, values = CATEGORICAL, codes.astype(np.float64)
             else:
+                col = sample[:, j]
+                if has_nan:
+                    col = col[~np.isnan(col)]
                 ts = numeric_thresholds(col, per_col, distinct_quantiles=distinct)
                 add = np.asarray(extra.get(j, ()), dtype=np.float64)
                 if add.size:
@@ -209,7 +233,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 threshold += values.tolist()
                 missing += [MISSING_NONE] * values.size
                 continue
-            if col.size == 0:  # every value missing: no split
+            if not has_present[j]:  # every value missing: no split
                 continue
             # both missing directions of every condition, then "is missing"
             for m in (MISSING_FALSE, MISSING_TRUE):
@@ -415,6 +439,17 @@ def tree_splits(binz: Binarizer, f: np.ndarray):
     return feature, threshold, tkind, left
 
 
+def threshold_sample_rows(n: int, binz: Binarizer):
+    """The rows whose values choose a budgeted Binarizer's numeric thresholds in a learner's fit
+    (issue 14): above :data:`~treelearn.data.sketch.SKETCH_ROWS` rows, the fixed index-hashed sample
+    of :func:`~treelearn.data.sketch.sketch_mask` (as the greedy learner's histogram thresholds),
+    so that row shards find the same thresholds from their offsets alone; else (or with every
+    threshold asked for) every row (None)."""
+    if (binz.max_thresholds is None and binz.max_binary_features is None) or n <= sketch.SKETCH_ROWS:
+        return None
+    return sketch.sketch_mask(0, n, n)
+
+
 def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_weight=None, *, max_thresholds=None,
                     max_binary_features=None, signed: bool = False, Xe=None,
                     extra_thresholds: dict | None = None, clock=None,
@@ -430,7 +465,10 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     encoded and binarized by ``Binarizer(max_thresholds, max_binary_features)`` (with
     ``extra_thresholds``, see :meth:`Binarizer.fit_encoded`), in blocks of rows
     packed as they are made (the 0/1 bytes of all rows never exist at once). Weights of 1
-    everywhere give unweighted (integer) counts.
+    everywhere give unweighted (integer) counts. Above
+    :data:`~treelearn.data.sketch.SKETCH_ROWS` rows a budgeted Binarizer chooses its numeric
+    thresholds from the fixed threshold sample (:func:`threshold_sample_rows`), so that a fit on
+    Dask row shards binarizes exactly as this one.
 
     Limits (issue 12): ``clock`` (a :class:`treelearn._limits.FitClock`) is checked between
     blocks (:class:`~treelearn._limits.FitTimeout` when the fit's deadline passed);
@@ -457,7 +495,7 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
         Xe = schema.encode(X)
     if clock is not None:
         clock.check()
-    binz.fit_encoded(Xe, schema, extra_thresholds)
+    binz.fit_encoded(Xe, schema, extra_thresholds, threshold_rows=threshold_sample_rows(n, binz))
     d = int(binz.feature_.size)
     n_words = int(_bitset.n_words_for(n))
     if max_bytes is not None and copies * 8.0 * d * n_words > max_bytes:

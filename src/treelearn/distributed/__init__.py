@@ -6,13 +6,25 @@ last, or the one of a ``with Client(...)`` block), or on the one given by :func:
 (a client or a scheduler address); without any, in this process.
 
 * :class:`~treelearn.GreedyTreeClassifier` with ``max_thresholds`` (histogram mode), numeric
-  columns, ``max_leaves=None``, a built-in criterion and no ``class_weight``: the data stay as row
-  shards on the workers; per level the workers return per-node histograms, the driver sums them
-  and picks the splits with the local grower's finder (:mod:`treelearn.distributed._greedy`).
-  The tree equals the local fit's (bit for bit without weights; float weights: up to ties of
-  1e-12 and the last bits of the counts).
+  columns, a built-in criterion and no ``class_weight`` (depth-first or best-first
+  ``max_leaves``), and :class:`~treelearn.PrunedTreeClassifier` with ``max_thresholds``: the
+  data stay as row shards on the workers; per level (per split, best-first) the workers return
+  per-node histograms, the driver sums them and picks the splits with the local grower's finder
+  (:mod:`treelearn.distributed._greedy`); bound pruning runs on the driver on the tree's counts,
+  the CV pruners (integer ``cv``) grow their fold trees on the shards
+  (:mod:`treelearn.distributed._prune`).
+* :class:`~treelearn.TopKTreeClassifier` / :class:`~treelearn.OptimalTreeClassifier` (binary
+  search with a threshold budget, numeric columns, built-in criterion, no ``class_weight``):
+  shards pack their rows into bit columns, assembled once and replicated; one task per worker
+  thread searches a share of the root's candidates below a shared bound
+  (:mod:`treelearn.distributed._topk`).
+* :class:`~treelearn.MinRankTreeClassifier` on 0/1 or ±1 data: the blocks' distinct points with
+  their multiplicities, searched on the driver (:mod:`treelearn.distributed._rank`).
 * every other estimator / setting: the blocks are gathered to the driver and the local learner
-  fits them (the same tree as the local fit, by construction); see docs/scaling.md for the plan.
+  fits them (the same tree as the local fit, by construction); docs/scaling.md says why.
+
+The trees equal the local fit's (bit for bit without weights; float weights: up to ties of 1e-12
+and the last bits of the counts).
 
 A worker lost mid-fit: Dask recomputes its shards (and their node ids, level by level) on the
 other workers from the task graph, and the fit ends with the same tree; a task that keeps
@@ -26,8 +38,9 @@ import numpy as np
 
 from treelearn._validation import TreeLearnValueError
 from treelearn.distributed._shards import is_dask_collection
+from treelearn.distributed._topk import last_search_info
 
-__all__ = ["fit_dask", "use_client", "is_dask_collection", "last_fit_log", "last_fit_passes"]
+__all__ = ["fit_dask", "use_client", "is_dask_collection", "last_fit_log", "last_fit_passes", "last_search_info"]
 
 _client_stack: list = []
 _last_log: list = []
@@ -86,10 +99,14 @@ def _require_dask():
 
 def _sharded_greedy_ok(est, X) -> bool:
     from treelearn.learn.greedy import GreedyTreeClassifier
+    from treelearn.prune.pruners import PrunedTreeClassifier
 
-    if type(est) is not GreedyTreeClassifier:
+    if type(est) is PrunedTreeClassifier:
+        if est.pruning not in ("bound", None):  # the CV pruners grow a tree per fold: gathered
+            return False
+    elif type(est) is not GreedyTreeClassifier:
         return False
-    if est.max_thresholds is None or est.max_leaves is not None or est.class_weight is not None:
+    if est.max_thresholds is None or est.class_weight is not None:
         return False
     if est.categorical is not None or callable(est.criterion) and not isinstance(est.criterion, str):
         return False
@@ -105,6 +122,16 @@ def fit_dask(est, X, y, sample_weight=None):
     _require_dask()
     if _sharded_greedy_ok(est, X):
         return _fit_greedy_sharded(est, X, y, sample_weight)
+    from treelearn.distributed import _topk
+
+    if _topk.sharded_topk_ok(est, X):
+        return _topk.fit_topk(est, X, y, sample_weight, _executor(), _gather)
+    from treelearn.distributed import _prune, _rank
+
+    if _rank.sharded_rank_ok(est, X):
+        return _rank.fit_rank(est, X, y, sample_weight, _executor(), _gather)
+    if _prune.sharded_cv_ok(est, X):
+        return _prune.fit_pruned_cv(est, X, y, sample_weight, _executor(), _gather)
     return _fit_gathered(est, X, y, sample_weight)
 
 
@@ -127,7 +154,7 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
 
     from treelearn.criteria import get_criterion
     from treelearn.distributed import _shards
-    from treelearn.distributed._greedy import DistributedGreedy
+    from treelearn.distributed._greedy import DistributedGreedy, sklearn_scale
     from treelearn.learn.greedy import CodedFeatures, prune_ccp_tree, tree_from_kernel
     from treelearn.data.schema import ColumnSchema
     from treelearn.tree.tree import Tree
@@ -136,29 +163,37 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
     crit = params["criterion"]
     if crit.code < 0:
         return _fit_gathered(est, X, y, sample_weight)
-    blocks = _shards.split_blocks(X, y, sample_weight)
+    ex = _executor()
+    blocks = _shards.split_blocks(X, y, sample_weight, ex.client)
     validate_data(est, blocks.meta, skip_check_array=True, reset=True)
     names = [str(c) for c in blocks.meta.columns] if hasattr(blocks.meta, "columns") else None
     schema = ColumnSchema(categories=[None] * blocks.n_features, feature_names=names)
-    g = DistributedGreedy(_executor(), blocks, criterion_code=crit.code, max_depth=est.max_depth,
-                          min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
-                          min_impurity_decrease=est.min_impurity_decrease, max_thresholds=est.max_thresholds,
-                          random_state=est.random_state, sklearn_scale=_sklearn_scale(crit.code))
+    grows = _growth_settings(est)
+    g = DistributedGreedy(ex, blocks, criterion_code=crit.code, max_depth=est.max_depth,
+                          min_samples_leaf=est.min_samples_leaf, min_samples_split=grows["min_samples_split"],
+                          min_impurity_decrease=grows["min_impurity_decrease"], max_thresholds=est.max_thresholds,
+                          random_state=grows["random_state"], sklearn_scale=sklearn_scale(crit.code))
     g.prepare()
     _last_passes.clear()
     _last_passes.update(g.pass_seconds)
     classes = g.classes
     est.classes_ = classes
     est.n_classes_ = len(classes)
+    # (the pruner's grower keeps class codes in its tree, as grow_greedy)
+    tree_classes = classes if grows["pruner"] is None else np.arange(len(classes))
     if len(classes) == 1 or np.count_nonzero(g.totals > 0) <= 1:
+        if grows["pruner"] is not None:  # the local one-class fit (every attribute set)
+            return _fit_gathered(est, X, y, sample_weight)
         tree = Tree.leaf(g.totals, classes, schema=schema)
         tree.n_node_samples[0] = g.n
     else:
-        out = g.grow()
+        out = g.grow() if est.max_leaves is None else g.grow_best_first(int(est.max_leaves))
         coded = CodedFeatures(None, g.n_codes, g.is_cat, g.cat_only, g.thresholds, g.values)
-        tree = tree_from_kernel(out, coded, classes, schema)
-        if float(est.ccp_alpha) > 0.0:
-            tree = prune_ccp_tree(tree, out, float(est.ccp_alpha))
+        tree = tree_from_kernel(out, coded, tree_classes, schema)
+        if grows["ccp_alpha"] > 0.0:
+            tree = prune_ccp_tree(tree, out, grows["ccp_alpha"])
+    if grows["pruner"] is not None:
+        tree = grows["pruner"](tree, len(classes))
     _last_log[:] = g.log
     tree.classes = classes
     est.tree_ = tree
@@ -168,8 +203,34 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
     return est
 
 
-def _sklearn_scale(code: int) -> float:
-    return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
+def _growth_settings(est) -> dict:
+    """The greedy growth of a sharded estimator: GreedyTreeClassifier's own settings, or
+    PrunedTreeClassifier's grower (grow_greedy's defaults for the rest) and its pruning, which
+    needs only the grown tree's node counts (bound pruning) or nothing (``pruning=None``)."""
+    from treelearn.prune.pruners import PrunedTreeClassifier, prune_with_bound
+
+    if type(est) is not PrunedTreeClassifier:
+        return {"min_samples_split": est.min_samples_split, "min_impurity_decrease": est.min_impurity_decrease,
+                "random_state": est.random_state, "ccp_alpha": float(est.ccp_alpha), "pruner": None}
+
+    def prune(tree, n_classes):  # PrunedTreeClassifier._fit after its growth
+        import time
+
+        est.unpruned_tree_ = tree
+        t0 = time.perf_counter()
+        est.bound_ = None
+        est.ccp_alpha_ = None
+        out = tree
+        if est.pruning == "bound":
+            out, info = prune_with_bound(tree, delta=est.delta, r=est.r, loose=bool(est.loose), n_classes=n_classes,
+                                         return_info=True)
+            est.bound_ = info.bounds[-1]
+            est.bound_history_ = info.bounds
+        est.pruning_time_ = time.perf_counter() - t0
+        return out
+
+    return {"min_samples_split": 2, "min_impurity_decrease": 0.0, "random_state": None, "ccp_alpha": 0.0,
+            "pruner": prune}
 
 
 # the estimators' fit sends Dask collections here (treelearn.base.DASK_FIT)

@@ -28,6 +28,9 @@ from treelearn.data import sketch
 from treelearn.distributed import _level
 from treelearn.distributed import _shards as S
 
+#: gains closer than this are ties (the compiled grower's GAIN_TOL, _greedy_types.h)
+GAIN_TOL = 1e-12
+
 
 class LocalExecutor:
     """The executor without a Dask client: every task runs at once in this process."""
@@ -80,11 +83,29 @@ def _tree_sum(ex, parts):
     return parts[0]
 
 
+def sklearn_scale(code: int) -> float:
+    """The factor from the criterion's normalised impurity to scikit-learn's units (Gini: 1/2)."""
+    return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
+
+
+def first_pass(ex, b: S.Blocks, sample_rows: int, facts: bool = False) -> list:
+    """Pass 1 over the raw blocks: per block its labels, kept rows, weight range and, without
+    weights, its rows of the threshold sample (``facts``: also the facts of
+    :func:`~treelearn.distributed._shards.block_stats` the binary learners need)."""
+    import dask
+
+    folded = all(w is None for w in b.w)
+    starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
+    args = [(int(s0), b.n_rows, sample_rows) if folded else (None, None, None) for s0 in starts]
+    return ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a, facts=facts)
+                                 for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+
+
 class DistributedGreedy:
     """One distributed greedy fit (histogram mode, depth-first semantics); see the module doc."""
 
     def __init__(self, ex, blocks: S.Blocks, *, criterion_code, max_depth, min_samples_leaf, min_samples_split,
-                 min_impurity_decrease, max_thresholds, random_state, sklearn_scale, sample_rows=None):
+                 min_impurity_decrease, max_thresholds, random_state, sklearn_scale, sample_rows=None, scale=None):
         self.ex, self.blocks = ex, blocks
         self.crit = int(criterion_code)
         self.max_depth = -1 if max_depth is None else int(max_depth)
@@ -94,21 +115,21 @@ class DistributedGreedy:
         self.random_state = random_state
         self.sklearn_scale = float(sklearn_scale)
         self.sample_rows = sketch.SKETCH_ROWS if sample_rows is None else int(sample_rows)
+        self.forced_scale = scale  # the weights' divisor (None: the estimator's rule on these weights)
         self.log = []  # per level: seconds, nodes, histogram bytes moved
 
     # ---------------------------------------------------------------- passes over the raw blocks
-    def prepare(self):
+    def prepare(self, stats=None):
+        """The data passes. ``stats``: pass 1's results when the caller ran it already
+        (:func:`first_pass`)."""
         import dask
 
         ex, b = self.ex, self.blocks
         tp = time.perf_counter()
         self.pass_seconds = {}
-        # pass 1: labels, kept rows, weight range (and, without weights, the threshold sample)
         folded = all(w is None for w in b.w)
-        starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
-        args = [(int(s0), b.n_rows, self.sample_rows) if folded else () for s0 in starts]
-        stats = ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a)
-                                      for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+        if stats is None:
+            stats = first_pass(ex, b, self.sample_rows)
         labels = np.unique(np.concatenate([s["labels"] for s in stats]))
         from treelearn._validation import check_target
 
@@ -121,7 +142,9 @@ class DistributedGreedy:
         wmin = min(s["wmin"] for s in stats)
         wmax = max(s["wmax"] for s in stats)
         # the base estimator's weight scale (the learner sees weights in [1, 2) or all ones)
-        if wmax == wmin:
+        if self.forced_scale is not None:
+            self.scale = float(self.forced_scale)
+        elif wmax == wmin:
             self.scale = wmax
         else:
             _, e = np.frexp(wmax)
@@ -136,6 +159,7 @@ class DistributedGreedy:
             parts = ex.gather(ex.compute([dask.delayed(S.block_sample)(x, y, w, int(s0), self.n, self.sample_rows)
                                           for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
         sample = np.concatenate(parts, axis=0) if parts else np.zeros((0, b.n_features))
+        self.sample = sample  # the threshold sample (kept rows of the sketch, in row order)
         from treelearn.learn.greedy import sample_thresholds
 
         d = b.n_features
@@ -215,6 +239,69 @@ class DistributedGreedy:
             frontier = new_frontier
         self.ex.release([x for x in nid if x is not None])
         return self._out(t)
+
+    def grown_tree(self, max_leaves, classes, schema):
+        """After :meth:`prepare`: the grown Tree (depth-first, or best-first to ``max_leaves``) with
+        ``classes`` in its nodes; one leaf when at most one class has weight."""
+        from treelearn.learn.greedy import CodedFeatures, tree_from_kernel
+        from treelearn.tree.tree import Tree
+
+        if np.count_nonzero(self.totals > 0) <= 1:
+            tree = Tree.leaf(self.totals, classes, schema=schema)
+            tree.n_node_samples[0] = self.n
+            return tree
+        out = self.grow() if max_leaves is None else self.grow_best_first(int(max_leaves))
+        coded = CodedFeatures(None, self.n_codes, self.is_cat, self.cat_only, self.thresholds, self.values)
+        return tree_from_kernel(out, coded, classes, schema)
+
+    def grow_best_first(self, max_leaves: int):
+        """Best-first growth (BuildTopDownDT, ``max_leaves``) as the local grower: repeatedly split
+        the open leaf of largest global gain (ties within GAIN_TOL to the leaf created first),
+        one split per round trip: the shards move its rows and count its smaller child."""
+        self._resolve_limits()
+        self._order_features()
+        t = _Nodes(self.totals, self.n, float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0]))
+        self.Wtot = float(self.totals.sum())
+        if self._terminal(self.totals, self.n, 0):
+            return self._out(t, renumber=False)
+        t0 = time.perf_counter()
+        nid = [None] * len(self.shards)
+        H, HC, nbytes = self._hists(nid, np.zeros(1, dtype=np.int32), 1)
+        self.log.append({"level": 0, "nodes": 1, "hist_bytes": nbytes * len(self.shards),
+                         "seconds": time.perf_counter() - t0})
+        hist, best, frontier = {0: (H[0], HC[0])}, {}, {}
+        self._consider(t, [0], hist, best, frontier)
+        leaves, step = 1, 0
+        while leaves < max_leaves and frontier:
+            t0 = time.perf_counter()
+            top = max(frontier.values())
+            v = min(u for u, g in frontier.items() if g >= top - GAIN_TOL)
+            del frontier[v]
+            bf, bc, bl = best.pop(v)
+            L, R, openL, openR = self._split_node(t, v, int(self.perm[bf]), bc, bl, hist[v])
+            leaves += 1
+            opened = [c for c, o in ((L, openL), (R, openR)) if o]
+            if opened:
+                small, large = (L, R) if t.nsamp[L] <= t.nsamp[R] else (R, L)
+                subtract = [(v, small, large)] if large in opened else []
+                step += 1
+                nid, newhist = self._next_level(t, [v], opened, nid, hist, [small], subtract, step, t0, keep_rows=True)
+                hist.update(newhist)
+                self._consider(t, opened, hist, best, frontier)
+            hist.pop(v)
+        self.ex.release([x for x in nid if x is not None])
+        return self._out(t, renumber=False)
+
+    def _consider(self, t, nodes, hist, best, frontier):
+        """The best splits of newly open nodes; the splittable ones join the frontier with their
+        global gain (the local grower's ``(wimp - score) / Wtot``)."""
+        bf, bc, bl, bs = self._best_splits(t, nodes, hist)
+        for i, v in enumerate(nodes):
+            if bf[i] >= 0 and self._splittable(t.wimps[v], bs[i]):
+                best[v] = (int(bf[i]), int(bc[i]), int(bl[i]))
+                frontier[v] = (t.wimps[v] - float(bs[i])) / self.Wtot
+            else:
+                hist.pop(v, None)
 
     def _resolve_limits(self):
         """min_samples_leaf / min_samples_split as row counts (a fraction of the rows rounds up)."""
@@ -304,12 +391,13 @@ class DistributedGreedy:
         openR = not self._terminal(cr, nr, t.depth[R])
         return L, R, openL, openR
 
-    def _next_level(self, t, frontier, new_frontier, nid, hist, requests, subtract, level, t0):
+    def _next_level(self, t, frontier, new_frontier, nid, hist, requests, subtract, level, t0, keep_rows=False):
         """Broadcast the splits (rows of the split nodes move to their children, every other row of
-        this level, in a leaf, leaves the growth), gather the requested histograms, derive the
-        others by subtraction. Returns the shards' new node ids and the next frontier's histograms."""
+        this level, in a leaf, leaves the growth; ``keep_rows``: the other rows stay in their nodes,
+        best-first), gather the requested histograms, derive the others by subtraction. Returns
+        the shards' new node ids and the next frontier's histograms."""
         m = len(t.counts)
-        fa = np.full(m, -1, dtype=np.int32)
+        fa = np.full(m, -2 if keep_rows else -1, dtype=np.int32)
         ca = np.zeros(m, dtype=np.int32)
         la = np.full(m, -1, dtype=np.int32)
         ra = np.full(m, -1, dtype=np.int32)
@@ -350,16 +438,19 @@ class DistributedGreedy:
             return False
         return True
 
-    def _out(self, t):
+    def _out(self, t, renumber=True):
         """Node arrays renumbered to the local grower's creation order (depth-first: a split node's
-        children get the next two ids; the left subtree is grown first)."""
+        children get the next two ids; the left subtree is grown first; ``renumber=False``: the
+        nodes are in that order already, best-first)."""
         counts, nsamp, wimps, left, right = t.counts, t.nsamp, t.wimps, t.left, t.right
         feature, code, low = t.feature, t.code, t.low
         m = len(counts)
         new = np.full(m, -1, dtype=np.int64)
         new[0] = 0
         nxt = 1
-        stack = [0]
+        stack = [0] if renumber else []
+        if not renumber:
+            new[:] = np.arange(m)
         while stack:
             v = stack.pop()
             if left[v] >= 0:

@@ -65,7 +65,8 @@ inline void shard_counts(const Code* codes, int64_t n, int d, const uint8_t* y, 
 }
 
 // node v's rows go to right[v] when (is_cat ? code == k : code >= k) else left[v]; a node with
-// feature < 0 sends its rows to -1 (a leaf: no longer counted)
+// feature -1 sends its rows to -1 (a leaf: no longer counted), feature -2 keeps them (a leaf of
+// best-first growth that may still be split)
 template <class Code>
 inline void apply_splits(const Code* codes, int64_t n, int d, int32_t* nid, int64_t n_nodes,
                          const int32_t* feature, const int32_t* code, const uint8_t* is_cat,
@@ -74,7 +75,10 @@ inline void apply_splits(const Code* codes, int64_t n, int d, int32_t* nid, int6
         const int32_t v = nid[r];
         if (v < 0 || v >= n_nodes) continue;
         const int32_t f = feature[v];
-        if (f < 0) { nid[r] = -1; continue; }
+        if (f < 0) {
+            if (f == -1) nid[r] = -1;
+            continue;
+        }
         const int32_t x = (int32_t)codes[r * (int64_t)d + f];
         const bool go = is_cat[f] ? (x == code[v]) : (x >= code[v]);
         nid[r] = go ? right[v] : left[v];

@@ -70,7 +70,8 @@ def counts(const code_t[:, ::1] codes, const uint8_t[::1] y, nid, const int32_t[
 
 def split_rows(const code_t[:, ::1] codes, int32_t[::1] nid, const int32_t[::1] feature, const int32_t[::1] code,
                const uint8_t[::1] is_cat, const int32_t[::1] left, const int32_t[::1] right):
-    """Move each row of node v (in place in ``nid``) to its child (``feature[v] < 0``: to -1)."""
+    """Move each row of node v (in place in ``nid``) to its child (``feature[v]`` -1: to -1, -2:
+    the rows stay)."""
     cdef int64_t n = codes.shape[0]
     if n == 0 or feature.shape[0] == 0:
         return

@@ -43,8 +43,18 @@ def _dask_array(obj, what: str):
     raise TreeLearnValueError(f"{what}: expected a Dask array, DataFrame or Series, got {type(obj).__name__}")
 
 
-def split_blocks(X, y, sample_weight) -> Blocks:
-    """Dask X (and y, sample_weight: Dask or in memory) -> aligned row blocks."""
+def split_blocks(X, y, sample_weight, client=None) -> Blocks:
+    """Dask X (and y, sample_weight: Dask or in memory) -> aligned row blocks. Unknown block
+    lengths (DataFrames) are computed on ``client`` (the fit's; None: Dask's default scheduler)."""
+    if client is None:
+        return _split_blocks(X, y, sample_weight)
+    import dask
+
+    with dask.config.set(scheduler=client):
+        return _split_blocks(X, y, sample_weight)
+
+
+def _split_blocks(X, y, sample_weight) -> Blocks:
     import dask.array as da
     import dask.dataframe as dd
 
@@ -98,15 +108,20 @@ def _weights(w, n):
     return w
 
 
-def block_stats(x, y, w, start=None, n_total=None, sample_rows=None):
+def block_stats(x, y, w, start=None, n_total=None, sample_rows=None, facts=False):
     """Pass 1 of a block: its labels, kept rows (weight > 0) and weight range; checks the values.
     With ``start`` (the row offsets are known: no sample weights, every row kept) also its rows of
-    the threshold sample (pass 2 folded into this one)."""
+    the threshold sample (pass 2 folded into this one). ``facts`` (the binary learners): missing
+    values are allowed and reported (``has_nan``), and, when every value of the kept rows is 0 or
+    1 (``binary``), each column's count of ones (``ones``)."""
     x = np.asarray(x)
     if x.dtype.kind not in "biuf":
-        raise TreeLearnValueError(f"X has dtype {x.dtype}: the distributed greedy fit needs numeric columns")
-    if x.dtype.kind == "f" and not np.isfinite(x).all():
-        raise TreeLearnValueError("X contains NaN or infinity: the distributed greedy fit needs finite values")
+        raise TreeLearnValueError(f"X has dtype {x.dtype}: the distributed fit needs numeric columns")
+    if x.dtype.kind == "f":
+        if np.isinf(x).any():
+            raise TreeLearnValueError("X contains infinity: the distributed fit needs finite values or NaN")
+        if not facts and np.isnan(x).any():
+            raise TreeLearnValueError("X contains NaN or infinity: the distributed greedy fit needs finite values")
     y = np.asarray(y).ravel()
     w = _weights(w, y.shape[0])
     if w.size and (not np.isfinite(w).all() or w.min() < 0):
@@ -116,6 +131,13 @@ def block_stats(x, y, w, start=None, n_total=None, sample_rows=None):
     wk = w[keep]
     out = {"labels": labels, "n": int(y.shape[0]), "n_kept": int(keep.sum()),
            "wmin": float(wk.min()) if wk.size else np.inf, "wmax": float(wk.max()) if wk.size else -np.inf}
+    if facts:
+        xk = x if keep.all() else x[keep]
+        out["has_nan"] = bool(x.dtype.kind == "f" and np.isnan(xk).any())
+        binary = not out["has_nan"] and bool(((xk == 0) | (xk == 1)).all())
+        out["binary"] = binary
+        out["ones"] = np.count_nonzero(xk == 1, axis=0).astype(np.int64) if binary else None
+        out["kept_labels"] = labels if keep.all() else np.unique(y[keep])
     if start is not None:
         out["sample"] = block_sample(x, y, w, start, n_total, sample_rows)
     return out

@@ -155,3 +155,120 @@ def _raise_interrupt(result):
     exc.partial_result = result
     raise exc
 
+
+
+# ---------------------------------------------------------------- one root candidate at a time
+# (issue 14: the Dask tasks of treelearn.distributed run shares of the root's candidates)
+cdef extern from "topk/share.h" namespace "tltopk":
+    cdef cppclass RootShare:
+        cbool complete()
+        vector[int] candidates() except + nogil
+        cbool search(int f, double ub, double& err) except + nogil
+        void build(int f, Output& out) except + nogil
+        void finish(Output& out)
+        void request_stop()
+        cbool stopped()
+    RootShare* make_root_share(const Problem& P, const Options& O) except + nogil
+
+
+cdef class RootSearch:
+    """A search of the root's candidates one at a time (``topk/share.h``): ``candidates()`` (rank
+    order, duplicates removed), ``search(f, ub)`` (the error of the best tree whose root splits on
+    f, or None when it is not below ``ub``), ``build(f)`` (that tree, as ``search`` returns trees)
+    and ``stats()``. Built-in criteria only; ``request_stop()`` may be called from another thread.
+    The arguments are those of :func:`search` (``time_limit`` counts from the construction)."""
+    cdef RootShare* share
+    cdef object arrays
+    cdef int n_classes
+
+    def __cinit__(self, columns, y, int n_classes, weights, int k, int max_depth, int criterion_code,
+                  bint gain_ratio, double time_limit, double memory_limit_bytes, bint cache_depth1=True,
+                  bint feature_classes=False):
+        cdef const uint64_t[:, ::1] cols = np.ascontiguousarray(columns, dtype=np.uint64)
+        cdef const int64_t[::1] yv = np.ascontiguousarray(y, dtype=np.int64)
+        cdef const double[::1] wv
+        cdef Problem P
+        cdef Options O
+        cdef uint64_t dummy = 0
+        if criterion_code < 0:
+            raise ValueError("RootSearch takes a built-in criterion (code 0, 1 or 2)")
+        self.share = NULL
+        self.n_classes = n_classes
+        P.n = <int>yv.shape[0]
+        P.d = <int>cols.shape[0]
+        P.C = n_classes
+        P.nw = <int>((P.n + 63) // 64)
+        if cols.shape[0] > 0 and cols.shape[1] != P.nw:
+            raise ValueError("columns do not match the number of rows")
+        P.columns = &cols[0, 0] if cols.shape[0] > 0 else &dummy
+        P.y = &yv[0]
+        P.w = NULL
+        if weights is not None:
+            wv = np.ascontiguousarray(weights, dtype=np.float64)
+            P.w = &wv[0]
+        self.arrays = (cols, yv, None if weights is None else wv)
+        O.k = k
+        O.max_depth = max_depth
+        O.criterion = criterion_code
+        O.gain_ratio = gain_ratio
+        O.time_limit = time_limit
+        O.memory_limit_bytes = memory_limit_bytes
+        O.n_jobs = 1
+        O.cache_depth1 = cache_depth1
+        O.feature_classes = feature_classes
+        O.cost = NULL
+        O.cost_ctx = NULL
+        O.progress = NULL
+        with nogil:
+            self.share = make_root_share(P, O)
+
+    def __dealloc__(self):
+        if self.share != NULL:
+            del self.share
+
+    def candidates(self):
+        cdef vector[int] c
+        with nogil:
+            c = self.share.candidates()
+        return np.asarray([c[i] for i in range(c.size())], dtype=np.int64)
+
+    def search(self, int f, double ub):
+        cdef double err = 0.0
+        cdef cbool ok
+        with nogil:
+            ok = self.share.search(f, ub, err)
+        return float(err) if ok else None
+
+    def build(self, int f):
+        cdef Output out
+        with nogil:
+            self.share.build(f, out)
+        return _tree_arrays(out, self.n_classes)
+
+    def stats(self):
+        cdef Output out
+        self.share.finish(out)
+        return {"nodes": out.nodes, "cache_hits": out.cache_hits, "evictions": out.evictions,
+                "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
+                "timed_out": bool(out.timed_out), "interrupted": bool(out.interrupted),
+                "complete": bool(self.share.complete())}
+
+    def request_stop(self):
+        self.share.request_stop()
+
+    @property
+    def stopped(self):
+        return bool(self.share.stopped())
+
+
+cdef dict _tree_arrays(Output& out, int n_classes):
+    """The preorder tree of an Output as ``search`` returns it (node arrays)."""
+    nn = out.feature.size()
+    if nn == 0:
+        return {"feature": np.zeros(0, np.int64), "left": np.zeros(0, np.int64), "right": np.zeros(0, np.int64),
+                "value": np.zeros((0, n_classes)), "n_node_samples": np.zeros(0, np.int64)}
+    return {"feature": np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy(),
+            "left": np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy(),
+            "right": np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy(),
+            "value": np.asarray(<double[:nn * n_classes]> out.value.data()).copy().reshape(nn, n_classes),
+            "n_node_samples": np.asarray(<int64_t[:nn]> out.nsamp.data()).copy()}

@@ -155,8 +155,12 @@ class TopKTreeClassifier(BaseTreeClassifier):
         out or not (``incumbent_source_`` says which tree was returned). On 0/1 data with
         ``scoring="gain"`` the greedy tree is Top-1 on the same features, one of the trees
         Top-k searches, so a search that finishes cannot be worse: the greedy tree is grown
-        only when the search stops early (time limit), as its fallback. False: the binary
-        features and the tree of the paper's Top-k exactly (003 App. C and Fig. 1).
+        only when the search stops early (time limit), as its fallback. Above 200,000 rows
+        (``treelearn.data.sketch.SKETCH_ROWS``) the greedy tree is grown in histogram mode
+        (``max_thresholds=255`` from the fixed threshold sample) and the budgeted thresholds are
+        chosen from that sample too: the fit a Dask cluster reproduces exactly
+        (docs/scaling.md). False: the binary features and the tree of the paper's Top-k exactly
+        (003 App. C and Fig. 1).
     time_limit : float or None, default=600
         Seconds for the whole ``fit`` (binarization, search and tree rebuild, from the start of
         ``fit``); when hit, the best tree found so far is returned, ``timed_out_`` is True and a
@@ -283,7 +287,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 progress.phase = "greedy incumbent"
                 g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
-                                     max_depth=int(self.max_depth))
+                                     max_depth=int(self.max_depth), max_thresholds=incumbent_thresholds(sample.n_samples))
                 extra = _numeric_thresholds_of(g_tree)
                 greedy = _Incumbent(_tree_error(g_tree), lambda: g_tree)
             progress.phase = "binarizing"
@@ -479,6 +483,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
                            n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
 
 
+#: thresholds per column of the greedy incumbent above ``sketch.SKETCH_ROWS`` rows (issue 14)
+INCUMBENT_THRESHOLDS = 255
+
+
+def incumbent_thresholds(n_rows: int):
+    """``max_thresholds`` of the greedy incumbent on numeric data: None (every threshold: the
+    exact greedy tree) up to :data:`~treelearn.data.sketch.SKETCH_ROWS` rows; above, the
+    histogram mode with :data:`INCUMBENT_THRESHOLDS` thresholds of the fixed threshold sample,
+    the greedy tree a fit on Dask row shards grows identically (issue 14)."""
+    from treelearn.data import sketch
+
+    return None if n_rows <= sketch.SKETCH_ROWS else INCUMBENT_THRESHOLDS
+
+
 def _leaf_error(children_left, value) -> float:
     """Weighted training misclassifications of a tree's leaves (their minority counts)."""
     v = np.asarray(value)[np.asarray(children_left) < 0]
@@ -582,3 +600,39 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         if self.solver != "auto":
             return self.solver == "continuous"
         return super()._wants_continuous(sample)
+
+
+# ---------------------------------------------------------------- issue 14: the search on Dask
+def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, criterion="entropy", scoring="gain",
+                time_limit=None, memory_limit_mb=1024, cache_depth1=None, feature_classes=False):
+    """The search of the root's candidates one at a time, for a caller that runs shares of them
+    elsewhere (:mod:`treelearn.distributed`): a compiled ``RootSearch`` over the packed columns
+    ``(d, n_words)``, class codes ``y`` and weights (None: unit), with the settings of
+    :func:`topk_search` (built-in criteria). Its ``candidates()`` are the root's candidates in
+    rank order (duplicates removed), ``search(f, ub)`` the error of the best tree whose root
+    splits on f when it is below ``ub`` (else None), ``build(f)`` that tree (node arrays as
+    :func:`topk_search` returns them, before :func:`~treelearn.tree.tree.kernel_nodes`),
+    ``stats()`` the search statistics. Taking, for every share, its candidates' errors below the
+    share's best and the lowest rank among the smallest errors gives :func:`topk_search`'s tree
+    (the root's candidates are what ``n_jobs`` threads share too)."""
+    crit = get_criterion(criterion)
+    if crit.code < 0:
+        raise TypeError("root_search takes a built-in criterion")
+    columns = np.ascontiguousarray(columns, dtype=np.uint64)
+    d, n_words = columns.shape
+    kk = d if k is None or k == "all" else int(k)
+    if cache_depth1 is None:
+        cache_depth1 = d >= 2 * n_words and kk < d
+    kk = max(1, min(kk, max(d, 1)))
+    return _topk.RootSearch(columns, np.ascontiguousarray(y, dtype=np.int64), int(n_classes), weights, kk,
+                            int(max_depth), int(crit.code), scoring == "gain_ratio",
+                            float(time_limit) if time_limit is not None else 0.0,
+                            float(memory_limit_mb) * 1024.0 * 1024.0, bool(cache_depth1), bool(feature_classes))
+
+
+#: the public names of the helpers a fit elsewhere (treelearn.distributed) finishes with
+leaf_error = _leaf_error
+tree_error = _tree_error
+feature_space = _feature_space
+numeric_thresholds_of = _numeric_thresholds_of
+Incumbent = _Incumbent

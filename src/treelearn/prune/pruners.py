@@ -425,20 +425,11 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
     tree's sequence, each fold's tree is pruned at α and scored on its held-out part; the α of
     smallest total (weighted) held-out error wins (ties: the larger α, the smaller tree).
     """
-    from sklearn.model_selection import KFold, StratifiedKFold
-
     grid = _alpha_grid(path.ccp_alphas)
-    n = len(y)
     if isinstance(cv, numbers.Integral):
-        counts = np.bincount(y)
-        k = min(int(cv), n)
-        if k < 2:
+        folds = cv_int_folds(y, cv, random_state)
+        if folds is None:
             return float(grid[0])
-        if counts[counts > 0].min() >= k:
-            splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
-        else:
-            splitter = KFold(n_splits=k, shuffle=True, random_state=random_state)
-        folds = splitter.split(Xe, y)
     elif hasattr(cv, "split"):  # a scikit-learn splitter
         folds = cv.split(Xe, y)
     else:  # an iterable of (train, test) index arrays
@@ -458,6 +449,29 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
     best = errs.min()
     idx = np.nonzero(errs <= best + 1e-12)[0]
     return float(grid[idx[-1]])
+
+
+def cv_int_folds(y, cv: int, random_state=None):
+    """The (train, test) splits of an integer ``cv`` on class codes ``y``: shuffled stratified
+    K-fold (seeded by ``random_state``), plain shuffled K-fold when a class has fewer than K rows;
+    None when there are fewer than 2 rows (no CV)."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    n = len(y)
+    counts = np.bincount(y)
+    k = min(int(cv), n)
+    if k < 2:
+        return None
+    if counts[counts > 0].min() >= k:
+        splitter = StratifiedKFold(n_splits=k, shuffle=True, random_state=random_state)
+    else:
+        splitter = KFold(n_splits=k, shuffle=True, random_state=random_state)
+    return splitter.split(np.zeros((n, 1)), y)
+
+
+#: public names of the CV steps for a fit elsewhere (treelearn.distributed)
+alpha_grid = _alpha_grid
+select_from_path = _select_from_path
 
 
 # ====================================================================== estimator
