@@ -82,6 +82,18 @@ class _Fit:
         self.crit = params["criterion"]
         self.clock = FitClock(est.time_limit)
         self.info = {"bytes": {}, "seconds": {}}
+        # 0/1 data with the gain scoring: the greedy (Top-1) tree is one of the searched trees, so,
+        # as in the local fit, it is grown only after a search that stopped early
+        self.fallback = None
+
+    def lazy_top1(self) -> bool:
+        """Whether the 0/1 sample's Top-1 incumbent waits for a search that stops early (the local
+        rule of :meth:`treelearn.TopKTreeClassifier._fit`)."""
+        return self.est.scoring == "gain"
+
+    def slack_deadline(self):
+        """The fallback's deadline: part of the slack the time limit allows past it."""
+        return time.time() + 0.05 * float(self.est.time_limit) + 0.25
 
     def phase(self, name, t0):
         took = time.perf_counter() - t0
@@ -156,7 +168,10 @@ class _Fit:
             return  # the time limit struck before the bits were packed: the greedy tree (see fit_topk)
         self.problem = self.pack_on_shards(binz)
         if self.binary and est.greedy_incumbent and est._k_value() != 1:
-            self.top1_incumbent()
+            if self.lazy_top1():
+                self.fallback = lambda: self.top1_incumbent(self.slack_deadline())
+            else:
+                self.top1_incumbent(self.deadline())
 
     def sharded_greedy(self):
         """The incumbent: the sharded histogram greedy tree (the local one at this size) and the
@@ -225,13 +240,15 @@ class _Fit:
         self.phase("packing", t0)
         return problem
 
-    def top1_incumbent(self):
+    def top1_incumbent(self, deadline):
         from treelearn.learn.topk import Incumbent, leaf_error
 
         t0 = time.perf_counter()
-        res1 = self.ex.gather(self.ex.submit(B.top1_search, self.problem, self.cfg(), self.deadline()))
+        res1 = self.ex.gather(self.ex.submit(B.top1_search, self.problem, self.cfg(), deadline))
         from treelearn.tree.tree import kernel_nodes
 
+        if res1.get("timed_out"):
+            return  # no greedy tree in time (as the local fallback)
         res1 = kernel_nodes(res1)
         C, binz, schema = self.classes.size, self.binz, self.schema
         self.greedy = Incumbent(leaf_error(res1["children_left"], res1["value"]),
@@ -293,13 +310,18 @@ class _Fit:
                                      extra_thresholds=extra, clock=None, max_bytes=cap + allowance, copies=4)
         self.binz = binz
         if est.greedy_incumbent and self.binary and est._k_value() != 1:
-            res1 = topk_search(data, k=1, max_depth=h, criterion=crit, time_limit=self.clock.remaining())
-            from treelearn.tree.tree import kernel_nodes  # (topk_search's arrays are renamed already)
+            def top1(time_limit):
+                res1 = topk_search(data, k=1, max_depth=h, criterion=crit, time_limit=time_limit)
+                if res1["timed_out"]:
+                    return
+                C = self.classes.size
+                self.greedy = Incumbent(leaf_error(res1["children_left"], res1["value"]),
+                                        lambda: _binary_tree(res1, binz, C, schema))
 
-            res1 = kernel_nodes(res1)
-            C = self.classes.size
-            self.greedy = Incumbent(leaf_error(res1["children_left"], res1["value"]),
-                                    lambda: _binary_tree(res1, binz, C, schema))
+            if self.lazy_top1():
+                self.fallback = lambda: top1(0.05 * float(est.time_limit) + 0.25)
+            else:
+                top1(self.clock.remaining())
         extra_bytes = max(4 * float(data.columns.nbytes) - allowance, 0.0)
         self.search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
         problem = {"columns": data.columns, "y": data.y.astype(np.uint8 if data.n_classes <= 255 else np.int32),
@@ -547,6 +569,10 @@ def fit_topk(est, X, y, sample_weight, ex, gather):
             res = _no_tree(ub, fit.classes.size, timed_out=True)
         else:
             res = search(fit, ub)
+        if fit.greedy is None and fit.fallback is not None and res["timed_out"]:
+            fit.fallback()  # the 0/1 sample's greedy tree, after a search that stopped early
+            if fit.greedy is not None:
+                ub = fit.greedy.error + 1e-9 * max(1.0, fit.total)
         tree = finish(fit, res, ub)
     except KeyboardInterrupt as exc:
         # Ctrl-C: the searches were asked to stop and their tasks cancelled; the best tree known
