@@ -43,3 +43,30 @@ def test_sampled_thresholds_above_the_sample_size(monkeypatch):
     assert cf.values[0] is None and cf.values[1] is not None
     est = GreedyTreeClassifier(max_depth=3, max_thresholds=16).fit(X, y)
     assert est.score(X, y) > 0.8
+
+
+def test_sampled_coding_of_missing_values_and_unsampled_values(monkeypatch):
+    """Above SKETCH_ROWS rows: NaN gets the code above every bin (and the feature a missing code);
+    a column keeps its distinct values only when the sample has every one of them."""
+    rng = np.random.default_rng(2)
+    n = 6000
+    a = rng.standard_normal(n)
+    a[rng.random(n) < 0.1] = np.nan
+    b = rng.integers(0, 4, n).astype(float)
+    c = rng.integers(0, 4, n).astype(float)
+    monkeypatch.setattr(sketch, "SKETCH_ROWS", 1000)
+    mask = sketch.sketch_mask(0, n, n)
+    c[np.flatnonzero(~mask)[0]] = 7.0  # one value the sample does not have
+    X = np.stack([a, b, c], axis=1)
+    cf = code_features(X, None, 16)
+    t0 = cf.thresholds[0]
+    nan = np.isnan(a)
+    np.testing.assert_array_equal(cf.codes[0][nan], t0.size + 1)
+    np.testing.assert_array_equal(cf.codes[0][~nan], np.searchsorted(t0, a[~nan], side="right"))
+    assert cf.miss_code[0] == t0.size + 1 and cf.miss_code[1] == -1 and cf.miss_code[2] == -1
+    np.testing.assert_array_equal(cf.values[1], [0.0, 1.0, 2.0, 3.0])
+    assert cf.values[0] is None and cf.values[2] is None
+    # the integer matrix in its own dtype codes the same
+    Xi = np.stack([b, c], axis=1).astype(np.uint8)
+    ci = code_features(Xi, None, 16)
+    np.testing.assert_array_equal(ci.codes, cf.codes[1:])

@@ -28,4 +28,27 @@ inline void code_column(const double* x, int64_t n, int64_t stride, const double
     for (int64_t r = 0; r < n; ++r) out[r * out_stride] = (Code)code_of(thr, m, x[r * stride]);
 }
 
+// column x -> out[r] (contiguous) with NaN coded m + 1 (one above every bin); returns the number
+// of NaN. u (m + 1 values, or nullptr): whether every value is one of u, u[code] == x
+// (``all_in_u``), checked in the same pass
+template <class Code>
+inline int64_t code_column_nan(const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
+                               const double* u, bool& all_in_u) {
+    int64_t miss = 0;
+    bool in = u != nullptr;
+    for (int64_t r = 0; r < n; ++r) {
+        const double v = x[r * stride];
+        if (v != v) {
+            out[r] = (Code)(m + 1);
+            ++miss;
+            continue;
+        }
+        const int64_t c = code_of(thr, m, v);
+        out[r] = (Code)c;
+        in = in && u[c] == v;
+    }
+    all_in_u = in && miss == 0;
+    return miss;
+}
+
 }  // namespace tlbin

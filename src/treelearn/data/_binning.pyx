@@ -3,6 +3,7 @@
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
+from libcpp cimport bool as cbool
 
 cnp.import_array()
 
@@ -15,6 +16,8 @@ ctypedef fused code_t:
 cdef extern from "_binning.h" namespace "tlbin":
     void code_column[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
                            int64_t out_stride) nogil
+    int64_t code_column_nan[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m,
+                                  Code* out, const double* u, cbool& all_in_u) nogil
 
 
 cdef _code_into(const double[:, :] X, list thresholds, code_t[:, :] out, bint by_row):
@@ -52,3 +55,30 @@ def code_rows(X, list thresholds, dtype):
 def code_columns_into(X, list thresholds, int32_t[:, :] codes):
     """Codes of X's columns (n, d) into the rows of ``codes`` (d, n) int32."""
     _code_into[int32_t](np.asarray(X, dtype=np.float64), thresholds, codes, False)
+
+
+def code_column_missing(x, thresholds, values, int32_t[::1] out):
+    """One column ``x`` (n values, any numeric dtype) coded into ``out`` as the number of
+    ``thresholds`` <= x, NaN as ``thresholds.size + 1``, in one compiled pass. ``values`` (the
+    column's distinct values with ``thresholds.size + 1`` entries, or None) is checked in the same
+    pass. Returns ``(n_missing, every value is one of values and none is missing)``."""
+    cdef const double[:] xv = np.asarray(x, dtype=np.float64)
+    cdef const double[::1] t = np.ascontiguousarray(thresholds, dtype=np.float64)
+    cdef const double[::1] u
+    cdef int64_t n = xv.shape[0], m = t.shape[0], miss
+    cdef double dummy = 0.0
+    cdef const double* up = NULL
+    cdef cbool in_u = False
+    if out.shape[0] != n:
+        raise ValueError("out must have one code per value")
+    if values is not None:
+        u = np.ascontiguousarray(values, dtype=np.float64)
+        if u.shape[0] != m + 1:
+            raise ValueError("values must have thresholds.size + 1 entries")
+        up = &u[0]
+    if n == 0:
+        return 0, values is not None
+    with nogil:
+        miss = code_column_nan[int32_t](&xv[0], n, xv.strides[0] // sizeof(double), &t[0] if m else &dummy, m,
+                                        &out[0], up, in_u)
+    return int(miss), bool(in_u)

@@ -223,14 +223,12 @@ def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, c
     thr, vals, _ = sample_thresholds(Xe[sketch.sketch_mask(0, n, n)][:, cols], max_thresholds)
     n_missing = np.zeros(len(cols), dtype=np.int64)
     for i, j in enumerate(cols.tolist()):
-        col = Xe[:, j]
-        _binning.code_columns_into(Xe[:, j:j + 1], [thr[i]], codes[j:j + 1])
-        nan = np.isnan(col)
-        n_missing[i] = int(nan.sum())
-        if n_missing[i]:  # missing values get the code above every bin (as _greedy.code_numeric)
-            codes[j][nan] = thr[i].size + 1
+        # one compiled pass per column: codes, missing values (code thr.size + 1), and whether the
+        # sample's distinct values are every value of the column
         u = vals[i]
-        if not (thr[i].size == u.size - 1 and not n_missing[i] and np.array_equal(u[codes[j]], col)):
+        check = u is not None and thr[i].size == u.size - 1
+        n_missing[i], every = _binning.code_column_missing(Xe[:, j], thr[i], u if check else None, codes[j])
+        if not every:
             vals[i] = None
     return thr, vals, n_missing
 
