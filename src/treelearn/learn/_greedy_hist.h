@@ -31,7 +31,11 @@ public:
     std::vector<std::vector<double>> pool;  // histograms by slot
     std::vector<std::vector<int64_t>> cpool; // row counts per (feature, code)
     std::vector<int64_t> free_slots;
-    std::vector<uint16_t> bins;    // (n, d) row-major codes
+    // (n, d) row-major codes: one byte each when every feature has at most 256 codes (255
+    // thresholds and no missing value), else two
+    std::vector<uint8_t> bins8;
+    std::vector<uint16_t> bins16;
+    bool narrow = false;
     std::vector<double> buf, pre, aux;
     tlcrit::CandidateBatch batch;
     std::vector<Split> pending;
@@ -50,15 +54,34 @@ public:
         for (int f = 0; f < P.d; ++f) offset[f + 1] = offset[f] + P.n_codes[f];
         csize = offset[P.d];
         hsize = csize * P.C;
-        bins.resize((size_t)n * P.d);
-        for (int f = 0; f < P.d; ++f) {
-            const int32_t* cf = P.codes + (size_t)f * n;
-            for (int64_t i = 0; i < n; ++i) bins[(size_t)i * P.d + f] = (uint16_t)cf[i];
-        }
+        int32_t max_codes = 0;
+        for (int f = 0; f < P.d; ++f) max_codes = std::max(max_codes, P.n_codes[f]);
+        narrow = max_codes <= 256;
+        if (narrow)
+            fill_bins(bins8);
+        else
+            fill_bins(bins16);
         buf.resize(P.C);
         pre.resize(P.C);
         aux.resize(P.C);
         batch.C = P.C;
+    }
+
+    template <class B>
+    void fill_bins(std::vector<B>& bins) {
+        const int64_t n = P.n;
+        const int d = P.d;
+        bins.resize((size_t)n * d);
+        // row blocks: each block's codes are written feature by feature while its rows stay in cache
+        const int64_t block = 4096;
+        for (int64_t r0 = 0; r0 < n; r0 += block) {
+            const int64_t r1 = std::min(n, r0 + block);
+            for (int f = 0; f < d; ++f) {
+                const int32_t* cf = P.codes + (size_t)f * n;
+                B* out = bins.data() + f;
+                for (int64_t i = r0; i < r1; ++i) out[(size_t)i * d] = (B)cf[i];
+            }
+        }
     }
 
     int64_t alloc() {
@@ -87,8 +110,14 @@ public:
         int64_t* hc = cpool[nd.hist].data();
         std::fill(h, h + hsize, 0.0);
         std::fill(hc, hc + csize, 0);
-        tlhist::count_rows<tlhist::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start, bins.data(),
-                                                           P.n, P.d, offset.data(), P.C, P.y, P.w, h, hc);
+        if (narrow)
+            tlhist::count_rows<tlhist::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start,
+                                                               bins8.data(), P.n, P.d, offset.data(), P.C, P.y, P.w,
+                                                               h, hc);
+        else
+            tlhist::count_rows<tlhist::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start,
+                                                               bins16.data(), P.n, P.d, offset.data(), P.C, P.y,
+                                                               P.w, h, hc);
     }
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; build(root); }
