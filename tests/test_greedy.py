@@ -767,3 +767,23 @@ def test_any_numeric_dtype_gives_the_float64_tree_without_a_float64_copy(dtype, 
     assert calls == []
     assert got.tree_ == ref.tree_
     np.testing.assert_array_equal(got.predict(X), ref.predict(X.astype(np.float64)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16])
+def test_exact_coding_reads_distinct_values_back_from_the_column(dtype):
+    from treelearn.learn.greedy import code_features
+
+    # issue 14: exact mode stores no distinct values; the r-th value is read from a row of rank r
+    rng = np.random.default_rng(3)
+    X = rng.integers(-50, 50, size=(3000, 3)).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        X[rng.random(3000) < 0.1, 1] = np.nan
+    cf = code_features(X, None, None)
+    for j in range(3):
+        col = X[:, j].astype(np.float64)
+        u = np.unique(col[~np.isnan(col)])
+        assert cf.values[j].size == u.size == cf.n_codes[j] - (cf.miss_code[j] >= 0)
+        ranks = rng.integers(0, u.size, 40)
+        np.testing.assert_array_equal(cf.values[j][ranks], u[ranks])
+        np.testing.assert_array_equal(np.asarray(cf.values[j]), u)
+        np.testing.assert_array_equal(cf.codes[j][~np.isnan(col)], np.searchsorted(u, col[~np.isnan(col)]))

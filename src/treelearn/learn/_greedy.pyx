@@ -92,6 +92,71 @@ def code_numeric(X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[
     return _code_numeric_typed(X, columns, max_thresholds, codes, keep_thresholds, n_jobs)
 
 
+def code_numeric_ranks(X, const int64_t[::1] columns, int32_t[:, ::1] codes, int n_jobs=1):
+    """Exact coding without the distinct values: every column's codes are the ranks of its
+    distinct present values. Returns (n_distinct, n_missing) per column; the values themselves
+    are read back from X where needed (a row of rank r holds the r-th value), so a fit holds no
+    n-sized float array per column."""
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        X = X.view(np.uint8)
+    elif X.dtype not in CODED_DTYPES:
+        X = X.astype(np.float64)
+    return _code_ranks_typed(X, columns, codes, n_jobs)
+
+
+def rows_of_codes(const int32_t[::1] codes, wanted, int64_t n_codes):
+    """For each code in ``wanted`` (ints in 0..n_codes-1), the first row whose code it is (-1:
+    none); one pass over ``codes`` that stops once every wanted code is found."""
+    cdef const int64_t[::1] w = np.ascontiguousarray(wanted, dtype=np.int64)
+    cdef Py_ssize_t i, row, m = w.shape[0], n = codes.shape[0], left = 0
+    cdef int32_t c
+    slot_a = np.full(n_codes + 1, -1, dtype=np.int64)
+    out_a = np.full(m, -1, dtype=np.int64)
+    cdef int64_t[::1] slot = slot_a
+    cdef int64_t[::1] out = out_a
+    for i in range(m):
+        if w[i] < 0 or w[i] >= n_codes:
+            raise ValueError("wanted codes must lie in 0..n_codes-1")
+        if slot[w[i]] < 0:
+            slot[w[i]] = i
+            left += 1
+    with nogil:
+        for row in range(n):
+            if left == 0:
+                break
+            c = codes[row]
+            if c < 0 or c >= n_codes:
+                continue
+            i = slot[c]
+            if i >= 0 and out[i] < 0:
+                out[i] = row
+                left -= 1
+    for i in range(m):  # repeated wanted codes share the first one's row
+        out[i] = out[slot[w[i]]]
+    return out_a
+
+
+def _code_ranks_typed(const _num[:, :] X, const int64_t[::1] columns, int32_t[:, ::1] codes, int n_jobs):
+    cdef vector[ColumnCode] out
+    cdef Py_ssize_t i, k, b, n = X.shape[0], m = columns.shape[0]
+    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(_num), cs = X.strides[1] // <Py_ssize_t>sizeof(_num)
+    cdef int T = max(1, n_jobs)
+    cdef const _num* base = &X[0, 0] if (n and X.shape[1]) else NULL
+    n_distinct = np.zeros(m, dtype=np.int64)
+    n_missing = np.zeros(m, dtype=np.int64)
+    if n == 0:
+        return n_distinct, n_missing
+    for b in range(0, m, T):
+        k = min(T, m - b)
+        with nogil:
+            code_columns(base, n, rs, cs, &columns[b], k, 0, &codes[0, 0], T, out)
+        for i in range(k):
+            n_missing[b + i] = out[i].n_missing
+            n_distinct[b + i] = out[i].u.size()
+    return n_distinct, n_missing
+
+
 def _code_numeric_typed(const _num[:, :] X, const int64_t[::1] columns, int64_t max_thresholds,
                         int32_t[:, ::1] codes, bint keep_thresholds, int n_jobs):
     # one specialisation per dtype of _num, chosen by Cython from X's dtype

@@ -156,11 +156,17 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         # compiled: one radix sort per column; the same thresholds as numeric_thresholds (tested)
         cols = np.asarray(numeric, dtype=np.int64)
         m = 0 if max_thresholds is None else int(max_thresholds)
-        # one column buffer at a time (no transposed copy of Xe); exact mode keeps no thresholds
-        # (every midpoint of the values: _Midpoints derives them on demand)
-        thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, max_thresholds is not None, int(n_jobs)) \
-            if not (max_thresholds is not None and n > sketch.SKETCH_ROWS) \
-            else sketch_code_numeric(Xe, cols, m, codes)  # issue 14: thresholds of a fixed sample
+        # one column buffer at a time (no transposed copy of Xe); exact mode keeps neither
+        # thresholds nor values: a column's r-th distinct value is read from a row of rank r
+        # (_RankValues), its midpoints derived on demand (_Midpoints)
+        if max_thresholds is None:
+            n_distinct, n_missing = _greedy.code_numeric_ranks(Xe, cols, codes, int(n_jobs))
+            thr = [None] * len(numeric)
+            vals = [_RankValues(Xe, j, codes[j], int(u)) for j, u in zip(numeric, n_distinct.tolist())]
+        elif n > sketch.SKETCH_ROWS:  # issue 14: thresholds of a fixed sample
+            thr, vals, n_missing = sketch_code_numeric(Xe, cols, m, codes)
+        else:
+            thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, True, int(n_jobs))
         for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
             n_thr = t.size if t is not None else max(u.size - 1, 0)
             thresholds[j] = t
@@ -172,6 +178,33 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         if max_thresholds is None:
             thresholds = _Midpoints(values, thresholds)
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
+
+
+class _RankValues:
+    """Exact mode's distinct values of one numeric column without storing them: ``u[r]`` (r an
+    int or an int array) is the value of a row whose code (rank) is r, read from the column; the
+    rank -> row map is built on first use (only for the columns the tree splits on). Slices and
+    iteration give every distinct value (sorted, as numpy.unique)."""
+
+    def __init__(self, X, j, codes, size):
+        self._X, self._j, self._codes, self.size = X, j, codes, int(size)
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, r):
+        if isinstance(r, slice):
+            return self.all()[r]
+        r = np.asarray(r, dtype=np.int64)
+        rows = _greedy.rows_of_codes(self._codes, r.ravel(), self.size).reshape(r.shape)
+        return np.asarray(self._X[rows, self._j], dtype=np.float64)
+
+    def __array__(self, dtype=None, copy=None):
+        u = self.all()
+        return u if dtype is None else u.astype(dtype)
+
+    def all(self) -> np.ndarray:
+        return self[np.arange(self.size)] if self.size else np.zeros(0)
 
 
 class _Midpoints:
@@ -427,7 +460,7 @@ def _scalar_threshold(coded: CodedFeatures, g: int, lo: int, kk: int) -> float:
     u = coded.values[g]
     if u is None:
         return float(coded.thresholds[g][lo + (kk - lo - 1) // 2])
-    a, b = float(u[lo]), float(u[kk])
+    a, b = (float(v) for v in u[[lo, kk]])  # (one read of the column when u is _RankValues)
     m = (a + b) / 2.0
     if not math.isfinite(m):
         m = a / 2.0 + b / 2.0
