@@ -107,34 +107,40 @@ def code_numeric_ranks(X, const int64_t[::1] columns, int32_t[:, ::1] codes, int
 
 def rows_of_codes(const int32_t[::1] codes, wanted, int64_t n_codes):
     """For each code in ``wanted`` (ints in 0..n_codes-1), the first row whose code it is (-1:
-    none); one pass over ``codes`` that stops once every wanted code is found."""
-    cdef const int64_t[::1] w = np.ascontiguousarray(wanted, dtype=np.int64)
-    cdef Py_ssize_t i, row, m = w.shape[0], n = codes.shape[0], left = 0
+    none); one pass over ``codes`` that stops once every wanted code is found. The wanted codes
+    are marked in a bitset (n_codes bits: cache-resident where an index per code would not be)."""
+    w_a = np.ascontiguousarray(wanted, dtype=np.int64)
+    if w_a.size and (w_a.min() < 0 or w_a.max() >= n_codes):
+        raise ValueError("wanted codes must lie in 0..n_codes-1")
+    uniq_a = np.unique(w_a)
+    cdef const int64_t[::1] uniq = uniq_a
+    cdef Py_ssize_t i, lo, hi, mid, row, m = uniq.shape[0], n = codes.shape[0], left = m
     cdef int32_t c
-    slot_a = np.full(n_codes + 1, -1, dtype=np.int64)
-    out_a = np.full(m, -1, dtype=np.int64)
-    cdef int64_t[::1] slot = slot_a
-    cdef int64_t[::1] out = out_a
+    bits_a = np.zeros((n_codes + 64) // 64, dtype=np.uint64)
+    first_a = np.full(m, -1, dtype=np.int64)
+    cdef uint64_t[::1] bits = bits_a
+    cdef int64_t[::1] first = first_a
     for i in range(m):
-        if w[i] < 0 or w[i] >= n_codes:
-            raise ValueError("wanted codes must lie in 0..n_codes-1")
-        if slot[w[i]] < 0:
-            slot[w[i]] = i
-            left += 1
+        bits[uniq[i] >> 6] |= (<uint64_t>1) << (uniq[i] & 63)
     with nogil:
         for row in range(n):
             if left == 0:
                 break
             c = codes[row]
-            if c < 0 or c >= n_codes:
+            if c < 0 or c >= n_codes or not ((bits[c >> 6] >> (c & 63)) & 1):
                 continue
-            i = slot[c]
-            if i >= 0 and out[i] < 0:
-                out[i] = row
-                left -= 1
-    for i in range(m):  # repeated wanted codes share the first one's row
-        out[i] = out[slot[w[i]]]
-    return out_a
+            lo = 0
+            hi = m - 1
+            while lo < hi:  # the wanted code's index among the sorted unique ones
+                mid = (lo + hi) // 2
+                if uniq[mid] < c:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            first[lo] = row
+            bits[c >> 6] &= ~((<uint64_t>1) << (c & 63))  # found: later rows of this code are skipped
+            left -= 1
+    return first_a[np.searchsorted(uniq_a, w_a)] if m else np.zeros(0, dtype=np.int64)
 
 
 def _code_ranks_typed(const _num[:, :] X, const int64_t[::1] columns, int32_t[:, ::1] codes, int n_jobs):

@@ -197,6 +197,8 @@ class _RankValues:
             return self.all()[r]
         r = np.asarray(r, dtype=np.int64)
         rows = _greedy.rows_of_codes(self._codes, r.ravel(), self.size).reshape(r.shape)
+        if rows.size and rows.min() < 0:
+            raise IndexError(f"rank {int(r.ravel()[np.argmin(rows.ravel())])} has no row in column {self._j}")
         return np.asarray(self._X[rows, self._j], dtype=np.float64)
 
     def __array__(self, dtype=None, copy=None):
