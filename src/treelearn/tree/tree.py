@@ -366,7 +366,8 @@ class Tree:
         return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
                     value=self.value[old], n_node_samples=self.n_node_samples[old], impurity=self.impurity[old],
                     classes=self.classes, schema=self.schema,
-                    missing_go_to_left=missing if self.missing_recorded else None)
+                    missing_go_to_left=missing if self.missing_recorded else None,
+                    validate=False)  # trusted: a valid tree's nodes with some subtrees cut off
 
     def prune(self, nodes) -> "Tree":
         """A copy in which every node of ``nodes`` is replaced by a leaf (labelled by its majority)."""
