@@ -41,6 +41,7 @@ from treelearn._validation import TreeLearnValueError
 from treelearn.data import sketch
 from treelearn.distributed import _bits as B
 from treelearn.distributed import _shards as S
+from treelearn.learn.topk import SEARCH_COPIES
 
 _last_info: dict = {}
 
@@ -199,8 +200,8 @@ class _Fit:
         return np.concatenate(parts, axis=0)
 
     def check_memory(self, binz, refuse=True):
-        """The local fit's cap on the packed sample (its 4 copies in the search; ``refuse``: a
-        binarized, not 0/1, sample over it is refused) and the search's share of the cap."""
+        """The local fit's cap on the packed sample (the ``SEARCH_COPIES`` the search holds;
+        ``refuse``: a binarized, not 0/1, sample over it is refused) and the search's share of the cap."""
         from treelearn.data import _bitset
 
         cap = float(self.est.memory_limit_mb) * 2.0**20
@@ -208,13 +209,14 @@ class _Fit:
                                     else list(self.blocks.meta.dtypes))).itemsize
         allowance = float(self.n * self.blocks.n_features * itemsize)
         d_bin, n_words = int(binz.n_binary_features_), int(_bitset.n_words_for(self.n))
-        if refuse and 4 * 8.0 * d_bin * n_words > cap + allowance:
+        if refuse and SEARCH_COPIES * 8.0 * d_bin * n_words > cap + allowance:
             raise ResourceLimitError(
                 f"the binarized sample ({self.n} rows x {d_bin} binary features) needs "
-                f"{8.0 * d_bin * n_words / 2**20:.0f} MiB x 4 copies the search holds, over the memory cap of "
-                f"{(cap + allowance) / 2**20:.0f} MiB (memory_limit_mb plus the input's own size); lower "
+                f"{8.0 * d_bin * n_words / 2**20:.0f} MiB x {SEARCH_COPIES} copies the search holds, over the memory "
+                f"cap of {(cap + allowance) / 2**20:.0f} MiB (memory_limit_mb plus the input's own size); lower "
                 "max_binary_features / max_thresholds or raise memory_limit_mb")
-        self.search_cap_mb = max(cap - max(4 * 8.0 * d_bin * n_words - allowance, 0.0), 0.01 * cap) / 2.0**20
+        held = SEARCH_COPIES * 8.0 * d_bin * n_words
+        self.search_cap_mb = max(cap - max(held - allowance, 0.0), 0.01 * cap) / 2.0**20
 
     def pack_on_shards(self, binz):
         """Every block packs its kept rows; one task assembles the columns; replicated to every
@@ -307,7 +309,7 @@ class _Fit:
         cap = float(est.memory_limit_mb) * 2.0**20
         allowance = float(sample.raw.nbytes)
         binz, data = sample.binarize(max_thresholds=est.max_thresholds, max_binary_features=est.max_binary_features,
-                                     extra_thresholds=extra, clock=None, max_bytes=cap + allowance, copies=4)
+                                     extra_thresholds=extra, clock=None, max_bytes=cap + allowance, copies=SEARCH_COPIES)
         self.binz = binz
         if est.greedy_incumbent and self.binary and est._k_value() != 1:
             def top1(time_limit):
@@ -322,7 +324,7 @@ class _Fit:
                 self.fallback = lambda: top1(0.05 * float(est.time_limit) + 0.25)
             else:
                 top1(self.clock.remaining())
-        extra_bytes = max(4 * float(data.columns.nbytes) - allowance, 0.0)
+        extra_bytes = max(SEARCH_COPIES * float(data.columns.nbytes) - allowance, 0.0)
         self.search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
         problem = {"columns": data.columns, "y": data.y.astype(np.uint8 if data.n_classes <= 255 else np.int32),
                    "w": data.weights, "n_classes": int(data.n_classes)}

@@ -77,6 +77,8 @@ from treelearn.tree.tree import Tree, kernel_nodes
 __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
 
 _SCORINGS = ("gain", "gain_ratio")
+#: times a search holds the packed sample (the caller's columns, read in place, and the row-major copy)
+SEARCH_COPIES = 2
 
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
@@ -293,9 +295,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
             allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
-            # the packed bits are held 4 times: here, and in the compiled search as columns, as
-            # rows, and as the root's local matrix; the cache gets what is left of the cap
-            copies = 4
+            # the packed bits are held twice: here (the compiled search reads these columns in
+            # place, the root included) and as the search's row-major copy; the cache gets what is
+            # left of the cap
+            copies = SEARCH_COPIES
             try:
                 binz, data = sample.binarize(max_thresholds=self.max_thresholds,
                                              max_binary_features=self.max_binary_features, extra_thresholds=extra,

@@ -122,7 +122,7 @@ class Depth2 {
         v.hk.clear();
         for (int j = 0; j < d; ++j) {
             if (v.rc[j] == 0 || v.rc[j] == v.m) continue;
-            const u64* col = &v.M[(size_t)j * wl];
+            const u64* col = &v.FM[(size_t)j * wl];
             u64 h = 0x9E3779B97F4A7C15ULL * (u64)(v.rc[j] + 1);
             for (int i = 0; i < wl; ++i) {
                 h ^= col[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
@@ -142,10 +142,10 @@ class Depth2 {
             leaders.clear();
             for (size_t q = a; q < b; ++q) {
                 int j = v.hk[q].second;
-                const u64* cj = &v.M[(size_t)j * wl];
+                const u64* cj = &v.FM[(size_t)j * wl];
                 int found = -1;
                 for (int l : leaders) {
-                    if (std::memcmp(cj, &v.M[(size_t)l * wl], sizeof(u64) * wl) == 0) {
+                    if (std::memcmp(cj, &v.FM[(size_t)l * wl], sizeof(u64) * wl) == 0) {
                         found = l;
                         break;
                     }
@@ -242,8 +242,8 @@ class Depth2 {
         const int wl = v.wl;
         CT* row = &P[(size_t)f * d * C];
         int32_t* prow = &Pr[(size_t)f * d];
-        const u64* cf = &v.M[(size_t)f * wl];
-        if (!W) tlcount::mask_classes(v.cls.data(), cf, C, wl, mcf.data());
+        const u64* cf = &v.FM[(size_t)f * wl];
+        if (!W) tlcount::mask_classes(v.FC, cf, C, wl, mcf.data());
         for (int j = 0; j < d; ++j) {
             CT* o = row + (size_t)j * C;
             if (done[j]) {
@@ -257,7 +257,7 @@ class Depth2 {
                 for (int c = 0; c < C; ++c) o[c] = v.cnt[(size_t)f * C + c];
                 prow[j] = v.rc[f];
             } else {
-                const u64* cj = &v.M[(size_t)j * wl];
+                const u64* cj = &v.FM[(size_t)j * wl];
                 prow[j] = W ? tlcount::weighted_class_counts(cj, cf, wl, v.ly.data(), v.lw.data(), C, o)
                             : tlcount::class_counts(cj, cf, mcf.data(), C, wl, o);
             }
@@ -332,7 +332,7 @@ class Depth2 {
     // the depth-2 step by counting: the f = 1 child counted on the node's matrix, the f = 0
     // child by subtraction (or counted, weighted); depth-1 answers cached by cover
     TL_INLINE bool step(Lvl& v, int f, double bound, double& err) {
-        const u64* mf = &v.M[(size_t)f * v.wl];
+        const u64* mf = &v.FM[(size_t)f * v.wl];
         CT* T1 = tbuf.data();
         CT* T0 = tbuf.data() + C;
         double W1, W0;

@@ -132,6 +132,25 @@ class Frames {
     void build_local(Level<CT>& v) {
         int m = v.m, wl = (m + 63) / 64;
         v.wl = wl;
+        if (m == D.n) {
+            // every row, in order (rows are always ascending): the node counts in the sample's own
+            // columns, read in place (no copy of a root-sized matrix)
+            v.FM = D.colbits;
+            v.FC = D.clsbits.data();
+            v.FR = v.rows.data();
+            v.FY = v.ly.data();
+            v.FWt = v.lw.data();
+            v.FW = wl;
+            std::fill(v.fvalid.begin(), v.fvalid.begin() + wl, ~0ULL);
+            if (m & 63) v.fvalid[wl - 1] = (1ULL << (m & 63)) - 1;
+            if (W) {
+                for (int i = 0; i < m; ++i) {
+                    v.ly[i] = D.y[i];
+                    v.lw[i] = D.w[i];
+                }
+            }
+            return;
+        }
         // grown on demand: a level deep in the tree never touches the memory of a root-sized matrix
         if (v.M.size() < (size_t)d * wl) {
             if (m_bytes + 8.0 * ((double)d * wl - (double)v.M.size()) > frame_budget) release_below(v);
@@ -146,13 +165,7 @@ class Frames {
         v.FW = wl;
         std::fill(v.fvalid.begin(), v.fvalid.begin() + wl, ~0ULL);
         if (m & 63) v.fvalid[wl - 1] = (1ULL << (m & 63)) - 1;
-        if (m == D.n) {
-            // every row, in order (rows are always ascending): the local matrix is the sample's own
-            std::copy(D.colbits.begin(), D.colbits.end(), v.M.begin());
-            std::copy(D.clsbits.begin(), D.clsbits.end(), v.cls.begin());
-        } else {
-            tlcount::gather_columns(D.rowbits.data(), D.dw, v.rows.data(), m, d, C, v.M.data(), v.cls.data());
-        }
+        tlcount::gather_columns(D.rowbits.data(), D.dw, v.rows.data(), m, d, C, v.M.data(), v.cls.data());
         if (W) {
             for (int i = 0; i < m; ++i) {
                 int r = v.rows[i];

@@ -78,7 +78,7 @@ struct Sample {
     int n, d, C, nw, dw;
     bool weighted;
     std::vector<u64> rowbits;  // n * dw, row-major: bits 0..d-1 the features, d + c the class c
-    std::vector<u64> colbits;  // d * nw, column-major (BinaryData.columns)
+    const u64* colbits;        // d * nw, column-major: the caller's BinaryData.columns (not copied)
     std::vector<u64> clsbits;  // C * nw, the rows of each class
     std::vector<int32_t> y;
     std::vector<double> w;
@@ -99,12 +99,8 @@ struct Sample {
         tlcount::class_bitsets(y.data(), n, nw, clsbits.data());
         // ---- the layout in chunks, the clock checked between them (time limit, issue 12)
         auto stopped = [&]() { return clock != nullptr && clock->timed_out() && !(complete = false); };
-        const size_t total = (size_t)d * nw, chunk = size_t(1) << 20;
-        colbits.reserve(total);
-        for (size_t a = 0; a < total; a += chunk) {
-            if (stopped()) return;
-            colbits.insert(colbits.end(), P.columns + a, P.columns + std::min(total, a + chunk));
-        }
+        colbits = P.columns;  // read in place: the caller holds the array for the search's duration
+        if (stopped()) return;
         rowbits.assign((size_t)n * dw, 0);
         for (int b = 0; b < nw; b += 4) {
             if (stopped()) return;
