@@ -62,7 +62,8 @@ class Frames {
     Frames(const Sample& data, int n_levels) : D(data), d(data.d), C(data.C), nw(data.nw) {
         lv.resize(n_levels);
         for (auto& v : lv) {
-            v.rows.resize(D.n);
+            // rows (and, weighted, the local classes and weights) grow on demand to the largest
+            // node a level meets: levels of a search over 10^8 rows are not all root-sized
             v.cls.resize((size_t)C * nw);
             v.mc.resize((size_t)C * nw);
             v.cover.resize(nw);
@@ -70,8 +71,6 @@ class Frames {
             v.child0.resize(nw);
             v.child1.resize(nw);
             v.tmpmask.resize(nw);
-            v.ly.resize(D.n);
-            if (W) v.lw.resize(D.n);
             v.cnt.resize((size_t)d * C);
             v.cntf.resize((size_t)d * C);
             v.cnt0.resize((size_t)d * C);
@@ -95,7 +94,18 @@ class Frames {
     void set_root(int L = 0) {
         Level<CT>& v = lv[L];
         v.m = D.n;
+        fit_rows(v, D.n);
         for (int i = 0; i < D.n; ++i) v.rows[i] = i;
+    }
+
+    static void fit_rows(Level<CT>& v, int m) {
+        if (v.rows.size() < (size_t)m) v.rows.resize((size_t)m);
+    }
+    static void fit_local(Level<CT>& v, int m) {  // weighted: a position's class and weight
+        if (W && v.ly.size() < (size_t)m) {
+            v.ly.resize((size_t)m);
+            v.lw.resize((size_t)m);
+        }
     }
 
     // class totals of the node (tot) and its weight
@@ -144,11 +154,14 @@ class Frames {
             std::fill(v.fvalid.begin(), v.fvalid.begin() + wl, ~0ULL);
             if (m & 63) v.fvalid[wl - 1] = (1ULL << (m & 63)) - 1;
             if (W) {
+                fit_local(v, m);
                 for (int i = 0; i < m; ++i) {
                     v.ly[i] = D.y[i];
                     v.lw[i] = D.w[i];
                 }
             }
+            v.FY = v.ly.data();
+            v.FWt = v.lw.data();
             return;
         }
         // grown on demand: a level deep in the tree never touches the memory of a root-sized matrix
@@ -159,6 +172,7 @@ class Frames {
         }
         v.FM = v.M.data();
         v.FC = v.cls.data();
+        fit_local(v, m);
         v.FR = v.rows.data();
         v.FY = v.ly.data();
         v.FWt = v.lw.data();
@@ -186,6 +200,7 @@ class Frames {
 
     // the rows of side `side` of feature f into child c, from v's frame column: a bit scan
     void split_rows_local(const Level<CT>& v, int f, int side, Level<CT>& c) const {
+        fit_rows(c, v.m);
         const int wl = v.FW;
         const u64* col = v.FM + (size_t)f * wl;
         const u64* valid = v.fvalid.data();
@@ -201,6 +216,7 @@ class Frames {
     }
     // the same from the row bitsets (no frame needed)
     void split_rows(const Level<CT>& v, int f, int side, Level<CT>& c) const {
+        fit_rows(c, v.m);
         int mm = 0;
         for (int i = 0; i < v.m; ++i) {
             int r = v.rows[i];
