@@ -946,3 +946,47 @@ def test_dask_continuous_time_limit_and_ctrl_c(client, monkeypatch):
     while any(client.processing().values()) and time.perf_counter() - t0 < 3.0:
         time.sleep(0.05)
     assert not any(client.processing().values()), "the searches stopped"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TREELEARN_DASK_PROCESSES"),
+                    reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
+def test_worker_process_killed_mid_continuous_search(monkeypatch):
+    """SIGKILL of a worker process running a continuous search task (its nanny starts a new one):
+    the fit ends with the local tree and attributes."""
+    import signal
+    import time
+
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y, _ = _cont_data(8, n=600, d=8)
+    make = lambda: tl.OptimalTreeClassifier(max_depth=4, solver="continuous")  # noqa: E731
+    local = make().fit(X, y)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    client = distributed.Client(cluster, set_as_default=False)
+    killed = []
+
+    def after_submit(futures):
+        keys = {f.key for f in futures}
+        busy = []
+        for _ in range(500):
+            busy = [w for w, ks in client.processing().items() if keys & set(ks)]
+            if busy:
+                break
+            time.sleep(0.02)
+        assert busy, "a search task was running"
+        pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    try:
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(200, 8)), da.from_array(y, chunks=200))
+        assert killed
+        assert_same_continuous_fit(local, dist)
+    finally:
+        client.close()
+        cluster.close()
