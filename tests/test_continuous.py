@@ -411,3 +411,88 @@ def test_missing_values_categorical_and_predict():
     yn = (Xn[:, 0] > 0).astype(int)
     mn = OptimalTreeClassifier(max_depth=1, solver="continuous").fit(Xn, yn)
     assert mn.predict(np.array([[np.nan, 0.0]])).shape == (1,)
+
+
+# ---------------------------------------------------------------- the tie rule (issues 13/14)
+def _tie_case(seed):
+    """Data with many equal-error trees: few integer values, a duplicated and a constant column,
+    integer weights with zeros (odd seeds), missing values (every third seed)."""
+    rng = np.random.default_rng(500 + seed)
+    n, d, C = int(rng.integers(60, 160)), int(rng.integers(3, 7)), 2 + seed % 3
+    X = rng.integers(0, int(rng.integers(3, 8)), size=(n, d)).astype(float)
+    X[:, -1] = X[:, 0]  # a duplicated column
+    X[:, 1] = 2.0  # a constant column
+    if seed % 3 == 2:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, C, size=n)
+    w = rng.integers(0, 4, size=n).astype(float) if seed % 2 else None
+    if w is not None:
+        w[:C] = 1.0
+        y[:C] = np.arange(C)
+    return X, y, w
+
+
+def _tree_arrays(tree):
+    return (tree.feature.tolist(), tree.threshold.tolist(), tree.children_left.tolist(),
+            tree.children_right.tolist(), tree.missing_go_to_left.tolist(), tree.value.tolist())
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_threads_give_identical_trees_on_ties(seed):
+    """The tie rule makes the tree a function of the data: n_jobs 1, 2 and 3 (the root's features
+    taken by threads in any order) return the very same tree, and so does every ablation switch
+    (they change what is skipped and the order thresholds are met in, never the tree)."""
+    X, y, w = _tie_case(seed)
+    for h in (2, 3, 4):
+        fits = [OptimalTreeClassifier(max_depth=h, solver="continuous", n_jobs=j).fit(X, y, sample_weight=w)
+                for j in (1, 2, 3)]
+        assert all(m.is_optimal_ for m in fits)
+        ref = _tree_arrays(fits[0].tree_)
+        for m in fits[1:]:
+            assert _tree_arrays(m.tree_) == ref, (seed, h)
+        keep = np.ones(len(y), bool) if w is None else w > 0
+        yk = np.searchsorted(np.unique(y[keep]), y[keep]).astype(np.int64)
+        wk = None if w is None else w[keep]
+        trees = [continuous_fit(X[keep], yk, int(yk.max()) + 1, wk, None, max_depth=h, incumbent=False, **sw)[0]
+                 for sw in ({}, {"use_intervals": False}, {"use_skip": True}, {"use_d2": False},
+                            {"use_cache": False}, {"start_best": True})]
+        for t in trees[1:]:
+            assert _tree_arrays(t)[:5] == _tree_arrays(trees[0])[:5], (seed, h)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_root_shares_give_the_local_tree(seed):
+    """The Dask tasks' protocol without Dask: the root's positions dealt to T shares (round-robin
+    or at random), the shares run one after the other in any order, each reading the best error
+    published so far; the driver's pick (distributed._continuous.combine) is the local tree."""
+    from treelearn.distributed._continuous import combine
+    from treelearn.learn import _continuous
+    from treelearn.learn.continuous import expand_columns
+
+    X, y, w = _tie_case(seed)
+    keep = np.ones(len(y), bool) if w is None else w > 0
+    yk = np.searchsorted(np.unique(y[keep]), y[keep]).astype(np.int64)
+    wk = None if w is None else w[keep]
+    X_fm, _, _, _, nan_mode = expand_columns(X[keep], None)
+    C = int(yk.max()) + 1
+    nm = nan_mode if nan_mode.any() else None
+    rng = np.random.default_rng(seed)
+    for h in (2, 3, 4):
+        local = _continuous.continuous_search(X_fm, yk, C, wk, h, nan_mode=nm)
+        F = X_fm.shape[0]
+        for T in (1, 2, 3, 5):
+            deal = [list(range(t, F, T)) for t in range(T)] if T != 3 else \
+                [sorted(p.tolist()) for p in np.array_split(rng.permutation(F), T)]
+            published, results = float("inf"), []
+            for t in rng.permutation(T):
+                rs = _continuous.ContinuousShare(X_fm, yk, C, wk, h, nan_mode=nm)
+                positions = deal[t] if rs.n_positions else []
+                for oi in positions:
+                    if rs.search(int(oi), published):
+                        published = min(published, rs.result()["best"]["cost"])
+                results.append(dict(rs.result(), complete=True))
+            res = combine(results, False, C)
+            for key in ("feature", "threshold", "left", "right"):
+                np.testing.assert_array_equal(res[key], local[key], err_msg=f"{key} h={h} T={T}")
+            assert res["cost"] == local["cost"] and res["lower_bound"] == local["lower_bound"]
+            assert not res["timed_out"]

@@ -786,3 +786,207 @@ def test_worker_process_killed_mid_search(monkeypatch):
     finally:
         client.close()
         cluster.close()
+
+
+# ---------------------------------------------------------------- the continuous solver on Dask
+CONT_ATTRS = ("training_error_", "is_optimal_", "lower_bound_", "greedy_error_", "incumbent_source_", "timed_out_",
+              "n_binary_features_", "solver_")
+
+
+def _cont_data(seed, classes=2, weights=None, nan=False, n=1500, d=5):
+    """Many equal-error trees: an integer-valued column and its duplicate, a constant column."""
+    X, y = _data(n=n, d=d, classes=classes, seed=seed)
+    rng = np.random.default_rng(seed)
+    X[:, 1] = np.round(X[:, 1])
+    X[:, -1] = X[:, 1]
+    X[:, 2] = 1.0
+    if nan:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    w = None
+    if weights == "int":
+        w = rng.integers(0, 4, size=n).astype(float)  # zeros: rows dropped
+    elif weights == "float":
+        w = rng.uniform(0.1, 3.0, size=n)
+    return X, y, w
+
+
+def assert_same_continuous_fit(local, dist, exact=True):
+    assert_same_tree(local, dist, exact=exact)
+    np.testing.assert_array_equal(local.tree_.threshold, dist.tree_.threshold)
+    np.testing.assert_array_equal(local.tree_.missing_go_to_left, dist.tree_.missing_go_to_left)
+    for name in CONT_ATTRS:
+        a, b = getattr(local, name), getattr(dist, name)
+        if exact or not isinstance(a, float):
+            assert a == b, (name, a, b)
+        else:
+            assert b == pytest.approx(a, rel=1e-12), name
+    assert dist.solver_ == "continuous"
+
+
+@pytest.mark.parametrize("seed,classes,weights,nan,depth,n", [
+    (0, 2, None, False, 3, 1500), (1, 3, None, False, 3, 1500), (2, 2, "int", False, 3, 1500),
+    (3, 3, "int", False, 2, 1500), (4, 2, None, True, 3, 1200), (5, 3, "int", True, 3, 1200),
+    (6, 2, None, False, 3, 4500),  # >= GREEDY_FIRST_CELLS: the greedy tree is the first bound
+    (7, 2, "int", False, 4, 800),
+])
+def test_dask_continuous_equals_local_bit_for_bit(client, seed, classes, weights, nan, depth, n):
+    """The continuous solver on Dask: the searched columns broadcast, the root's features dealt to
+    two tasks sharing a bound; the tree (thresholds, counts, missing directions) and the fitted
+    attributes are the local fit's."""
+    import treelearn as tl
+    from treelearn.distributed import last_search_info
+
+    X, y, w = _cont_data(seed, classes, weights, nan, n=n)
+    make = lambda: tl.OptimalTreeClassifier(max_depth=depth, solver="continuous")  # noqa: E731
+    local = make().fit(X, y, sample_weight=w)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(400, 5)), da.from_array(y, chunks=400),
+                          None if w is None else da.from_array(w, chunks=400))
+    info = last_search_info()
+    assert info["shares"] == 2 and "searched columns broadcast" in info["bytes"]
+    assert local.is_optimal_ and local.tree_.node_count >= 5
+    assert_same_continuous_fit(local, dist)
+    np.testing.assert_array_equal(local.predict(X), dist.predict(X))
+
+
+def test_dask_continuous_topk_and_float_weights(client):
+    """Top-k with every threshold (the continuous solver) and float weights: the local tree, the
+    counts to the last bits (the weights are summed in the local order: same search)."""
+    import treelearn as tl
+
+    X, y, w = _cont_data(11, 2, "float", n=1000)
+    for make in (lambda: tl.TopKTreeClassifier(k="all", max_depth=3, max_binary_features=None),
+                 lambda: tl.OptimalTreeClassifier(max_depth=3, max_binary_features=None)):
+        local = make().fit(X, y, sample_weight=w)
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(300, 5)), da.from_array(y, chunks=300),
+                              da.from_array(w, chunks=300))
+        assert_same_continuous_fit(local, dist, exact=False)
+
+
+def test_dask_continuous_without_client_runs_in_process():
+    import treelearn as tl
+
+    X, y, _ = _cont_data(3, n=600)
+    local = tl.OptimalTreeClassifier(max_depth=3, solver="continuous").fit(X, y)
+    dist = tl.OptimalTreeClassifier(max_depth=3, solver="continuous").fit(da.from_array(X, chunks=(200, 5)),
+                                                                         da.from_array(y, chunks=200))
+    assert_same_continuous_fit(local, dist)
+
+
+def test_worker_killed_mid_continuous_search_gives_the_same_tree(monkeypatch):
+    """A worker running a continuous search task is closed once the tasks are submitted: its
+    task runs again on the other worker from the broadcast columns, and the tree and attributes
+    are the local fit's."""
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y, _ = _cont_data(8, n=600, d=8)  # a search of a few seconds
+    make = lambda: tl.OptimalTreeClassifier(max_depth=4, solver="continuous")  # noqa: E731
+    local = make().fit(X, y)
+    cluster, client = _cluster()
+    killed = []
+
+    def after_submit(futures):
+        import time
+
+        keys = {f.key for f in futures}
+        busy = {}
+        for _ in range(200):  # until a search task is running
+            busy = {w: ks for w, ks in client.processing().items() if keys & set(ks)}
+            if busy:
+                break
+            time.sleep(0.01)
+        assert busy, "a search task was running"
+        victim = next(iter(busy))
+        name = next(n for n, w in cluster.workers.items() if w.address == victim)
+        cluster.sync(cluster.workers[name].close, timeout=10)
+        killed.append(victim)
+
+    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    try:
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(200, 8)), da.from_array(y, chunks=200))
+        assert killed and len(client.scheduler_info()["workers"]) == 1
+        assert_same_continuous_fit(local, dist)
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_dask_continuous_time_limit_and_ctrl_c(client, monkeypatch):
+    """time_limit: the tasks stop at the fit's deadline (timed_out_, at least the greedy tree's
+    accuracy, a valid lower bound); Ctrl-C on the driver stops and cancels the tasks."""
+    import time
+    import warnings
+
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y, _ = _cont_data(9, n=4000, d=8)
+    Xd, yd = da.from_array(X, chunks=(1000, 8)), da.from_array(y, chunks=1000)
+    greedy = tl.GreedyTreeClassifier(max_depth=6).fit(X, y)
+    with use_client(client), warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        m = tl.OptimalTreeClassifier(max_depth=6, solver="continuous", time_limit=1.0).fit(Xd, yd)
+        took = time.perf_counter() - t0
+    assert m.timed_out_ and not m.is_optimal_ and took < 5.0, took
+    assert m.score(X, y) >= greedy.score(X, y)
+    assert 0 <= m.lower_bound_ <= m.training_error_
+
+    def interrupt(futures):
+        time.sleep(0.3)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TK, "_after_submit", interrupt)
+    with use_client(client), pytest.raises(KeyboardInterrupt):
+        tl.OptimalTreeClassifier(max_depth=6, solver="continuous").fit(Xd, yd)
+    t0 = time.perf_counter()
+    while any(client.processing().values()) and time.perf_counter() - t0 < 3.0:
+        time.sleep(0.05)
+    assert not any(client.processing().values()), "the searches stopped"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("TREELEARN_DASK_PROCESSES"),
+                    reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
+def test_worker_process_killed_mid_continuous_search(monkeypatch):
+    """SIGKILL of a worker process running a continuous search task (its nanny starts a new one):
+    the fit ends with the local tree and attributes."""
+    import signal
+    import time
+
+    import treelearn as tl
+    from treelearn.distributed import _topk as TK
+
+    X, y, _ = _cont_data(8, n=600, d=8)
+    make = lambda: tl.OptimalTreeClassifier(max_depth=4, solver="continuous")  # noqa: E731
+    local = make().fit(X, y)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    client = distributed.Client(cluster, set_as_default=False)
+    killed = []
+
+    def after_submit(futures):
+        keys = {f.key for f in futures}
+        busy = []
+        for _ in range(500):
+            busy = [w for w, ks in client.processing().items() if keys & set(ks)]
+            if busy:
+                break
+            time.sleep(0.02)
+        assert busy, "a search task was running"
+        pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    try:
+        with use_client(client):
+            dist = make().fit(da.from_array(X, chunks=(200, 8)), da.from_array(y, chunks=200))
+        assert killed
+        assert_same_continuous_fit(local, dist)
+    finally:
+        client.close()
+        cluster.close()

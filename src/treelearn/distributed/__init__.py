@@ -18,6 +18,10 @@ last, or the one of a ``with Client(...)`` block), or on the one given by :func:
   shards pack their rows into bit columns, assembled once and replicated; one task per worker
   thread searches a share of the root's candidates below a shared bound
   (:mod:`treelearn.distributed._topk`).
+* the continuous optimal solver (``OptimalTreeClassifier(solver="continuous")``, or every
+  threshold asked for): the blocks are gathered (the solver needs every row), the searched
+  columns broadcast once to the workers, and one task per worker thread searches a share of the
+  root's features below a shared bound (:mod:`treelearn.distributed._continuous`).
 * :class:`~treelearn.MinRankTreeClassifier` on 0/1 or ±1 data: the blocks' distinct points with
   their multiplicities, searched on the driver (:mod:`treelearn.distributed._rank`).
 * every other estimator / setting: the blocks are gathered to the driver and the local learner
@@ -126,7 +130,10 @@ def fit_dask(est, X, y, sample_weight=None):
 
     if _topk.sharded_topk_ok(est, X):
         return _topk.fit_topk(est, X, y, sample_weight, _executor(), _gather)
-    from treelearn.distributed import _prune, _rank
+    from treelearn.distributed import _continuous, _prune, _rank
+
+    if _continuous.continuous_ok(est):
+        return _continuous.fit_continuous(est, X, y, sample_weight, _executor(), _gather)
 
     if _rank.sharded_rank_ok(est, X):
         return _rank.fit_rank(est, X, y, sample_weight, _executor(), _gather)

@@ -41,6 +41,30 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
 
     void run_continuous(const Params& P, Output& out) except + nogil
 
+cdef extern from "_continuous_share.h" namespace "tlcont::detail":
+    cdef cppclass Sol:
+        pass
+    cdef cppclass Res:
+        double lb, cost
+        Sol sol
+    void write_tree(const Sol& s, Output& out)
+
+cdef extern from "_continuous_share.h" namespace "tlcont":
+    cdef cppclass RootShare:
+        RootShare(const Params& P) except + nogil
+        int n_positions()
+        cbool search(int oi, double published) except + nogil
+        cbool stopped()
+        void request_stop()
+        const Res& root()
+        int best_position()
+        double best_cost()
+        const Sol& best_tree()
+        double open_bound()
+        double bound()
+        double eps()
+        void stats(Output& out)
+
 cdef extern from "tl_limits.h" namespace "tllimits":
     cdef cppclass SigintScope:
         pass
@@ -55,6 +79,54 @@ cdef int _check_interrupt(void* ctx) noexcept with gil:
         PyErr_Clear()
         return 1
     return 0
+
+
+cdef double _dummy = 0.0
+
+
+cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, nan_mode,
+                  int max_depth, double upper_bound, double time_limit, double memory_limit_bytes, bint use_cache,
+                  bint use_intervals, bint use_skip, bint use_d2, bint start_best):
+    """The search's parameters; returns the arrays P points into (to be kept alive)."""
+    cdef const double[::1] wv
+    cdef const int8_t[::1] nm
+    cdef Py_ssize_t n = y.shape[0]
+    if X_fm.shape[1] != n and X_fm.shape[0] > 0:
+        raise ValueError("X does not match the number of labels")
+    P.n = <int>n
+    P.F = <int>X_fm.shape[0]
+    P.C = n_classes
+    P.X = &X_fm[0, 0] if X_fm.shape[0] > 0 and n > 0 else &_dummy
+    P.y = &y[0]
+    keep = [X_fm, y]
+    if weights is None:
+        P.w = NULL
+    else:
+        wv = np.ascontiguousarray(weights, dtype=np.float64)
+        P.w = &wv[0]
+        keep.append(wv)
+    P.nan_mode = NULL
+    if nan_mode is not None:
+        nm = np.ascontiguousarray(nan_mode, dtype=np.int8)
+        if nm.shape[0] != X_fm.shape[0]:
+            raise ValueError("nan_mode needs one entry per column")
+        if nm.shape[0] > 0:
+            P.nan_mode = &nm[0]
+        keep.append(nm)
+    P.max_depth = max_depth
+    P.upper_bound = upper_bound
+    P.time_limit = time_limit
+    P.mem_limit_bytes = memory_limit_bytes
+    P.use_cache = use_cache
+    P.use_intervals = use_intervals
+    P.use_skip = use_skip
+    P.use_d2 = use_d2
+    P.start_best = start_best
+    P.n_threads = 1
+    P.interrupt_cb = NULL
+    P.interrupt_ctx = NULL
+    P.progress = NULL
+    return keep
 
 
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
@@ -72,39 +144,9 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     counters to while it runs (the verbose progress reporter reads it)."""
     cdef Params P
     cdef Output out
-    cdef const double[::1] wv
-    cdef const int8_t[::1] nm
     cdef double[::1] live
-    cdef double dummy = 0.0
-    cdef Py_ssize_t n = y.shape[0]
-    if X_fm.shape[1] != n and X_fm.shape[0] > 0:
-        raise ValueError("X does not match the number of labels")
-    P.n = <int>n
-    P.F = <int>X_fm.shape[0]
-    P.C = n_classes
-    P.X = &X_fm[0, 0] if X_fm.shape[0] > 0 and n > 0 else &dummy
-    P.y = &y[0]
-    if weights is None:
-        P.w = NULL
-    else:
-        wv = np.ascontiguousarray(weights, dtype=np.float64)
-        P.w = &wv[0]
-    P.nan_mode = NULL
-    if nan_mode is not None:
-        nm = np.ascontiguousarray(nan_mode, dtype=np.int8)
-        if nm.shape[0] != X_fm.shape[0]:
-            raise ValueError("nan_mode needs one entry per column")
-        if nm.shape[0] > 0:
-            P.nan_mode = &nm[0]
-    P.max_depth = max_depth
-    P.upper_bound = upper_bound
-    P.time_limit = time_limit
-    P.mem_limit_bytes = memory_limit_bytes
-    P.use_cache = use_cache
-    P.use_intervals = use_intervals
-    P.use_skip = use_skip
-    P.use_d2 = use_d2
-    P.start_best = start_best
+    keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, upper_bound, time_limit,
+                        memory_limit_bytes, use_cache, use_intervals, use_skip, use_d2, start_best)
     P.n_threads = max(1, n_threads)
     P.interrupt_cb = _check_interrupt
     P.progress = NULL
@@ -127,6 +169,15 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     if out.interrupted:
         PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
         raise KeyboardInterrupt("the continuous optimal search was interrupted")
+    return dict(_tree_arrays(out), **{
+        "cost": out.cost, "lower_bound": out.lower_bound, "timed_out": bool(out.timed_out),
+        "memory_error": bool(out.memory_error), "fixed_bytes": out.fixed_bytes,
+        "evaluations": out.evaluations, "d2_evaluations": out.d2_evaluations, "nodes": out.nodes,
+        "cache_hits": out.cache_hits, "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
+        "threads_used": out.threads_used})
+
+
+cdef dict _tree_arrays(Output& out):
     nn = out.feature.size()
     if nn:
         feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy()
@@ -136,11 +187,68 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     else:
         feature = left = right = np.zeros(0, np.int64)
         threshold = np.zeros(0)
-    return {
-        "feature": feature, "left": left, "right": right, "threshold": threshold,
-        "cost": out.cost, "lower_bound": out.lower_bound, "timed_out": bool(out.timed_out),
-        "memory_error": bool(out.memory_error), "fixed_bytes": out.fixed_bytes,
-        "evaluations": out.evaluations, "d2_evaluations": out.d2_evaluations, "nodes": out.nodes,
-        "cache_hits": out.cache_hits, "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
-        "threads_used": out.threads_used,
-    }
+    return {"feature": feature, "left": left, "right": right, "threshold": threshold}
+
+
+cdef dict _sol_arrays(const Sol& s):
+    cdef Output out
+    write_tree(s, out)
+    return _tree_arrays(out)
+
+
+cdef class ContinuousShare:
+    """The root's features one at a time (``_continuous_share.h``), for a caller that deals the
+    positions of the root's feature order to tasks elsewhere (the Dask fit). Arguments as
+    :func:`continuous_search` (one thread, no progress counters). ``search(oi, published)``
+    searches the feature at position ``oi`` (increasing positions) below the task's own best and
+    ``published`` (the best error other tasks found; ties with it are still searched) and says
+    whether it improved the task's best; ``result()`` gives the root's own answer, the task's best
+    split tree and its position (-1: none), the bound of what a stop left unsearched and the
+    search statistics."""
+    cdef RootShare* rs
+    cdef object keep
+
+    def __cinit__(self, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
+                  double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
+                  bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
+                  bint start_best=False, nan_mode=None):
+        cdef Params P
+        self.rs = NULL
+        self.keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, upper_bound, time_limit,
+                                 memory_limit_bytes, use_cache, use_intervals, use_skip, use_d2, start_best)
+        with nogil:
+            self.rs = new RootShare(P)
+
+    def __dealloc__(self):
+        if self.rs != NULL:
+            del self.rs
+
+    @property
+    def n_positions(self):
+        return self.rs.n_positions()
+
+    @property
+    def stopped(self):
+        return bool(self.rs.stopped())
+
+    def request_stop(self):
+        self.rs.request_stop()
+
+    def search(self, int oi, double published):
+        cdef cbool better
+        with nogil:
+            better = self.rs.search(oi, published)
+        return bool(better)
+
+    def result(self):
+        cdef Output out
+        self.rs.stats(out)
+        root = dict(_sol_arrays(self.rs.root().sol), cost=self.rs.root().cost, lower_bound=self.rs.root().lb)
+        pos = self.rs.best_position()
+        best = None if pos < 0 else dict(_sol_arrays(self.rs.best_tree()), cost=self.rs.best_cost())
+        return {"root": root, "position": pos, "best": best, "settled": self.rs.n_positions() == 0,
+                "open_bound": self.rs.open_bound(), "bound": self.rs.bound(), "eps": self.rs.eps(),
+                "stopped": bool(self.rs.stopped()), "memory_error": bool(out.memory_error),
+                "fixed_bytes": out.fixed_bytes, "evaluations": out.evaluations,
+                "d2_evaluations": out.d2_evaluations, "nodes": out.nodes, "cache_hits": out.cache_hits,
+                "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes}

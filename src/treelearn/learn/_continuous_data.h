@@ -231,15 +231,17 @@ struct Columns {
 
     // best depth-1 split of every feature: its error (ferr) and the index of its threshold
     // among the feature's boundaries (fbest, -1: constant here); the node's best depth-1 tree
-    // in s. cnt: C scratch doubles
+    // in s: the first strict improvement over the leaf in the features' order `order` (nullptr:
+    // column order), thresholds ascending. cnt: C scratch doubles
     void depth1_all(const Entry* view, int m, const double* tot, double* ferr, int* fbest, Side& s,
-                    double* cnt) const {
+                    double* cnt, const int* order = nullptr) const {
         double T = 0.0;
         for (int c = 0; c < C; ++c) T += tot[c];
         s.T = T;
         s.best = leaf_err(tot);
         s.bf = -1;
-        for (int f = 0; f < F; ++f) {
+        for (int oi = 0; oi < F; ++oi) {
+            const int f = order ? order[oi] : oi;
             const Entry* v = view + (size_t)f * m;
             std::fill(cnt, cnt + C, 0.0);
             double acc = 0.0, fb = std::numeric_limits<double>::infinity();

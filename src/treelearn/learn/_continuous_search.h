@@ -19,8 +19,22 @@
 //   limit, Ctrl-C or an interrupt callback the best tree found is returned with a valid lower
 //   bound.
 // * Threads (n_threads > 1): the root's features are farmed to workers (tllimits::run_workers:
-//   no exception escapes a thread), each with its own buffers, sharing the incumbent (an atomic
-//   upper bound, the tree under a mutex), the cache and the stop flag. Same optimal error.
+//   no exception escapes a thread), each with its own buffers, sharing the root's incumbent
+//   (under a mutex), the cache and the stop flag. The same tree as one thread (the tie rule).
+// * The tie rule (the returned tree is a function of the data alone): at every node, the leaf if
+//   no tree of the depth budget is better; else the node's best depth-1 tree (the pass's first
+//   strict improvement: features in column order at a node with budget >= 2, in the parent's
+//   order at a depth-1 child) if no deeper tree is better; else, among the root splits of the
+//   smallest error, the first in a fixed order: features by their position in the node's order
+//   (best depth-1 error first, ties by column), then the feature's thresholds ascending; the
+//   children are their own canonical subtrees. The search meets the splits in another order
+//   (bisection, shaped by the bounds; features dealt to threads or Dask shares,
+//   _continuous_share.h), so it keeps the smallest (error, position, threshold) it meets: a
+//   split that comes before the incumbent is searched for ties too, one after it only below
+//   it (Incumbent::bound_at), and bounds skip only splits that lose that comparison. Whatever
+//   was met first, the result is the same tree. Errors are compared with the search's tolerance eps
+//   (1e-9 of the total weight): exact with unit or integer weights; with fractional weights two
+//   trees closer than eps may be taken in either order.
 // No recursion whose depth grows with the number of rows (recursion depth = tree depth).
 #pragma once
 
@@ -49,29 +63,62 @@ struct Shared {
     Cache cache;
     std::atomic<bool> stop{false};
     std::atomic<bool> cb_interrupted{false};
+    std::mutex root_mu;  // guards the root's incumbent while threads share it
     tllimits::steady::time_point t0;
     std::vector<Worker*> workers;  // workers[0] runs on the calling thread when alone
     Shared(const Params& p, const Columns& d, double fixed)
         : P(p), D(d), cache(p.mem_limit_bytes, fixed), t0(tllimits::steady::now()) {}
 };
 
-// the incumbent of one node: an atomic bound that threads read without a lock, and the tree
+// the incumbent of one node and the tie rule's bounds. (pos, kth): the position (in the node's
+// feature order) of the root feature of sol and the index of its threshold among the feature's
+// boundaries; pos -1 for the leaf or the depth-1 tree (they come first). A split (p, k) is taken
+// when its error is below bound_at(p, k) - eps: below the incumbent's error, or up to a tie when
+// (p, k) comes before (pos, kth); never at or above the caller's bound UB0; and up to a tie with
+// `ext`, the best error other shares found (Dask). bound_at(p, k) holds for every threshold of an
+// interval ending at k: an interval lies wholly on one side of kth. mu: set while threads share
+// the incumbent (the root), then every read and write holds it.
 struct Incumbent {
-    std::atomic<double> ub;
-    std::mutex mu;
-    double cost;
+    double UB0 = 0.0, eps = 0.0, cost = 0.0;
+    double ext = std::numeric_limits<double>::infinity();
+    int pos = -1, kth = -1;
     Sol sol;
-    Incumbent(double ub0, double cost0, const Sol& s) : ub(ub0), cost(cost0), sol(s) {}
-    double bound() const { return ub.load(std::memory_order_relaxed); }
-    // a tree of error total (built by make() only when it improves the bound)
+    std::mutex* mu = nullptr;
+
+    void init(double UB, double cost0, const Sol& s, double e) {
+        UB0 = UB;
+        cost = cost0;
+        sol = s;
+        eps = e;
+    }
+    double bound_at(int p, int k) const {
+        if (!mu) return raw_bound(p, k);
+        std::lock_guard<std::mutex> lock(*mu);
+        return raw_bound(p, k);
+    }
+    double best() const {
+        if (!mu) return cost;
+        std::lock_guard<std::mutex> lock(*mu);
+        return cost;
+    }
+    // split (p, k) whose tree has error total (built by make() only when it is taken)
     template <typename Make>
-    void offer(double total, double eps, Make make) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (total < ub.load() - eps) {
-            ub.store(total);
+    void offer(int p, int k, double total, Make make) {
+        std::unique_lock<std::mutex> lock;
+        if (mu) lock = std::unique_lock<std::mutex>(*mu);
+        if (total < raw_bound(p, k) - eps) {
             cost = total;
+            pos = p;
+            kth = k;
             sol = make();
         }
+    }
+
+  private:
+    double raw_bound(int p, int k) const {
+        const bool first = p < pos || (p == pos && k < kth);  // comes before the incumbent: ties too
+        double b = std::min(UB0, first ? cost + 2.0 * eps : cost);
+        return std::min(b, ext + 2.0 * eps);
     }
 };
 
@@ -81,6 +128,18 @@ struct NodeCtx {
     int m, d, level;
     const int* order;  // features, best depth-1 error first
     const int* fbest;  // per feature: index of its best depth-1 threshold (-1: constant here)
+};
+
+// one node between its depth-1 pass and its result (Worker::open_node, close_node)
+struct Node {
+    std::vector<double> tot, cnt, ferr;
+    std::vector<int> fbest, order;
+    Res res;  // the answer when open_node settles the node, else the leaf or depth-1 tree
+    uint64_t h = 0;
+    bool cacheable = false;
+    double lb_open = std::numeric_limits<double>::infinity();  // bounds of what a stop left unsearched
+    Incumbent inc;
+    NodeCtx nc{};
 };
 
 class Worker {
@@ -95,10 +154,18 @@ class Worker {
         feed.p = s.P.progress;
     }
 
-    Res solve(const Entry* view, int m, int d, double UB, int level);
+    // the optimal tree of depth <= d over the view's m rows (porder: the parent's feature order,
+    // used by a depth-1 node's pass)
+    Res solve(const Entry* view, int m, int d, double UB, int level, const int* porder = nullptr);
 
-    // the interval search over the thresholds of feature f of a node
-    void search_feature(const NodeCtx& nc, int f, Incumbent& inc, ThresholdIntervals& ti, double& lb_open);
+    // the node's leaf, cache and depth-1 pass: true when they settle it (nd.res is the answer);
+    // else nd is ready for the search of its features
+    bool open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder);
+
+    // the interval search over the thresholds of the feature at position oi of the node's order
+    void search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti, double& lb_open);
+
+    bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
 
   private:
     Shared& S;
@@ -111,7 +178,6 @@ class Worker {
     double last_cb = 0.0;
     tlprogress::Feed feed;  // live counters (verbose): written where the clock is read
 
-    bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
     bool check_stop() {
         if (feed.due(clock)) publish();
         if (clock.timed_out()) return true;
@@ -124,9 +190,10 @@ class Worker {
         if (caller) tlprogress::store(feed.p, tlprogress::CACHE, (double)S.cache.n_entries());
     }
     bool cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res);
-    void eval_threshold(const NodeCtx& nc, int f, int k, const Interval& iv, const ThresholdIntervals& ti,
+    void eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv, const ThresholdIntervals& ti,
                         Incumbent& inc, double bl, double br, double& cl, double& cr, double& lb_open);
-    void search_root_parallel(const NodeCtx& nc, Incumbent& inc, double& lb_open);
+    void search_root_parallel(Node& nd);
+    Res close_node(Node& nd, double UB);
 };
 
 
@@ -165,82 +232,94 @@ inline bool Worker::cached(const Entry* view, int m, int d, double UB, uint64_t&
 }
 
 // the optimal tree of depth <= d over the view's m rows, searched among trees of error < UB;
-// res.cost/res.sol: the best tree found (at worst the leaf), res.lb a lower bound
-inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level) {
-    const double eps = D.eps;
+// res.cost/res.sol: the best tree found (at worst the leaf), res.lb a lower bound. When the
+// optimum is below UB - eps the tree is the tie rule's (see the header), whatever the cache holds
+inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, const int* porder) {
     ++nodes;
-    Res res;
-    std::vector<double> tot(D.C), cnt(D.C);
-    D.totals(view, m, tot.data());
-    double leaf = D.leaf_err(tot.data());
+    Node nd;
+    if (open_node(nd, view, m, d, UB, level, porder)) return std::move(nd.res);
+    if (level == 0 && S.workers.size() > 1) {
+        search_root_parallel(nd);
+    } else {
+        ThresholdIntervals ti;
+        ti.on = P.use_intervals != 0;
+        for (int oi = 0; oi < D.F; ++oi) {
+            if (stopped()) {
+                nd.lb_open = 0.0;
+                break;
+            }
+            if (nd.fbest[nd.order[oi]] < 0) continue;  // constant on this node
+            search_feature(nd.nc, oi, nd.inc, ti, nd.lb_open);
+            if (nd.inc.bound_at(D.F, 0) <= D.eps) break;  // no later feature can be taken
+        }
+    }
+    return close_node(nd, UB);
+}
+
+inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder) {
+    const double eps = D.eps;
+    Res& res = nd.res;
+    nd.tot.resize(D.C);
+    nd.cnt.resize(D.C);
+    D.totals(view, m, nd.tot.data());
+    double leaf = D.leaf_err(nd.tot.data());
     res.sol = leaf_sol();
     res.cost = leaf;
     res.lb = leaf;
-    if (d == 0 || leaf <= eps) return res;
+    if (d == 0 || leaf <= eps) return true;
     res.lb = 0.0;
-    if (UB <= eps) return res;  // nothing can be below the bound; 0 is a valid lower bound
+    if (UB <= eps) return true;  // nothing can be below the bound; 0 is a valid lower bound
 
     // a set below a single split is a prefix or suffix of one column: only sets two or more splits
     // down can be reached along different paths
-    const bool cacheable = P.use_cache && level >= 2 && d >= 2;
-    uint64_t h = 0;
-    if (cacheable && cached(view, m, d, UB, h, res)) return res;
+    nd.cacheable = P.use_cache && level >= 2 && d >= 2;
+    if (nd.cacheable && cached(view, m, d, UB, nd.h, res)) return true;
 
     // depth-1 pass: incumbent, feature order, first threshold per feature
-    std::vector<double> ferr(D.F);
-    std::vector<int> fbest(D.F);
+    nd.ferr.resize(D.F);
+    nd.fbest.resize(D.F);
     Side s1;
-    D.depth1_all(view, m, tot.data(), ferr.data(), fbest.data(), s1, cnt.data());
+    D.depth1_all(view, m, nd.tot.data(), nd.ferr.data(), nd.fbest.data(), s1, nd.cnt.data(), d == 1 ? porder : nullptr);
     if (s1.bf >= 0 && s1.best < res.cost - eps) {
         res.cost = s1.best;
         res.sol = D.side_sol(s1);
     }
     if (d == 1 || res.cost <= eps) {  // depth 1 is exact; a zero error cannot be beaten
         res.lb = res.cost;
-        return res;
+        return true;
     }
-    std::vector<int> order(D.F);
-    for (int f = 0; f < D.F; ++f) order[f] = f;
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return ferr[a] < ferr[b]; });
+    nd.order.resize(D.F);
+    for (int f = 0; f < D.F; ++f) nd.order[f] = f;
+    const std::vector<double>& ferr = nd.ferr;
+    std::stable_sort(nd.order.begin(), nd.order.end(), [&](int a, int b) { return ferr[a] < ferr[b]; });
+    nd.inc.init(UB, res.cost, res.sol, eps);
+    if (level == 0) feed.incumbent(std::min(UB, res.cost));  // live counters (verbose): the root's first incumbent
+    nd.nc = NodeCtx{view, m, d, level, nd.order.data(), nd.fbest.data()};
+    return false;
+}
 
-    Incumbent inc(std::min(UB, res.cost), res.cost, res.sol);  // improvements must be < ub - eps
-    if (level == 0) feed.incumbent(inc.bound());  // live counters (verbose): the root's first incumbent
-    double lb_open = std::numeric_limits<double>::infinity();  // bounds of what a stop left unsearched
-    NodeCtx nc{view, m, d, level, order.data(), fbest.data()};
-    if (level == 0 && S.workers.size() > 1) {
-        search_root_parallel(nc, inc, lb_open);
-    } else {
-        ThresholdIntervals ti;
-        ti.on = P.use_intervals != 0;
-        for (int oi = 0; oi < D.F; ++oi) {
-            int f = order[oi];
-            if (stopped()) {
-                lb_open = 0.0;
-                break;
-            }
-            if (fbest[f] < 0) continue;  // constant on this node
-            search_feature(nc, f, inc, ti, lb_open);
-            if (inc.cost <= eps) break;
-        }
-    }
-    res.cost = inc.cost;
-    res.sol = std::move(inc.sol);
+inline Res Worker::close_node(Node& nd, double UB) {
+    const double eps = D.eps;
+    Res res;
+    res.cost = nd.inc.cost;
+    res.sol = std::move(nd.inc.sol);
     if (stopped()) {
-        res.lb = std::max(0.0, std::min({res.cost, UB, lb_open}));
+        res.lb = std::max(0.0, std::min({res.cost, UB, nd.lb_open}));
         return res;
     }
     bool exact = res.cost < UB - eps;
     res.lb = exact ? res.cost : UB;
     if (res.lb > res.cost) res.lb = res.cost;
-    if (cacheable) S.cache.store(h, view, m, d, res.lb, exact, res.cost, res.sol);
+    if (nd.cacheable) S.cache.store(nd.h, nd.nc.view, nd.nc.m, nd.nc.d, res.lb, exact, res.cost, res.sol);
     return res;
 }
 
 // the root's features farmed to every worker; each keeps its own intervals and buffers
-inline void Worker::search_root_parallel(const NodeCtx& nc, Incumbent& inc, double& lb_open) {
+inline void Worker::search_root_parallel(Node& nd) {
     std::atomic<int> next{0};
     std::mutex mu;
     const int T = (int)S.workers.size();
+    nd.inc.mu = &S.root_mu;
     tllimits::run_workers(T, [&](int t) {
         Worker& w = *S.workers[t];
         ThresholdIntervals ti;
@@ -254,23 +333,23 @@ inline void Worker::search_root_parallel(const NodeCtx& nc, Incumbent& inc, doub
                     lbo = 0.0;
                     break;
                 }
-                int f = nc.order[oi];
-                if (nc.fbest[f] < 0) continue;
-                w.search_feature(nc, f, inc, ti, lbo);
-                if (inc.bound() <= D.eps) break;
+                if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= D.eps) continue;
+                w.search_feature(nd.nc, oi, nd.inc, ti, lbo);
             }
         } catch (...) {
             S.stop.store(true);  // the others stop too; run_workers re-throws in the caller
             throw;
         }
         std::lock_guard<std::mutex> lock(mu);
-        lb_open = std::min(lb_open, lbo);
+        nd.lb_open = std::min(nd.lb_open, lbo);
     });
+    nd.inc.mu = nullptr;
 }
 
-inline void Worker::search_feature(const NodeCtx& nc, int f, Incumbent& inc, ThresholdIntervals& ti,
+inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti,
                                    double& lb_open) {
     const double eps = D.eps;
+    const int f = nc.order[oi];
     ti.init(nc.view + (size_t)f * nc.m, nc.m, D);
     const int fb = nc.fbest[f];
     bool first = true;
@@ -280,28 +359,30 @@ inline void Worker::search_feature(const NodeCtx& nc, int f, Incumbent& inc, Thr
             lb_open = std::min(lb_open, ti.open_bound(ti.head - 1));  // what is left of this feature
             return;
         }
-        if (!ti.shrink(iv, inc.bound(), eps)) continue;
+        if (!ti.shrink(iv, inc.bound_at(oi, iv.b), eps)) continue;
         int k = (iv.a + iv.b) / 2;  // bisection (start_best: first the best depth-1 threshold)
         if (first && P.start_best && fb >= iv.a && fb <= iv.b) k = fb;
         first = false;
         double bl, br, cl, cr;
         ti.bound_at(k, iv.lo, iv.hi, bl, br);
-        eval_threshold(nc, f, k, iv, ti, inc, bl, br, cl, cr, lb_open);
-        if (nc.level == 0) feed.incumbent(inc.bound());  // live counters (verbose): the root's best
+        eval_threshold(nc, oi, k, iv, ti, inc, bl, br, cl, cr, lb_open);
+        if (nc.level == 0) feed.incumbent(inc.best());  // live counters (verbose): the root's best
         cl = std::max(cl, bl);
         cr = std::max(cr, br);
         ti.record(k, cl, cr);
-        if (inc.bound() <= eps) return;
+        if (inc.bound_at(oi, -1) <= eps) return;  // (the lowest threshold's bound: the largest)
         if (check_stop()) lb_open = std::min(lb_open, ti.open_around(iv, k, cl, cr));
         ti.split(iv, k);
     }
 }
 
-// threshold k of feature f: the best trees of both children (bounds cl, cr), offered to inc
-inline void Worker::eval_threshold(const NodeCtx& nc, int f, int k, const Interval& iv,
+// threshold k of the feature at position oi: the best trees of both children (bounds cl, cr),
+// offered to inc
+inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv,
                                    const ThresholdIntervals& ti, Incumbent& inc, double bl, double br,
                                    double& cl, double& cr, double& lb_open) {
     const double eps = D.eps;
+    const int f = nc.order[oi];
     const Entry* vf = nc.view + (size_t)f * nc.m;
     const int p = ti.pos[k], m = nc.m, d = nc.d;
     ++evals;
@@ -312,8 +393,7 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int f, int k, const Interv
         d2.eval(nc.view, m, f, p, sd, nc.order, lbs);
         cl = sd[0].best;
         cr = sd[1].best;
-        if (cl + cr < inc.bound() - eps)
-            inc.offer(cl + cr, eps, [&]() { return join(f, thr(), D.side_sol(sd[0]), D.side_sol(sd[1])); });
+        inc.offer(oi, k, cl + cr, [&]() { return join(f, thr(), D.side_sol(sd[0]), D.side_sol(sd[1])); });
         return;
     }
     Entry* child = buf[nc.level].data();
@@ -323,29 +403,56 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int f, int k, const Interv
     const int mr = m - p;
     const bool left_first = p < mr;
     const double slack = ti.slack(iv, k);
-    double ub = inc.bound();
-    Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, nc.level + 1) : solve(Rv, mr, d - 1, ub - bl, nc.level + 1);
+    const int* porder = d - 1 == 1 ? nc.order : nullptr;  // a depth-1 child's pass: this node's order
+    double ub = inc.bound_at(oi, k);
+    Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, nc.level + 1, porder)
+                        : solve(Rv, mr, d - 1, ub - bl, nc.level + 1, porder);
     const double other_b = left_first ? br : bl;
     Res r2;
     bool have2 = false;
-    ub = inc.bound();
+    ub = inc.bound_at(oi, k);
     if (!stopped() && r1.lb + other_b < ub - eps) {
         double base = (r1.cost <= r1.lb + eps) ? r1.cost : r1.lb;
         // the first child's search used the next level's buffer: this level's views are intact
-        r2 = left_first ? solve(Rv, mr, d - 1, ub - base + slack, nc.level + 1)
-                        : solve(Lv, p, d - 1, ub - base + slack, nc.level + 1);
+        r2 = left_first ? solve(Rv, mr, d - 1, ub - base + slack, nc.level + 1, porder)
+                        : solve(Lv, p, d - 1, ub - base + slack, nc.level + 1, porder);
         have2 = true;
     }
     double l1 = r1.lb, l2 = have2 ? r2.lb : other_b;
     cl = left_first ? l1 : l2;
     cr = left_first ? l2 : l1;
-    if (have2 && r1.cost + r2.cost < inc.bound() - eps) {
-        inc.offer(r1.cost + r2.cost, eps, [&]() {
+    if (have2) {
+        inc.offer(oi, k, r1.cost + r2.cost, [&]() {
             return left_first ? join(f, thr(), r1.sol, r2.sol) : join(f, thr(), r2.sol, r1.sol);
         });
     }
     if (stopped()) lb_open = std::min(lb_open, cl + cr);
 }
+
+// a tree as preorder arrays with explicit children
+inline void write_tree(const Sol& s, Output& out) {
+    const int N = (int)s.size();
+    out.feature.resize(N);
+    out.threshold.resize(N);
+    out.left.resize(N);
+    out.right.resize(N);
+    for (int i = 0; i < N; ++i) {
+        out.feature[i] = s[i].feature;
+        out.threshold[i] = s[i].thr;
+        out.left[i] = s[i].feature >= 0 ? i + 1 : -1;
+        out.right[i] = s[i].feature >= 0 ? s[i].right : -1;
+    }
+}
+
+// memory the search needs before any cache: the ranked columns, and per worker its buffers
+inline double worker_bytes(const Params& P, int levels) {
+    return 8.0 * (double)P.F * P.n * levels + 8.0 * P.n + 64.0 * P.C;
+}
+inline double fixed_bytes(const Params& P, int levels) {
+    return 8.0 * (double)P.F * P.n + worker_bytes(P, levels) + 4.0 * P.n + 13.0 * P.n;
+}
+// buffers for the children of nodes with depth budget >= 3 (>= 2 without the depth-2 solver)
+inline int buffer_levels(const Params& P) { return std::max(0, P.max_depth - (P.use_d2 ? 2 : 1)); }
 
 }  // namespace detail
 
@@ -353,10 +460,9 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int f, int k, const Interv
 inline void run_continuous(const Params& P, Output& out) {
     using namespace detail;
     const int n = P.n, F = P.F, D_ = P.max_depth;
-    // buffers for the children of nodes with depth budget >= 3 (>= 2 without the depth-2 solver)
-    const int levels = std::max(0, D_ - (P.use_d2 ? 2 : 1));
-    const double per_worker = 8.0 * (double)F * n * levels + 8.0 * n + 64.0 * P.C;
-    double fixed = 8.0 * (double)F * n + per_worker + 4.0 * n + 13.0 * n;
+    const int levels = buffer_levels(P);
+    const double per_worker = worker_bytes(P, levels);
+    double fixed = fixed_bytes(P, levels);
     out.fixed_bytes = fixed;
     if (fixed > P.mem_limit_bytes) {
         out.memory_error = true;
@@ -397,18 +503,7 @@ inline void run_continuous(const Params& P, Output& out) {
     }
     out.cache_entries = S.cache.n_entries();
     out.peak_bytes = S.cache.peak_bytes();
-    const Sol& s = r.sol;  // preorder arrays with explicit children
-    const int N = (int)s.size();
-    out.feature.resize(N);
-    out.threshold.resize(N);
-    out.left.resize(N);
-    out.right.resize(N);
-    for (int i = 0; i < N; ++i) {
-        out.feature[i] = s[i].feature;
-        out.threshold[i] = s[i].thr;
-        out.left[i] = s[i].feature >= 0 ? i + 1 : -1;
-        out.right[i] = s[i].feature >= 0 ? s[i].right : -1;
-    }
+    write_tree(r.sol, out);
 }
 
 }  // namespace tlcont

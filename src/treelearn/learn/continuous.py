@@ -17,6 +17,21 @@ continuous feature data by dynamic programming with branch and bound):
   and both change by at most the weight that moves);
 * a (rows, depth) cache with lower bounds, branch and bound with the remaining budget.
 
+**Which optimal tree (the tie rule).** Many trees often share the optimal error; the returned one
+is a function of the data alone, not of the order in which threads, Dask tasks or bounds met
+them. At every node of depth budget ``h``: the leaf, if no tree of depth ``h`` has a smaller
+error; else the node's best depth-1 tree, if no deeper tree has a smaller error (the first strict
+improvement over the leaf with the features in column order, thresholds ascending; a depth-1
+subtree below a split takes the features in its parent's order); else, among the root splits
+whose subtrees reach the smallest error, the first in a fixed order — features by their position
+in the node's order (smallest depth-1 error first, ties by column), then the feature's thresholds
+ascending — with each child the same rule's subtree. The search meets splits in another order
+(bisection, bounds, threads, Dask tasks), so it keeps the smallest (error, position, threshold)
+it meets: a split that comes before the incumbent is searched for ties too, and bounds prune
+only splits that lose that comparison. Errors are compared with a tolerance of 1e-9 of the
+total weight: exact for unit and integer weights; with fractional weights, trees closer than
+that may be taken in either order. ``n_jobs`` and the ablation switches give the same tree.
+
 Anytime: the greedy tree of the same depth and criterion
 (:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
 ``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
@@ -25,6 +40,8 @@ the training data, with ``lower_bound_``.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import time
 
 import numpy as np
@@ -32,7 +49,23 @@ import numpy as np
 from treelearn._validation import TreeLearnValueError
 from treelearn.tree.tree import Tree
 
-__all__ = ["expand_columns", "count_binary_features", "continuous_fit"]
+__all__ = ["expand_columns", "count_binary_features", "continuous_fit", "search_backend"]
+
+# the compiled search, or a replacement with its arguments and result (the Dask fit farms the
+# root's features out to tasks: treelearn.distributed._continuous); see search_backend
+_backend: contextvars.ContextVar = contextvars.ContextVar("treelearn_continuous_search", default=None)
+
+
+@contextlib.contextmanager
+def search_backend(search):
+    """Inside the ``with`` block, :func:`continuous_fit` runs its search with ``search`` (the
+    arguments and result of ``_continuous.continuous_search``) instead of the compiled search in
+    this process; everything around it (columns, greedy incumbent, the returned Tree) stays local."""
+    token = _backend.set(search)
+    try:
+        yield
+    finally:
+        _backend.reset(token)
 
 
 def expand_columns(Xe, schema):
@@ -187,8 +220,8 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
                    memory_limit_mb=1024, incumbent="auto", n_jobs=1, **switches):
     """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
     ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
-    "greedy") and the search statistics. ``n_jobs``: threads over the root's features (same
-    optimal error). ``incumbent``: True grows the greedy tree first and searches only for trees at
+    "greedy") and the search statistics. ``n_jobs``: threads over the root's features (the same
+    tree: the tie rule of the module doc). ``incumbent``: True grows the greedy tree first and searches only for trees at
     least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
     grows it only when the search times out (either way a timed-out fit is never worse than the
     greedy tree); False never. ``switches`` (ablation, same result): ``use_cache``,
@@ -210,7 +243,8 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     limit = 0.0
     if time_limit is not None:  # the greedy tree's time counts
         limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
-    res = _continuous.continuous_search(
+    search = _backend.get() or _continuous.continuous_search
+    res = search(
         X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit,
         float(memory_limit_mb) * 1024.0 * 1024.0, n_threads=int(n_jobs or 1),
         nan_mode=nan_mode if nan_mode.any() else None, **switches)

@@ -564,8 +564,14 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       data: its fallback after a time-out), so a
       timed-out fit is never less accurate on the training data than
       ``GreedyTreeClassifier(max_depth=max_depth)``. ``max_binary_features`` and
-      ``max_thresholds`` are ignored; ``n_jobs`` threads share the root's features (same
-      optimal training error as one thread).
+      ``max_thresholds`` are ignored; ``n_jobs`` threads share the root's features (the same
+      tree as one thread). Among trees of equal training error it returns a fixed one, a
+      function of the data alone (:mod:`treelearn.learn.continuous`, "the tie rule"): the leaf
+      or the depth-1 tree when no deeper tree is better, else at every node the first optimal
+      split in the order features by depth-1 error (ties by column), thresholds ascending;
+      exact with unit or integer weights (fractional weights: up to ties within 1e-9 of
+      the total weight). On Dask input the root's features are dealt to tasks and the tree is
+      the same (:mod:`treelearn.distributed`).
       Attributes as for the binary search (``binarizer_`` is None, ``n_binary_features_`` the
       number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search", or
       "greedy" when the time limit struck before a tree at least as good was found).
