@@ -2,6 +2,7 @@
 // and thresholds (see code_column).
 #pragma once
 #include <type_traits>
+#include <algorithm>
 
 #include <cstdint>
 #include <cstring>
@@ -37,23 +38,68 @@ static inline double key_value(uint64_t k) {
     return v;
 }
 
+// stable sort of src[0..m) by the low `bits` bits of the keys into dst (src is scratch): LSD
+// passes of W-bit digits (8 for small ranges: fewer counters), a digit constant over the range
+// skipped; insertion sort for a few entries
+inline void lsd_keys(KeyRow* src, KeyRow* dst, size_t m, int bits) {
+    if (m <= 32) {
+        for (size_t i = 0; i < m; ++i) {
+            const KeyRow x = src[i];
+            size_t k = i;
+            for (; k > 0 && dst[k - 1].key > x.key; --k) dst[k] = dst[k - 1];
+            dst[k] = x;
+        }
+        return;
+    }
+    const int W = m >= 4096 ? 11 : 8, B = 1 << W, P = (bits + W - 1) / W;
+    std::vector<size_t> cnt((size_t)B * P, 0);
+    for (size_t i = 0; i < m; ++i) {  // all digit histograms in one pass
+        const uint64_t k = src[i].key;
+        for (int p = 0; p < P; ++p) cnt[(size_t)p * B + ((k >> (p * W)) & (B - 1))]++;
+    }
+    KeyRow* from = src;
+    KeyRow* to = dst;
+    for (int p = 0; p < P; ++p) {
+        size_t* c = &cnt[(size_t)p * B];
+        const int shift = p * W;
+        if (c[(from[0].key >> shift) & (B - 1)] == m) continue;  // one digit value: nothing to do
+        size_t sum = 0;
+        for (int k = 0; k < B; ++k) { size_t t = c[k]; c[k] = sum; sum += t; }
+        for (size_t i = 0; i < m; ++i) to[c[(from[i].key >> shift) & (B - 1)]++] = from[i];
+        std::swap(from, to);
+    }
+    if (from != dst) std::memcpy(dst, from, m * sizeof(KeyRow));
+}
+
+// stable sort of a by key (tmp: scratch). One pass deals the entries to blocks by the keys' top
+// 16 bits (sign, exponent and 4 bits of mantissa of a double: a few hundred blocks of data spread
+// over a few binary orders of magnitude), then each block, small enough to stay in cache when the
+// values spread, is sorted by its low 48 bits (lsd_keys). Six LSD passes over the whole column
+// would each scatter it out of cache. (The stable order by key is unique: the same result.)
 inline void radix_sort(std::vector<KeyRow>& a, std::vector<KeyRow>& tmp) {
     const size_t n = a.size();
     tmp.resize(n);
-    const int BITS = 11, B = 1 << BITS, PASSES = 6;
-    std::vector<size_t> cnt((size_t)B * PASSES, 0);
-    for (size_t i = 0; i < n; ++i) {  // all digit histograms in one pass
-        const uint64_t k = a[i].key;
-        for (int p = 0; p < PASSES; ++p) cnt[(size_t)p * B + ((k >> (p * BITS)) & (B - 1))]++;
+    if (n <= (size_t(1) << 16)) {
+        if (n) { lsd_keys(a.data(), tmp.data(), n, 64); a.swap(tmp); }
+        return;
     }
-    for (int p = 0; p < PASSES; ++p) {
-        size_t* c = &cnt[(size_t)p * B];
-        const int shift = p * BITS;
-        if (n == 0 || c[(a[0].key >> shift) & (B - 1)] == n) continue;  // one digit value: nothing to do
-        size_t sum = 0;
-        for (int k = 0; k < B; ++k) { size_t t = c[k]; c[k] = sum; sum += t; }
-        for (size_t i = 0; i < n; ++i) tmp[c[(a[i].key >> shift) & (B - 1)]++] = a[i];
+    const int TOP = 16;
+    std::vector<size_t> start(((size_t)1 << TOP) + 1, 0);
+    for (size_t i = 0; i < n; ++i) start[(a[i].key >> (64 - TOP)) + 1]++;
+    size_t largest = 0;
+    for (size_t b = 0; b < ((size_t)1 << TOP); ++b) { largest = std::max(largest, start[b + 1]); start[b + 1] += start[b]; }
+    if (largest > n / 4) {  // clustered keys (few distinct values, integers...): blocks out of cache anyway
+        lsd_keys(a.data(), tmp.data(), n, 64);
         a.swap(tmp);
+        return;
+    }
+    {
+        std::vector<size_t> pos(start.begin(), start.end() - 1);
+        for (size_t i = 0; i < n; ++i) tmp[pos[a[i].key >> (64 - TOP)]++] = a[i];
+    }
+    for (size_t b = 0; b < ((size_t)1 << TOP); ++b) {
+        const size_t s = start[b], m = start[b + 1] - s;
+        if (m) lsd_keys(tmp.data() + s, a.data() + s, m, 64 - TOP);
     }
 }
 
