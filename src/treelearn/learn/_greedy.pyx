@@ -52,8 +52,9 @@ cdef extern from "_greedy_core.h" namespace "tlgreedy":
     cdef cppclass ColumnCode:
         vector[double] u, thr
         int64_t n_missing
+        int64_t n_distinct
     void code_columns[T](const T* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
-                         int64_t max_thr, int32_t* codes, int T_, vector[ColumnCode]& out) except + nogil
+                         int64_t max_thr, int32_t* codes, int T_, vector[ColumnCode]& out, cbool values) except + nogil
 
 
 ctypedef fused _num:
@@ -145,21 +146,21 @@ def rows_of_codes(const int32_t[::1] codes, wanted, int64_t n_codes):
 
 def _code_ranks_typed(const _num[:, :] X, const int64_t[::1] columns, int32_t[:, ::1] codes, int n_jobs):
     cdef vector[ColumnCode] out
-    cdef Py_ssize_t i, k, b, n = X.shape[0], m = columns.shape[0]
+    cdef Py_ssize_t i, n = X.shape[0], m = columns.shape[0]
     cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(_num), cs = X.strides[1] // <Py_ssize_t>sizeof(_num)
     cdef int T = max(1, n_jobs)
     cdef const _num* base = &X[0, 0] if (n and X.shape[1]) else NULL
     n_distinct = np.zeros(m, dtype=np.int64)
     n_missing = np.zeros(m, dtype=np.int64)
-    if n == 0:
+    if n == 0 or m == 0:
         return n_distinct, n_missing
-    for b in range(0, m, T):
-        k = min(T, m - b)
-        with nogil:
-            code_columns(base, n, rs, cs, &columns[b], k, 0, &codes[0, 0], T, out)
-        for i in range(k):
-            n_missing[b + i] = out[i].n_missing
-            n_distinct[b + i] = out[i].u.size()
+    # every column in one call (no values are kept: nothing to convert between batches), so each
+    # thread allocates its sort buffers once
+    with nogil:
+        code_columns(base, n, rs, cs, &columns[0], m, 0, &codes[0, 0], T, out, False)
+    for i in range(m):
+        n_missing[i] = out[i].n_missing
+        n_distinct[i] = out[i].n_distinct
     return n_distinct, n_missing
 
 
@@ -178,7 +179,7 @@ def _code_numeric_typed(const _num[:, :] X, const int64_t[::1] columns, int64_t 
     for b in range(0, m, T):
         k = min(T, m - b)
         with nogil:
-            code_columns(base, n, rs, cs, &columns[b], k, max_thresholds, &codes[0, 0], T, out)
+            code_columns(base, n, rs, cs, &columns[b], k, max_thresholds, &codes[0, 0], T, out, True)
         for i in range(k):
             n_missing[b + i] = out[i].n_missing
             thresholds.append((np.asarray(<double[:out[i].thr.size()]> out[i].thr.data()).copy()

@@ -31,23 +31,66 @@ struct SortedWork {
     }
 };
 
-// stable sort of a[0..n) by code (LSD radix, 11-bit digits; the codes are < n_codes), tmp: n entries
+// stable counting sort of src[0..n) into dst by the digit (code >> shift) & (2^bits - 1)
+inline void code_digit_pass(const Entry* src, Entry* dst, int64_t n, int shift, int bits, std::vector<int64_t>& cnt) {
+    const uint32_t mask = (uint32_t(1) << bits) - 1;
+    cnt.assign((size_t)1 << bits, 0);
+    for (int64_t i = 0; i < n; ++i) cnt[((uint32_t)src[i].code >> shift) & mask]++;
+    int64_t sum = 0;
+    for (auto& c : cnt) { const int64_t t = c; c = sum; sum += t; }
+    for (int64_t i = 0; i < n; ++i) dst[cnt[((uint32_t)src[i].code >> shift) & mask]++] = src[i];
+}
+
+// stable sort of a[0..n) by code (the codes are < n_codes), tmp: n entries. Codes of at most 11
+// bits: one counting pass. Longer codes: one pass by their top 11 bits deals the entries to
+// 2048 blocks of tmp, then each block (a few thousand entries when the codes spread: in cache)
+// is sorted by its low bits back into a with at most two in-cache passes. Two LSD passes over
+// the whole array instead would scatter twice to 2048 places out of cache (a TLB miss each).
 inline void sort_by_code(Entry* a, int64_t n, Entry* tmp, int32_t n_codes) {
-    const int BITS = 11, B = 1 << BITS;
+    const int BITS = 11;
     int bits = 0;
     while (bits < 31 && (int64_t(1) << bits) < (int64_t)n_codes) ++bits;
-    std::vector<int64_t> cnt(B);
-    Entry* src = a;
-    Entry* dst = tmp;
-    for (int shift = 0; shift < bits; shift += BITS) {
-        std::fill(cnt.begin(), cnt.end(), 0);
-        for (int64_t i = 0; i < n; ++i) cnt[((uint32_t)src[i].code >> shift) & (B - 1)]++;
-        int64_t sum = 0;
-        for (int k = 0; k < B; ++k) { const int64_t t = cnt[k]; cnt[k] = sum; sum += t; }
-        for (int64_t i = 0; i < n; ++i) dst[cnt[((uint32_t)src[i].code >> shift) & (B - 1)]++] = src[i];
-        std::swap(src, dst);
+    std::vector<int64_t> cnt;
+    if (bits <= BITS || n <= (int64_t(1) << 16)) {  // short codes or few entries (in cache): LSD passes
+        Entry* src = a;
+        Entry* dst = tmp;
+        for (int shift = 0; shift < bits; shift += BITS) {
+            code_digit_pass(src, dst, n, shift, std::min(BITS, bits - shift), cnt);
+            std::swap(src, dst);
+        }
+        if (src != a) std::memcpy(a, src, (size_t)n * sizeof(Entry));
+        return;
     }
-    if (src != a) std::memcpy(a, src, (size_t)n * sizeof(Entry));
+    const int TOP = BITS;
+    const int low = bits - TOP;  // sorted within a block
+    const int64_t B = int64_t(1) << TOP;
+    std::vector<int64_t> start(B + 1, 0);
+    for (int64_t i = 0; i < n; ++i) start[((uint32_t)a[i].code >> low) + 1]++;
+    for (int64_t b = 0; b < B; ++b) start[b + 1] += start[b];
+    {
+        std::vector<int64_t> pos(start.begin(), start.end() - 1);
+        for (int64_t i = 0; i < n; ++i) tmp[pos[(uint32_t)a[i].code >> low]++] = a[i];
+    }
+    for (int64_t b = 0; b < B; ++b) {
+        const int64_t s = start[b], m = start[b + 1] - s;
+        if (m == 0) continue;
+        if (m <= 16) {  // insertion sort (stable)
+            Entry* d = a + s;
+            for (int64_t i = 0; i < m; ++i) {
+                const Entry x = tmp[s + i];
+                int64_t k = i;
+                for (; k > 0 && d[k - 1].code > x.code; --k) d[k] = d[k - 1];
+                d[k] = x;
+            }
+        } else if (low <= BITS) {
+            code_digit_pass(tmp + s, a + s, m, 0, low, cnt);
+        } else {
+            const int l1 = (low + 1) / 2;
+            code_digit_pass(tmp + s, a + s, m, 0, l1, cnt);
+            code_digit_pass(a + s, tmp + s, m, l1, low - l1, cnt);
+            std::memcpy(a + s, tmp + s, (size_t)m * sizeof(Entry));
+        }
+    }
 }
 
 template <class Crit>
