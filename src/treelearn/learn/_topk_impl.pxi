@@ -5,7 +5,7 @@ import threading
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint64_t, int64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 
@@ -25,6 +25,7 @@ cdef extern from "topk/run.h" namespace "tltopk":
         int n, d, C, nw
         const uint64_t* columns
         const int64_t* y
+        const uint8_t* y8
         const double* w
 
     cdef cppclass Options:
@@ -185,28 +186,44 @@ cdef class RootSearch:
                   bint gain_ratio, double time_limit, double memory_limit_bytes, bint cache_depth1=True,
                   bint feature_classes=False):
         cdef const uint64_t[:, ::1] cols = np.ascontiguousarray(columns, dtype=np.uint64)
-        cdef const int64_t[::1] yv = np.ascontiguousarray(y, dtype=np.int64)
+        cdef const uint8_t[::1] y8v
+        cdef const int64_t[::1] yv
         cdef const double[::1] wv
         cdef Problem P
         cdef Options O
         cdef uint64_t dummy = 0
+        # class codes as bytes are read in place (a Dask task's problem: no 8-byte copy per row)
+        cdef bint small = isinstance(y, np.ndarray) and y.dtype == np.uint8 and n_classes <= 255
+        if small:
+            y8v = np.ascontiguousarray(y)
+        else:
+            yv = np.ascontiguousarray(y, dtype=np.int64)
         if criterion_code < 0:
             raise ValueError("RootSearch takes a built-in criterion (code 0, 1 or 2)")
         self.share = NULL
         self.n_classes = n_classes
-        P.n = <int>yv.shape[0]
+        P.n = <int>(y8v.shape[0] if small else yv.shape[0])
         P.d = <int>cols.shape[0]
         P.C = n_classes
         P.nw = <int>((P.n + 63) // 64)
         if cols.shape[0] > 0 and cols.shape[1] != P.nw:
             raise ValueError("columns do not match the number of rows")
         P.columns = &cols[0, 0] if cols.shape[0] > 0 else &dummy
-        P.y = &yv[0]
+        P.y = NULL
+        P.y8 = NULL
+        if P.n > 0:
+            if small:
+                P.y8 = &y8v[0]
+            else:
+                P.y = &yv[0]
         P.w = NULL
         if weights is not None:
             wv = np.ascontiguousarray(weights, dtype=np.float64)
             P.w = &wv[0]
-        self.arrays = (cols, yv, None if weights is None else wv)
+        if small:
+            self.arrays = (cols, y8v, None if weights is None else wv)
+        else:
+            self.arrays = (cols, yv, None if weights is None else wv)
         O.k = k
         O.max_depth = max_depth
         O.criterion = criterion_code

@@ -633,7 +633,9 @@ def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, crite
     if cache_depth1 is None:
         cache_depth1 = d >= 2 * n_words and kk < d
     kk = max(1, min(kk, max(d, 1)))
-    return _topk.RootSearch(columns, np.ascontiguousarray(y, dtype=np.int64), int(n_classes), weights, kk,
+    y = np.asarray(y)
+    y = y if y.dtype == np.uint8 else np.ascontiguousarray(y, dtype=np.int64)  # bytes: read in place
+    return _topk.RootSearch(columns, y, int(n_classes), weights, kk,
                             int(max_depth), int(crit.code), scoring == "gain_ratio",
                             float(time_limit) if time_limit is not None else 0.0,
                             float(memory_limit_mb) * 1024.0 * 1024.0, bool(cache_depth1), bool(feature_classes))

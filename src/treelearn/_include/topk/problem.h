@@ -28,6 +28,8 @@ struct Problem {
     int n = 0, d = 0, C = 2, nw = 0;
     const u64* columns = nullptr;  // (d, nw) packed feature columns (BinaryData.columns)
     const int64_t* y = nullptr;    // class codes
+    const uint8_t* y8 = nullptr;   // or class codes as bytes (C <= 255; read instead of y when set):
+                                   // a Dask task's packed problem, without an 8-byte-per-row copy
     const double* w = nullptr;     // sample weights or nullptr
 };
 
@@ -93,7 +95,10 @@ struct Sample {
         dw = (d + C + 63) / 64;
         weighted = P.w != nullptr;
         y.resize(n);
-        for (int i = 0; i < n; ++i) y[i] = (int32_t)P.y[i];
+        if (P.y8 != nullptr)
+            for (int i = 0; i < n; ++i) y[i] = (int32_t)P.y8[i];
+        else
+            for (int i = 0; i < n; ++i) y[i] = (int32_t)P.y[i];
         if (weighted) w.assign(P.w, P.w + n);
         clsbits.assign((size_t)C * nw, 0);
         tlcount::class_bitsets(y.data(), n, nw, clsbits.data());
