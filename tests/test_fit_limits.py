@@ -450,3 +450,24 @@ def test_query_learner_huge_size_on_few_variables():
     m = QueryTreeClassifier(random_state=3, size=293453, epsilon=0.5, time_limit=5.0, max_memory_mb=64).fit(X, y)
     assert m.tree_.n_leaves <= 2 ** 3
     assert (m.predict(X) == y).all()  # y is a monotone function of the sample: learnt exactly
+
+
+def test_query_learner_hostile_size_builds_no_budget_list():
+    # found by the fuzz suite's long form: size=162042561 on 3 variables built a Python list of one
+    # bound per size budget at the root (1.3 GB; MemoryError under the fuzz worker's address-space
+    # limit) before the DP capped the budget at 2^3 leaves. The root's budget is capped first now.
+    import resource
+
+    import numpy as np
+
+    from treelearn import QueryTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(24, 3)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    m = QueryTreeClassifier(size=162042561, epsilon=0.1, random_state=0, time_limit=5.0, max_memory_mb=64).fit(X, y)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 64, f"peak RSS grew {grown_mb:.0f} MB"
+    assert m.tree_.n_leaves <= 2 ** 3
+    assert (m.predict(X) == y).all()

@@ -62,6 +62,13 @@ def test_wide_string_dtype_rejected_before_allocation():
     assert "wider than its labels need" in msg
 
 
+def test_dtype_with_a_thousand_digit_width_gives_a_short_message():
+    # long-form fuzz find: the error quoted the whole 1,000-digit dtype string (a multi-screen message)
+    text = json.dumps(_doc(classes=["n", "y"], classes_dtype="<U" + "9" * 1000))
+    msg = _rejected(text, "classes_dtype")
+    assert "unsupported classes_dtype" in msg and len(msg) < 200
+
+
 def test_many_wide_classes_rejected_before_allocation():
     # 300 classes of <U9999999: 11 GiB if numpy were asked
     classes = [f"c{i}" for i in range(300)]

@@ -117,7 +117,7 @@ def _check_nonneg_int(name, value, *, allow_none=False):
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise TreeLearnValueError(f"{name} must be a non-negative integer, got {value!r}")
+        raise TreeLearnValueError(f"{name} must be a non-negative integer, got {_show(value)}")
     return int(value)
 
 
@@ -444,6 +444,11 @@ def _short(exc: BaseException, limit: int = 200) -> str:
     return msg if len(msg) <= limit else msg[: limit - 3] + "..."
 
 
+def _show(value, limit: int = 80) -> str:
+    """A value from a (possibly hostile) file, quoted and cut to one short line for an error."""
+    return _short(repr(value), limit)
+
+
 def _parse_int(literal: str) -> int:
     # bound the literal's length before int() (its cost grows quadratically with the digits)
     digits = len(literal) - (literal[:1] == "-")
@@ -465,7 +470,7 @@ def _no_duplicates(pairs):
     d = {}
     for k, v in pairs:
         if k in d:
-            raise TreeLearnValueError(f"JSON model has the key {k!r} twice in one object")
+            raise TreeLearnValueError(f"JSON model has the key {_show(k)} twice in one object")
         d[k] = v
     return d
 
@@ -543,7 +548,7 @@ def _classes_array(values: list, dtype: str) -> np.ndarray:
             )
         return np.array(values, dtype=np.dtype(dtype)) if n else np.zeros(0, dtype=np.dtype(dtype))
     if dtype not in _NUM_DTYPES:
-        raise TreeLearnValueError(f"JSON model: unsupported classes_dtype {dtype!r}")
+        raise TreeLearnValueError(f"JSON model: unsupported classes_dtype {_show(dtype)}")
     dt = np.dtype(dtype)
     if dt.kind == "b":
         ok = all(type(x) is bool for x in values)

@@ -308,19 +308,23 @@ class _BuildDT:
     def run(self):
         self._full = set()
         root = np.zeros(self.n, dtype=np.int8)
+        # the root's useful budget: a tree of depth <= d on n variables has at most 2^min(d, n)
+        # leaves (what _solve caps to anyway; a hostile size of 10^8 must not build its bound list)
+        room = min(self.depth, self.n)
+        top = min(self.size, 2 ** room) if room < 62 else self.size
         # Iterative bounding: first ask for a tree of (estimated) cost below a tiny bound (a tree
         # consistent with every estimate, the realizable case), then relax the bound; the memo
         # (exact values and lower bounds) carries over, and the last round is exact.
         for u in self.rounds:
             u = u if u > 0 else 2.0 ** -(2 * self.depth + 60)
-            ub = [0.0] * (self.size - 1) + [u]  # only M[∅, s] is wanted
-            ent = self._solve(root, root.tobytes(), 0, self.size, None, ub)
-            if ent[1][min(self.size, len(ent[0])) - 1]:
+            ub = [0.0] * (top - 1) + [u]  # only M[∅, s] is wanted
+            ent = self._solve(root, root.tobytes(), 0, top, None, ub)
+            if ent[1][min(top, len(ent[0])) - 1]:
                 break
             self.n_rounds += 1
         b = TreeBuilder()
-        self._emit(b, root, root.tobytes(), 0, self.size, 1.0)
-        return b, float(ent[0][min(self.size, len(ent[0])) - 1])
+        self._emit(b, root, root.tobytes(), 0, top, 1.0)
+        return b, float(ent[0][min(top, len(ent[0])) - 1])
 
     def _solve(self, pi, key, depth, need, cand, ub):
         """Costs v[t-1] of the best tree of size <= t, t = 1..need' (need' = need capped by the
