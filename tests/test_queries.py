@@ -481,3 +481,14 @@ def test_lower_bound_function_refined_matches_definition():
     want = np.where(tribes_p, 1, np.where(rest, np.where(y.sum(1) >= 0, 1, -1), -1))
     assert np.array_equal(f(X), want)
     assert np.mean(rest) == pytest.approx(i["p_rest"])
+
+
+@pytest.mark.parametrize("eps", [5e-324, 2.2250738585072014e-308, 1e-300])
+def test_tiny_epsilon_fits(eps):
+    # long-form fuzz find: d = ceil(log2(size / epsilon)) overflowed to an OverflowError; the depth
+    # is ceil(log2 size - log2 epsilon), capped by the variables as before
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(24, 3)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    m = treelearn.QueryTreeClassifier(size=4, epsilon=eps, random_state=0, time_limit=5.0).fit(X, y)
+    assert (m.predict(X) == y).all()

@@ -488,3 +488,14 @@ def test_min_rank_experiment_smoke(tmp_path):
     h = find_min(X, y)
     allx = np.array(list(itertools.product([0, 1], repeat=7)), dtype=np.uint8)
     assert np.isclose(uniform_error(h, target), np.mean(h.predict(allx) != target.predict(allx)))
+
+
+def test_eh_sample_size_beyond_floats_is_a_named_error():
+    # (en/r)^r and the division by a tiny eps overflow floats (an OverflowError before); the same
+    # value as the formula wherever it is finite
+    import math
+
+    assert eh_sample_size(10, 2, 0.1, 0.05) == math.ceil(((math.e * 5) ** 2 * math.log(80) + math.log(20)) / 0.1)
+    for n, r, eps in [(1000, 100, 1e-300), (10**6, 1000, 0.1), (10, 2, 5e-324)]:
+        with pytest.raises(TreeLearnValueError, match="beyond any sample"):
+            eh_sample_size(n, r, eps, 0.5)

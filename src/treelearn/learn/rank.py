@@ -525,6 +525,13 @@ def eh_sample_size(n, r, eps, delta) -> int:
     n, r = _check_n_r(n, r)
     eps = check_float_param("eps", eps, low=0, high=1, low_open=True, high_open=True)
     delta = check_float_param("delta", delta, low=0, high=1, low_open=True, high_open=True)
+    # in logs: (en/r)^r and the division by a tiny eps overflow floats long before m stops mattering
+    a = r * math.log(math.e * n / r) + math.log(math.log(8.0 * n))  # log of the first term
+    b = math.log(math.log(1.0 / delta))  # log of the second
+    log_m = max(a, b) + math.log1p(math.exp(-abs(a - b))) - math.log(eps)
+    if log_m > 700.0:
+        raise TreeLearnValueError(
+            f"the sample size of 001 Theorem 2 for n={n}, r={r}, eps={eps:g} is about e^{log_m:.0f}, beyond any sample")
     return int(math.ceil(((math.e * n / r) ** r * math.log(8.0 * n) + math.log(1.0 / delta)) / eps))
 
 

@@ -482,7 +482,7 @@ def default_parameters(size: int, epsilon: float) -> dict:
     """The parameters of 004 Thm 1 / Lemma 7.3: d = ⌈log2(s/ε)⌉, τ = ε/log2(s) (ε for s <= 2),
     and the agnostic smoothing δ = τ/(4d)."""
     check_size_epsilon(size, epsilon)
-    d = int(math.ceil(math.log2(size / epsilon)))
+    d = int(math.ceil(math.log2(size) - math.log2(epsilon)))  # (size / epsilon overflows for tiny ε)
     tau = epsilon / math.log2(size) if size > 2 else epsilon
     return {"depth": d, "tau": tau, "delta": tau / (4 * d)}
 
