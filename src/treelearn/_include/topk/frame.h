@@ -148,8 +148,6 @@ class Frames {
             v.FM = D.colbits;
             v.FC = D.clsbits.data();
             v.FR = v.rows.data();
-            v.FY = v.ly.data();
-            v.FWt = v.lw.data();
             v.FW = wl;
             std::fill(v.fvalid.begin(), v.fvalid.begin() + wl, ~0ULL);
             if (m & 63) v.fvalid[wl - 1] = (1ULL << (m & 63)) - 1;
