@@ -496,3 +496,168 @@ def test_root_shares_give_the_local_tree(seed):
                 np.testing.assert_array_equal(res[key], local[key], err_msg=f"{key} h={h} T={T}")
             assert res["cost"] == local["cost"] and res["lower_bound"] == local["lower_bound"]
             assert not res["timed_out"]
+
+
+# ------------------------------------------------------------------ the Top-k incumbent (depth >= 4)
+
+def _xlog2x(x):
+    return x * np.log2(x) if x > 0 else 0.0
+
+
+def _entropy_score(counts_left, counts_right):
+    """W_L H(left) + W_R H(right) in bits (tl_criteria.h's entropy score of a split)."""
+    s = 0.0
+    for c in (counts_left, counts_right):
+        s += _xlog2x(c.sum()) - sum(_xlog2x(v) for v in c)
+    return s
+
+
+def topk_reference(X, y, w, n_classes, depth, k):
+    """The restricted search of _continuous_lookahead.h, written from its description: at a node
+    of depth budget >= 3 the k columns whose best entropy split scores lowest (ties: column order;
+    each column at its first best midpoint, ascending, within 1e-12 of the node's weight), both
+    children searched the same way; a node of budget <= 2 solved by brute force."""
+    def rec(r, h):
+        cnt = np.bincount(y[r], weights=w[r], minlength=n_classes)
+        leaf = cnt.sum() - cnt.max()
+        if h <= 2:
+            return brute_force(X[r], y[r], w[r], n_classes, h)
+        if leaf == 0:
+            return 0.0
+        tie = 1e-12 * max(1.0, cnt.sum())
+        cands = []
+        for f in range(X.shape[1]):
+            vals = np.unique(X[r, f])
+            best = (np.inf, None)
+            for a, b in zip(vals[:-1], vals[1:]):
+                go = X[r, f] >= (a + b) / 2
+                s = _entropy_score(np.bincount(y[r][~go], weights=w[r][~go], minlength=n_classes),
+                                   np.bincount(y[r][go], weights=w[r][go], minlength=n_classes))
+                if s < best[0] - tie:
+                    best = (s, (a + b) / 2)
+            if best[1] is not None:
+                cands.append((best[0], f, best[1]))
+        cands.sort(key=lambda c: c[0])
+        out = leaf
+        for _, f, t in cands[:k]:
+            go = X[r, f] >= t
+            out = min(out, rec(r[~go], h - 1) + rec(r[go], h - 1))
+        return out
+
+    return rec(np.arange(len(y)), depth)
+
+
+def _topk_case(seed):
+    rng = np.random.default_rng(900 + seed)
+    n, d, C = int(rng.integers(25, 45)), int(rng.integers(2, 5)), 2 + seed % 2
+    X = rng.integers(0, int(rng.integers(3, 7)), size=(n, d)).astype(float)  # ties in values and scores
+    if seed % 3 == 1:
+        X[:, 0] = 4.0  # a constant column
+    y = rng.integers(0, C, size=n)
+    w = rng.choice([1.0, 2.0, 0.5], size=n) if seed % 4 == 3 else np.ones(n)
+    return X, y, w, C
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_topk_incumbent_equals_reference(seed):
+    """Every round's tree is real (its reported error is the error its predictions make), and the
+    last round's error is the restricted search's, recomputed by topk_reference."""
+    from treelearn.data.schema import ColumnSchema
+    from treelearn.learn import _continuous
+    from treelearn.learn.continuous import _to_tree, expand_columns
+
+    X, y, w, C = _topk_case(seed)
+    cols = expand_columns(X, None)
+    X_fm, F = cols[0], cols[0].shape[0]
+    for h in (3, 4):
+        for k in sorted({1, 2, F}):
+            res = _continuous.continuous_lookahead(X_fm, y.astype(np.int64), C, w, h, 0, k_max=k)
+            assert not res["timed_out"] and res["k"] == min(k, F)
+            assert res["complete"] == (k >= F)
+            assert res["cost"] == pytest.approx(topk_reference(X, y, w, C, h, k), abs=1e-9), (seed, h, k)
+            tree = _to_tree(res, X, y, w, C, ColumnSchema(categories=[None] * X.shape[1]), *cols[1:])
+            assert tree.depth <= h
+            assert float(np.sum(w * (tree.predict(X) != y))) == pytest.approx(res["cost"], abs=1e-9)
+    # never below the optimum
+    res = _continuous.continuous_lookahead(X_fm, y.astype(np.int64), C, w, 3, 0)
+    assert res["cost"] >= brute_force(X, y, w, C, 3) - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_topk_incumbent_keeps_the_tie_rule(seed):
+    """The Top-k tree is the search's first incumbent, ties included: a search that finishes
+    returns the very tree of a search without incumbents (the tie rule), whatever it started from."""
+    X, y, w = _tie_case(seed)
+    keep = np.ones(len(y), bool) if w is None else w > 0
+    yk = np.searchsorted(np.unique(y[keep]), y[keep]).astype(np.int64)
+    wk = None if w is None else w[keep]
+    for h in (4, 5):
+        ref, _ = continuous_fit(X[keep], yk, int(yk.max()) + 1, wk, None, max_depth=h, incumbent=False)
+        for crit in ("entropy", "gini"):
+            tree, info = continuous_fit(X[keep], yk, int(yk.max()) + 1, wk, None, max_depth=h, incumbent=True,
+                                        criterion=crit)
+            assert info["topk_error"] is not None and info["topk_error"] >= info["error"] - 1e-9
+            assert info["source"] == "search" and not info["timed_out"]
+            assert _tree_arrays(tree)[:5] == _tree_arrays(ref)[:5], (seed, h, crit)
+
+
+def test_topk_incumbent_anytime():
+    """Depth 4 on data the exact search cannot finish in a second: the fit keeps its time limit and
+    returns the best of the search's, the Top-k and the greedy tree, each error real."""
+    import time
+
+    from treelearn.data.schema import ColumnSchema
+
+    rng = np.random.default_rng(11)
+    n = 6000
+    X = rng.normal(size=(n, 8)).round(3)
+    y = ((X[:, 0] > 0.3) ^ (X[:, 1] * X[:, 2] > 0) ^ (X[:, 3] + X[:, 4] > 0.5)).astype(np.int64)
+    y[rng.random(n) < 0.15] ^= 1
+    t0 = time.perf_counter()
+    tree, info = continuous_fit(X, y, 2, None, ColumnSchema(categories=[None] * 8), max_depth=4, time_limit=2.0)
+    assert time.perf_counter() - t0 < 2.0 + 1.0
+    assert info["timed_out"] and info["topk_k"] >= 1
+    assert info["error"] <= min(info["topk_error"], info["greedy_error"]) + 1e-9
+    assert info["source"] in ("search", "top-k", "greedy")
+    assert float(np.sum(tree.predict(X) != y)) == info["error"]
+    assert 0 <= info["lower_bound"] <= info["error"]
+    m = OptimalTreeClassifier(max_depth=4, solver="continuous", time_limit=2.0).fit(X, y)
+    assert m.incumbent_source_ in ("search", "top-k", "greedy") and m.timed_out_
+    assert m.training_error_ <= GreedyTreeClassifier(max_depth=4).fit(X, y).tree_.training_misclassifications()
+
+
+def test_topk_incumbent_limits():
+    """The phase alone: its time budget holds (a cut round still returns a real tree), the memory
+    cap is checked before anything is allocated, and Ctrl-C stops it."""
+    import signal
+    import time
+
+    from treelearn.learn import _continuous
+
+    rng = np.random.default_rng(12)
+    n = 20000
+    X_fm = np.ascontiguousarray(rng.normal(size=(10, n)).round(3))
+    y = ((X_fm[0] > 0) ^ (X_fm[1] * X_fm[2] > 0.1)).astype(np.int64)
+    y[rng.random(n) < 0.2] ^= 1
+    t0 = time.perf_counter()
+    res = _continuous.continuous_lookahead(X_fm, y, 2, None, 6, 0, time_limit=0.5)
+    assert time.perf_counter() - t0 < 0.5 + 1.0
+    assert res["timed_out"] and not res["complete"]
+    assert 0 < res["cost"] <= min(np.bincount(y))
+    assert _continuous.continuous_lookahead(X_fm, y, 2, None, 4, 0, memory_limit_bytes=1e3)["memory_error"]
+    if not hasattr(signal, "setitimer"):
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, handler)
+    t0 = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(KeyboardInterrupt):
+            _continuous.continuous_lookahead(X_fm, y, 2, None, 6, 0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.perf_counter() - t0 < 10

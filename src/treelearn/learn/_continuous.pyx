@@ -41,6 +41,14 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
 
     void run_continuous(const Params& P, Output& out) except + nogil
 
+cdef extern from "_continuous_lookahead.h" namespace "tlcont":
+    cdef cppclass LookaheadOutput:
+        Output tree
+        int rounds, k_done
+        cbool complete
+
+    void run_lookahead(const Params& P, int crit_code, int k_max, LookaheadOutput& res) except + nogil
+
 cdef extern from "_continuous_share.h" namespace "tlcont::detail":
     cdef cppclass Sol:
         pass
@@ -166,15 +174,54 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     finally:
         if scope != NULL:
             close_sigint_scope(scope)
-    if out.interrupted:
-        PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
-        raise KeyboardInterrupt("the continuous optimal search was interrupted")
+    _raise_if_interrupted(out)
     return dict(_tree_arrays(out), **{
         "cost": out.cost, "lower_bound": out.lower_bound, "timed_out": bool(out.timed_out),
         "memory_error": bool(out.memory_error), "fixed_bytes": out.fixed_bytes,
         "evaluations": out.evaluations, "d2_evaluations": out.d2_evaluations, "nodes": out.nodes,
         "cache_hits": out.cache_hits, "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
         "threads_used": out.threads_used})
+
+
+cdef _raise_if_interrupted(Output& out):
+    if out.interrupted:
+        PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
+        raise KeyboardInterrupt("the continuous optimal search was interrupted")
+
+
+def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
+                         int criterion=0, double time_limit=0.0, double memory_limit_bytes=1e9, int k_max=0,
+                         nan_mode=None, progress=None):
+    """The Top-k incumbent (``_continuous_lookahead.h``): rounds k = 1, 2, 4, ... (up to ``k_max``,
+    <= 0: every column) of a search that splits a node of depth budget >= 3 only on the k columns
+    with the best ``criterion`` split (0 entropy, 1 Gini, 2 Kearns-Mansour), each at that
+    threshold, and solves nodes of budget <= 2 exactly, within ``time_limit`` seconds (the phase's
+    budget; a round it cuts short still counts). Arguments otherwise as :func:`continuous_search`.
+    Returns the best tree found, its ``cost``, ``rounds`` and ``k`` (of the last round finished),
+    ``complete`` (the round with every column finished), ``timed_out`` and statistics."""
+    cdef Params P
+    cdef LookaheadOutput res
+    cdef double[::1] live
+    keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, 0.0, time_limit,
+                        memory_limit_bytes, True, True, False, True, False)
+    P.interrupt_cb = _check_interrupt
+    if progress is not None:
+        live = progress
+        P.progress = &live[0]
+    cdef SigintScope* scope = NULL
+    if threading.current_thread() is threading.main_thread():
+        scope = open_sigint_scope()
+    try:
+        with nogil:
+            run_lookahead(P, criterion, k_max, res)
+    finally:
+        if scope != NULL:
+            close_sigint_scope(scope)
+    _raise_if_interrupted(res.tree)
+    return dict(_tree_arrays(res.tree), **{
+        "cost": res.tree.cost, "timed_out": bool(res.tree.timed_out), "memory_error": bool(res.tree.memory_error),
+        "fixed_bytes": res.tree.fixed_bytes, "rounds": res.rounds, "k": res.k_done, "complete": bool(res.complete),
+        "nodes": res.tree.nodes, "d2_evaluations": res.tree.d2_evaluations, "cache_hits": res.tree.cache_hits})
 
 
 cdef dict _tree_arrays(Output& out):

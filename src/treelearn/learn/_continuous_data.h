@@ -1,4 +1,4 @@
-// Continuous optimal search (issue 13), part 1 of 5: parameters, results, sorted-column data.
+// Continuous optimal search (issue 13), part 1 of 6: parameters, results, sorted-column data.
 //
 // The search's files, by responsibility:
 //   _continuous_data.h    Params/Output, trees (Sol), the ranked columns and views, depth-1 scans
@@ -6,6 +6,7 @@
 //   _continuous_bounds.h  interval bounds over the thresholds of one feature
 //   _continuous_cache.h   the (rows, depth) cache with lower bounds, memory capped, thread safe
 //   _continuous_search.h  branch and bound, limits (tl_limits.h) and root-level threads
+//   _continuous_lookahead.h  the Top-k incumbent: a restricted search run before the exact one
 //
 // Data: every column is ranked once (rank = index of the distinct value); a node's rows are held
 // as a "view": per feature, its (row, rank) pairs in ascending order of that feature. Splitting a

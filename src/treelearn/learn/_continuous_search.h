@@ -1,6 +1,7 @@
-// Optimal classification trees over every threshold of numeric columns (issue 13), part 5 of 5:
+// Optimal classification trees over every threshold of numeric columns (issue 13), part 5 of 6:
 // branch and bound, limits and threads. The other parts: _continuous_data.h (the file map is in
-// its header comment), _continuous_depth2.h, _continuous_bounds.h, _continuous_cache.h.
+// its header comment), _continuous_depth2.h, _continuous_bounds.h, _continuous_cache.h,
+// _continuous_lookahead.h.
 //
 // The same objective as the binary search (topk/): minimum weighted training misclassifications
 // over all trees of depth <= max_depth whose splits are "x_f >= t", here with t ranging over
@@ -166,6 +167,11 @@ class Worker {
     void search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti, double& lb_open);
 
     bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
+
+    // the children's views of a node at this level, and n scratch ints (the Top-k incumbent,
+    // _continuous_lookahead.h, splits its nodes with them)
+    Entry* level_buffer(int level) { return buf[level].data(); }
+    int32_t* side_scratch() { return side.data(); }
 
   private:
     Shared& S;

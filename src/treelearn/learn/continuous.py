@@ -36,7 +36,18 @@ Anytime: the greedy tree of the same depth and criterion
 (:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
 ``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
 the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
-the training data, with ``lower_bound_``.
+the training data, with ``lower_bound_``. From depth ``LOOKAHEAD_MIN_DEPTH`` on, where the exact
+search rarely finishes within minutes, a Top-k search (paper 003's idea on numeric columns,
+``_continuous_lookahead.h``) then improves the incumbent: at every node of depth budget >= 3 it
+tries only the k columns with the best impurity split (the greedy criterion; a callable criterion
+ranks by entropy), each at that threshold, and solves nodes of budget <= 2 exactly; rounds
+k = 1, 2, 4, ... up to every column run within ``LOOKAHEAD_SHARE`` of the time limit (without a
+time limit, while k^(depth - 2) <= ``LOOKAHEAD_NODES``). The exact search then looks only for
+trees at least as good (ties included, so a finished search returns the tie rule's tree), and a
+search stopped early returns the best of its own tree, the Top-k tree and the greedy tree
+(``source``: "search", "top-k" or "greedy"). On avila at depth 4 the Top-k rounds reach 3,816
+training errors in about 5 s, where 300 s of the exact search alone reached 3,917 and ConTree's
+300 s 3,862.
 """
 from __future__ import annotations
 
@@ -214,6 +225,28 @@ def _tree_error(tree: Tree) -> float:
 # below this many (rows x searched columns) the greedy tree is grown only if the search times out:
 # a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time
 GREEDY_FIRST_CELLS = 20_000
+# the Top-k incumbent (module doc): from this depth on, on data of GREEDY_FIRST_CELLS cells or more,
+# within this share of the time limit; without a time limit, rounds while k^(depth-2) <= LOOKAHEAD_NODES
+LOOKAHEAD_MIN_DEPTH = 4
+LOOKAHEAD_SHARE = 0.1
+LOOKAHEAD_NODES = 64
+
+
+def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_bytes, nan_mode, progress):
+    """The Top-k incumbent (module doc): the search's raw result dict, or None when the sorted
+    columns do not fit ``memory_bytes`` (the search then says so)."""
+    from treelearn.criteria import get_criterion
+    from treelearn.learn import _continuous
+
+    code = get_criterion(criterion).code
+    if time_limit is not None:
+        budget, k_max = max(LOOKAHEAD_SHARE * float(time_limit), 1e-3), 0
+    else:
+        budget, k_max = 0.0, max(1, int(LOOKAHEAD_NODES ** (1.0 / (max_depth - 2)) + 1e-9))
+    res = _continuous.continuous_lookahead(X_fm, y, int(n_classes), w, int(max_depth), code if code >= 0 else 0,
+                                           budget, memory_bytes, k_max=k_max, nan_mode=nan_mode,
+                                           progress=progress)
+    return None if res["memory_error"] else res
 
 
 def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
@@ -236,29 +269,44 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     W = float(w.sum())
     greedy = _GreedyIncumbent(Xe, y, n_classes, w if weighted else None, schema, criterion, int(max_depth))
     ub = 0.0
-    if incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS):
-        # the search looks for trees no worse than the greedy one (ties included: the search's tree
-        # has node-local midpoint thresholds)
-        ub = greedy.error() + 1e-8 * max(1.0, W)
+    tie = 1e-8 * max(1.0, W)  # the search looks for trees no worse than an incumbent, ties included
+    nan_arg = nan_mode if nan_mode.any() else None
+    memory_bytes = float(memory_limit_mb) * 1024.0 * 1024.0
+    first = incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS)
+    if first:
+        # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
+        ub = greedy.error() + tie
+    la = None
+    if first and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
+        la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
+                        None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
+                        switches.get("progress"))
+        if la is not None:
+            ub = min(ub, float(la["cost"]) + tie)
     limit = 0.0
-    if time_limit is not None:  # the greedy tree's time counts
+    if time_limit is not None:  # the incumbents' time counts
         limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
     search = _backend.get() or _continuous.continuous_search
     res = search(
-        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit,
-        float(memory_limit_mb) * 1024.0 * 1024.0, n_threads=int(n_jobs or 1),
-        nan_mode=nan_mode if nan_mode.any() else None, **switches)
+        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit, memory_bytes,
+        n_threads=int(n_jobs or 1), nan_mode=nan_arg, **switches)
     if res["memory_error"]:
         raise TreeLearnValueError(
             f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
             f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
-    tree = _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode)
+    columns = (raw, kind, code, nan_mode)
+    tree = _to_tree(res, Xe, y, w, n_classes, schema, *columns)
     err = _tree_error(tree)
     source = "search"
+    # a search that stopped early (or found nothing below the bound) may be beaten by an incumbent
+    if la is not None and err > float(la["cost"]) + 1e-9 * max(1.0, W):
+        tree = _to_tree(la, Xe, y, w, n_classes, schema, *columns)
+        err, source = _tree_error(tree), "top-k"
     if (res["timed_out"] and incumbent is not False) or greedy.tree is not None:
         if err > greedy.error() + 1e-9 * max(1.0, W):
             tree, err, source = greedy.tree, greedy.error(), "greedy"  # nothing as good found (time limit)
     info = dict(res)
     info.update(error=err, greedy_error=greedy.err, source=source, lower_bound=min(float(res["lower_bound"]), err),
-                n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0)
+                n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0,
+                topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]))
     return tree, info

@@ -203,7 +203,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
     greedy_error_ : float or None
         Training error of the greedy incumbent (None with ``greedy_incumbent=False``, and on 0/1
         data when the search finished without needing it, see ``greedy_incumbent``).
-    incumbent_source_ : {"search", "greedy"}
+    incumbent_source_ : {"search", "greedy"} ("top-k" too with the continuous solver)
         "greedy" when no tree better than the greedy one was found (or the time limit struck
         first) and the greedy tree was returned.
     """
@@ -573,8 +573,12 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       the total weight). On Dask input the root's features are dealt to tasks and the tree is
       the same (:mod:`treelearn.distributed`).
       Attributes as for the binary search (``binarizer_`` is None, ``n_binary_features_`` the
-      number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search", or
-      "greedy" when the time limit struck before a tree at least as good was found).
+      number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search";
+      "top-k" or "greedy" when the time limit struck before the search found a tree at least as
+      good). From depth 4 on, a Top-k search over the columns (each node of depth budget >= 3
+      split only on the k columns with the best ``criterion`` split, k = 1, 2, 4, ... within a
+      tenth of ``time_limit``) improves the greedy incumbent before the exact search starts
+      (:mod:`treelearn.learn.continuous`).
     * ``"auto"`` (default): ``"continuous"`` when every threshold is asked for
       (``max_binary_features=None`` and ``max_thresholds=None``) and X is not all 0/1, else
       ``"binary"``.
