@@ -560,8 +560,9 @@ def _topk_case(seed):
 
 @pytest.mark.parametrize("seed", range(16))
 def test_topk_incumbent_equals_reference(seed):
-    """Every round's tree is real (its reported error is the error its predictions make), and the
-    last round's error is the restricted search's, recomputed by topk_reference."""
+    """Every round's tree is real (its reported error is the error its predictions make), the last
+    round's error is the restricted search's, recomputed by topk_reference, and threads give the
+    same tree."""
     from treelearn.data.schema import ColumnSchema
     from treelearn.learn import _continuous
     from treelearn.learn.continuous import _to_tree, expand_columns
@@ -578,6 +579,11 @@ def test_topk_incumbent_equals_reference(seed):
             tree = _to_tree(res, X, y, w, C, ColumnSchema(categories=[None] * X.shape[1]), *cols[1:])
             assert tree.depth <= h
             assert float(np.sum(w * (tree.predict(X) != y))) == pytest.approx(res["cost"], abs=1e-9)
+            for threads in (2, 3):  # the root's candidates dealt to threads: the same tree
+                other = _continuous.continuous_lookahead(X_fm, y.astype(np.int64), C, w, h, 0, k_max=k,
+                                                         n_threads=threads)
+                for key in ("feature", "threshold", "left", "right", "cost"):
+                    np.testing.assert_array_equal(other[key], res[key], err_msg=f"{seed} {h} {k} {threads}")
     # never below the optimum
     res = _continuous.continuous_lookahead(X_fm, y.astype(np.int64), C, w, 3, 0)
     assert res["cost"] >= brute_force(X, y, w, C, 3) - 1e-9
@@ -587,11 +593,23 @@ def test_topk_incumbent_equals_reference(seed):
 def test_topk_incumbent_keeps_the_tie_rule(seed):
     """The Top-k tree is the search's first incumbent, ties included: a search that finishes
     returns the very tree of a search without incumbents (the tie rule), whatever it started from."""
+    from treelearn.learn import _continuous
+    from treelearn.learn.continuous import expand_columns
+
     X, y, w = _tie_case(seed)
     keep = np.ones(len(y), bool) if w is None else w > 0
     yk = np.searchsorted(np.unique(y[keep]), y[keep]).astype(np.int64)
     wk = None if w is None else w[keep]
+    X_fm, _, _, _, nan_mode = expand_columns(X[keep], None)
     for h in (4, 5):
+        # the Top-k tree itself: the same with the root's candidates (a duplicated column among
+        # them) dealt to any number of threads
+        la = [_continuous.continuous_lookahead(X_fm, yk, int(yk.max()) + 1, wk, h, 0, n_threads=t,
+                                               nan_mode=nan_mode if nan_mode.any() else None)
+              for t in (1, 2, 3, 2, 3)]
+        for other in la[1:]:
+            for key in ("feature", "threshold", "left", "right", "cost"):
+                np.testing.assert_array_equal(other[key], la[0][key], err_msg=f"{seed} {h} {key}")
         ref, _ = continuous_fit(X[keep], yk, int(yk.max()) + 1, wk, None, max_depth=h, incumbent=False)
         for crit in ("entropy", "gini"):
             tree, info = continuous_fit(X[keep], yk, int(yk.max()) + 1, wk, None, max_depth=h, incumbent=True,

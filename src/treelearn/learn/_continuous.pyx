@@ -191,12 +191,13 @@ cdef _raise_if_interrupted(Output& out):
 
 def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                          int criterion=0, double time_limit=0.0, double memory_limit_bytes=1e9, int k_max=0,
-                         nan_mode=None, progress=None):
+                         int n_threads=1, nan_mode=None, progress=None):
     """The Top-k incumbent (``_continuous_lookahead.h``): rounds k = 1, 2, 4, ... (up to ``k_max``,
     <= 0: every column) of a search that splits a node of depth budget >= 3 only on the k columns
     with the best ``criterion`` split (0 entropy, 1 Gini, 2 Kearns-Mansour), each at that
     threshold, and solves nodes of budget <= 2 exactly, within ``time_limit`` seconds (the phase's
-    budget; a round it cuts short still counts). Arguments otherwise as :func:`continuous_search`.
+    budget; a round it cuts short still counts); ``n_threads`` share the root's candidates (the
+    same tree). Arguments otherwise as :func:`continuous_search`.
     Returns the best tree found, its ``cost``, ``rounds`` and ``k`` (of the last round finished),
     ``complete`` (the round with every column finished), ``timed_out`` and statistics."""
     cdef Params P
@@ -205,6 +206,7 @@ def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_
     keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, 0.0, time_limit,
                         memory_limit_bytes, True, True, False, True, False)
     P.interrupt_cb = _check_interrupt
+    P.n_threads = max(1, n_threads)
     if progress is not None:
         live = progress
         P.progress = &live[0]
@@ -221,7 +223,8 @@ def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_
     return dict(_tree_arrays(res.tree), **{
         "cost": res.tree.cost, "timed_out": bool(res.tree.timed_out), "memory_error": bool(res.tree.memory_error),
         "fixed_bytes": res.tree.fixed_bytes, "rounds": res.rounds, "k": res.k_done, "complete": bool(res.complete),
-        "nodes": res.tree.nodes, "d2_evaluations": res.tree.d2_evaluations, "cache_hits": res.tree.cache_hits})
+        "nodes": res.tree.nodes, "d2_evaluations": res.tree.d2_evaluations, "cache_hits": res.tree.cache_hits,
+        "threads_used": res.tree.threads_used})
 
 
 cdef dict _tree_arrays(Output& out):

@@ -17,6 +17,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tl_criteria.h"
@@ -43,29 +46,44 @@ class Lookahead {
     Res solve(const Entry* view, int m, int d, double UB, int level) {
         if (d <= 2) return W.solve(view, m, d, UB, level);  // exact: the depth-2 solver
         Res best;
+        std::vector<LaCand> cands;
+        if (open(view, m, best, cands)) return best;
+        for (const LaCand& c : cands) {
+            if (W.stopped()) break;
+            double cost;
+            Sol sol;
+            if (try_split(view, m, d, c, std::min(UB, best.cost), level, cost, sol) && cost < best.cost - D.eps) {
+                best.cost = cost;
+                best.sol = std::move(sol);
+            }
+        }
+        return best;
+    }
+
+    // the node's leaf (in best) and candidates: true when the leaf is pure (nothing to split)
+    bool open(const Entry* view, int m, Res& best, std::vector<LaCand>& cands) {
         std::vector<double> tot(D.C), cnt(D.C), buf(D.C);
         D.totals(view, m, tot.data());
         best.cost = D.leaf_err(tot.data());
         best.sol = leaf_sol();
-        if (best.cost <= D.eps) return best;
-        std::vector<LaCand> cands;
+        if (best.cost <= D.eps) return true;
         candidates(view, m, tot.data(), cnt.data(), buf.data(), cands);
-        for (const LaCand& c : cands) {
-            if (W.stopped()) break;
-            Entry* child = W.level_buffer(level);
-            D.split_view(view, m, c.f, c.p, child, W.side_scratch());
-            const Entry* Lv = child;
-            const Entry* Rv = child + (size_t)D.F * c.p;
-            double ub = std::min(UB, best.cost);
-            Res r1 = solve(Lv, c.p, d - 1, ub, level + 1);
-            if (r1.cost >= ub - D.eps || W.stopped()) continue;
-            Res r2 = solve(Rv, m - c.p, d - 1, ub - r1.cost, level + 1);
-            if (r1.cost + r2.cost < best.cost - D.eps) {
-                best.cost = r1.cost + r2.cost;
-                best.sol = join(c.f, D.thr_of(c.f, c.rl, c.rr), r1.sol, r2.sol);
-            }
-        }
-        return best;
+        return false;
+    }
+
+    // candidate c of a node of budget d: true, with the tree and its error, when it is below ub
+    bool try_split(const Entry* view, int m, int d, const LaCand& c, double ub, int level, double& cost, Sol& sol) {
+        Entry* child = W.level_buffer(level);
+        D.split_view(view, m, c.f, c.p, child, W.side_scratch());
+        const Entry* Lv = child;
+        const Entry* Rv = child + (size_t)D.F * c.p;
+        Res r1 = solve(Lv, c.p, d - 1, ub, level + 1);
+        if (r1.cost >= ub - D.eps || W.stopped()) return false;
+        Res r2 = solve(Rv, m - c.p, d - 1, ub - r1.cost, level + 1);
+        cost = r1.cost + r2.cost;
+        if (cost >= ub - D.eps) return false;
+        sol = join(c.f, D.thr_of(c.f, c.rl, c.rr), r1.sol, r2.sol);
+        return true;
     }
 
   private:
@@ -106,6 +124,57 @@ class Lookahead {
     }
 };
 
+// one round at the root with the root's candidates dealt to the workers (n_jobs): each candidate
+// is searched below the best error found so far, up to a tie when it comes before the best
+// candidate, so the round's tree (smallest error, then earliest candidate) is that of one thread
+template <class Crit>
+Res lookahead_round(std::vector<Worker*>& ws, std::atomic<bool>& stop, const Columns& D, const Crit& crit, int k,
+                    int d, double UB) {
+    const Entry* root = D.root_view.data();
+    Lookahead<Crit> head(*ws[0], D, crit, k);
+    if (d <= 2 || ws.size() == 1) return head.solve(root, D.n, d, UB, 0);
+    Res best;
+    std::vector<LaCand> cands;
+    if (head.open(root, D.n, best, cands)) return best;
+    std::mutex mu;
+    std::atomic<int> next{0};
+    int best_i = (int)cands.size();
+    best.cost = std::min(best.cost, UB);  // (the leaf's tree stays in best.sol until a split beats it)
+    const double cap = best.cost;
+    tllimits::run_workers((int)ws.size(), [&](int t) {
+        Lookahead<Crit> la(*ws[t], D, crit, k);
+        try {
+            for (;;) {
+                int i = next.fetch_add(1);
+                if (i >= (int)cands.size() || ws[t]->stopped()) break;
+                double ub;
+                {
+                    std::lock_guard<std::mutex> lock(mu);
+                    ub = i < best_i ? std::min(cap, best.cost + 2.0 * D.eps) : best.cost;
+                }
+                double cost;
+                Sol sol;
+                if (!la.try_split(root, D.n, d, cands[i], ub, 0, cost, sol)) continue;
+                std::lock_guard<std::mutex> lock(mu);
+                if (cost < best.cost - D.eps || (i < best_i && cost < best.cost + D.eps)) {
+                    best.cost = cost;
+                    best.sol = std::move(sol);
+                    best_i = i;
+                }
+            }
+        } catch (...) {
+            stop.store(true);  // the others stop too; run_workers re-throws in the caller
+            throw;
+        }
+    });
+    if (best_i == (int)cands.size()) {  // no split below the leaf and UB: the leaf's error
+        std::vector<double> tot(D.C);
+        D.totals(root, D.n, tot.data());
+        best.cost = D.leaf_err(tot.data());
+    }
+    return best;
+}
+
 }  // namespace detail
 
 struct LookaheadOutput {
@@ -116,26 +185,38 @@ struct LookaheadOutput {
 };
 
 // rounds k = 1, 2, 4, ... (k_max <= 0: up to every column) within P.time_limit (the phase's
-// budget); crit_code as tl_criteria.h (0 entropy, 1 Gini, 2 Kearns-Mansour; others: entropy)
+// budget), the root's candidates dealt to P.n_threads threads (within the memory cap; the same
+// tree); crit_code as tl_criteria.h (0 entropy, 1 Gini, 2 Kearns-Mansour; others: entropy)
 inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadOutput& res) {
     using namespace detail;
     Params P = P0;
-    P.n_threads = 1;
     P.use_d2 = 1;
     Output& out = res.tree;
     const int levels = buffer_levels(P);
-    const double fixed = fixed_bytes(P, levels);
+    double fixed = fixed_bytes(P, levels);
     out.fixed_bytes = fixed;
     if (fixed > P.mem_limit_bytes) {
         out.memory_error = true;
         return;
     }
+    const double per_worker = worker_bytes(P, levels);
+    int T = std::max(1, std::min(P.n_threads, std::max(1, P.F)));
+    if (P.max_depth < 3) T = 1;
+    while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
+    fixed += (T - 1) * per_worker;
     Columns cols;
     cols.build(P);
     Shared S(P, cols, fixed);
     tllimits::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * P.n >= 65536.0);
-    Worker w(S, levels, true);
-    S.workers.push_back(&w);
+    std::vector<std::unique_ptr<Worker>> owned;
+    for (int t = 0; t < T; ++t) {
+        owned.emplace_back(new Worker(S, levels, T == 1));
+        S.workers.push_back(owned.back().get());
+    }
+    // the workers' own solve() runs below the root only: the root's split is this file's
+    std::vector<Worker*> ws = S.workers;
+    S.workers.resize(1);
+    Worker& w = *ws[0];
     tlcrit::Entropy ent;
     tlcrit::Gini gini;
     tlcrit::KearnsMansour km;
@@ -149,16 +230,9 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     best.sol = leaf_sol();
     const int kmax = k_max > 0 ? std::min(k_max, P.F) : P.F;
     for (int k = 1; P.n > 0 && P.F > 0 && P.max_depth >= 1; k = std::min(2 * k, kmax)) {
-        Res r;
-        if (crit_code == 1)
-            r = Lookahead<tlcrit::Gini>(w, cols, gini, k).solve(cols.root_view.data(), P.n, P.max_depth,
-                                                                 best.cost, 0);
-        else if (crit_code == 2)
-            r = Lookahead<tlcrit::KearnsMansour>(w, cols, km, k).solve(cols.root_view.data(), P.n, P.max_depth,
-                                                                        best.cost, 0);
-        else
-            r = Lookahead<tlcrit::Entropy>(w, cols, ent, k).solve(cols.root_view.data(), P.n, P.max_depth,
-                                                                   best.cost, 0);
+        Res r = crit_code == 1   ? lookahead_round(ws, S.stop, cols, gini, k, P.max_depth, best.cost)
+                : crit_code == 2 ? lookahead_round(ws, S.stop, cols, km, k, P.max_depth, best.cost)
+                                 : lookahead_round(ws, S.stop, cols, ent, k, P.max_depth, best.cost);
         if (r.cost < best.cost - cols.eps) best = std::move(r);
         if (w.stopped()) break;
         ++res.rounds;
@@ -172,10 +246,13 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     out.interrupted = stopped && (S.cb_interrupted.load() || tllimits::interrupted());
     out.timed_out = stopped && !out.interrupted;
     out.cost = best.cost;
-    out.nodes = w.nodes;
-    out.evaluations = w.evals;
-    out.d2_evaluations = w.d2.evals;
-    out.cache_hits = w.hits;
+    out.threads_used = T;
+    for (Worker* x : ws) {
+        out.nodes += x->nodes;
+        out.evaluations += x->evals;
+        out.d2_evaluations += x->d2.evals;
+        out.cache_hits += x->hits;
+    }
     out.cache_entries = S.cache.n_entries();
     out.peak_bytes = S.cache.peak_bytes();
     write_tree(best.sol, out);

@@ -232,7 +232,7 @@ LOOKAHEAD_SHARE = 0.1
 LOOKAHEAD_NODES = 64
 
 
-def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_bytes, nan_mode, progress):
+def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_bytes, nan_mode, progress, n_jobs):
     """The Top-k incumbent (module doc): the search's raw result dict, or None when the sorted
     columns do not fit ``memory_bytes`` (the search then says so)."""
     from treelearn.criteria import get_criterion
@@ -244,7 +244,7 @@ def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_b
     else:
         budget, k_max = 0.0, max(1, int(LOOKAHEAD_NODES ** (1.0 / (max_depth - 2)) + 1e-9))
     res = _continuous.continuous_lookahead(X_fm, y, int(n_classes), w, int(max_depth), code if code >= 0 else 0,
-                                           budget, memory_bytes, k_max=k_max, nan_mode=nan_mode,
+                                           budget, memory_bytes, k_max=k_max, n_threads=n_jobs, nan_mode=nan_mode,
                                            progress=progress)
     return None if res["memory_error"] else res
 
@@ -280,7 +280,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     if first and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
         la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
                         None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
-                        switches.get("progress"))
+                        switches.get("progress"), int(n_jobs or 1))
         if la is not None:
             ub = min(ub, float(la["cost"]) + tie)
     limit = 0.0
