@@ -11,7 +11,8 @@ finished row has identical training errors (issue 13's targets: identical errors
     python benchmarks/bench_continuous.py --depths 2 3 --time-limit 300 --data-dir ../shared/datasets
     python benchmarks/bench_continuous.py --datasets iris wine --depths 3 --ablation
 
-``--ablation`` also times treelearn with one technique switched off at a time (same result).
+``--ablation`` also times treelearn with one technique switched off at a time (same result);
+on a row that times out it gives the training errors without the Top-k incumbent instead.
 Timings are wall-clock on whatever else the machine runs: compare ratios, not absolute times.
 """
 from __future__ import annotations
@@ -35,6 +36,8 @@ NAMES = {"iris": "sklearn/iris", "wine": "sklearn/wine", "breast_cancer": "sklea
 ABLATION = {"no interval bounds": {"use_intervals": False}, "no depth-2 solver": {"use_d2": False},
             "no cache": {"use_cache": False}, "with gap skips": {"use_skip": True},
             "best-threshold start": {"start_best": True}}
+# what a row that times out returns without the Top-k incumbent (depth >= 4; the anytime answer)
+ABLATION_ANYTIME = {"no Top-k incumbent": {"topk_incumbent": False}}
 
 
 def load(name, data_dir):
@@ -139,6 +142,11 @@ def main(argv=None):
                     t3, e3, to3, _ = run_treelearn(X, y, h, tl, **sw)
                     print(f"    {label:<22}{t3:>10.3f}{'*' if to3 else ' '} s  x{t3 / max(t1, 1e-6):.2f}"
                           f"{'' if e3 == e1 or to3 else '  ERROR DIFFERS'}", flush=True)
+            elif a.ablation:  # timed out: what each anytime device adds to the returned tree
+                for label, sw in ABLATION_ANYTIME.items():
+                    t3, e3, to3, _ = run_treelearn(X, y, h, tl, **sw)
+                    print(f"    {label:<22}{t3:>10.3f}{'*' if to3 else ' '} s  errors {e3:.0f} (with it: {e1:.0f})",
+                          flush=True)
     if have_peer:
         print("\n(* = time limit)  per depth, over rows both finished:")
         for h in depths:

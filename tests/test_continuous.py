@@ -639,6 +639,8 @@ def test_topk_incumbent_anytime():
     assert info["source"] in ("search", "top-k", "greedy")
     assert float(np.sum(tree.predict(X) != y)) == info["error"]
     assert 0 <= info["lower_bound"] <= info["error"]
+    _, off = continuous_fit(X, y, 2, None, None, max_depth=4, time_limit=0.5, topk_incumbent=False)  # ablation
+    assert off["topk_error"] is None and off["source"] in ("search", "greedy")
     m = OptimalTreeClassifier(max_depth=4, solver="continuous", time_limit=2.0).fit(X, y)
     assert m.incumbent_source_ in ("search", "top-k", "greedy") and m.timed_out_
     assert m.training_error_ <= GreedyTreeClassifier(max_depth=4).fit(X, y).tree_.training_misclassifications()

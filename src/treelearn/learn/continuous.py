@@ -250,15 +250,16 @@ def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_b
 
 
 def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
-                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, **switches):
+                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, topk_incumbent=True, **switches):
     """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
     ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
     "greedy") and the search statistics. ``n_jobs``: threads over the root's features (the same
     tree: the tie rule of the module doc). ``incumbent``: True grows the greedy tree first and searches only for trees at
     least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
     grows it only when the search times out (either way a timed-out fit is never worse than the
-    greedy tree); False never. ``switches`` (ablation, same result): ``use_cache``,
-    ``use_intervals``, ``use_skip``, ``use_d2``, ``start_best``."""
+    greedy tree); False never. ``topk_incumbent`` False (ablation of the anytime answer) skips the
+    Top-k incumbent. ``switches`` (ablation, same result): ``use_cache``, ``use_intervals``,
+    ``use_skip``, ``use_d2``, ``start_best``."""
     from treelearn.learn import _continuous
 
     t0 = time.perf_counter()
@@ -277,7 +278,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
         # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
         ub = greedy.error() + tie
     la = None
-    if first and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
+    if first and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
         la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
                         None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
                         switches.get("progress"), int(n_jobs or 1))
