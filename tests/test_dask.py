@@ -186,8 +186,7 @@ def test_worker_killed_mid_fit_gives_the_same_tree(monkeypatch):
             held = {w: len(keys) for w, keys in client.has_what().items()}
             victim = max(held, key=held.get)
             assert held[victim] > 0, "the victim holds shards"
-            name = next(n for n, w in cluster.workers.items() if w.address == victim)
-            cluster.sync(cluster.workers[name].close, timeout=10)
+            _close_worker(cluster, victim)
             killed.append(victim)
         return orig(self, nid, slot_of, n_slots)
 
@@ -237,16 +236,12 @@ def test_searching_learners_accept_dask_on_binary_data(client, make):
                     reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
 def test_worker_process_killed_mid_fit(monkeypatch):
     """SIGKILL of a worker process (its nanny starts a new one): the fit ends with the local tree."""
-    import signal
-
     from treelearn.distributed import _greedy as G
 
     X, y = _data(n=2000, seed=8)
     params = dict(max_depth=5, max_thresholds=16)
     local = GreedyTreeClassifier(**params).fit(X, y)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", host="127.0.0.1")
-    client = distributed.Client(cluster, set_as_default=False)
+    cluster, client = _process_cluster()
     killed = []
     orig = G.DistributedGreedy._hists
 
@@ -255,9 +250,7 @@ def test_worker_process_killed_mid_fit(monkeypatch):
             held = {w: len(keys) for w, keys in client.has_what().items()}
             victim = max(held, key=held.get)
             assert held[victim] > 0
-            pid = client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
+            killed.append(_sigkill_worker(client, victim))
         return orig(self, nid, slot_of, n_slots)
 
     monkeypatch.setattr(G.DistributedGreedy, "_hists", hists)
@@ -471,6 +464,43 @@ def _cluster():
     return cluster, distributed.Client(cluster, set_as_default=False)
 
 
+def _process_cluster():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", host="127.0.0.1")
+    return cluster, distributed.Client(cluster, set_as_default=False)
+
+
+def _workers_running(client, futures, tries=200, pause=0.01):
+    """{worker address: its processing keys} for the workers running one of the futures' tasks,
+    polled until one does (at most tries x pause seconds)."""
+    import time
+
+    keys = {f.key for f in futures}
+    busy = {}
+    for _ in range(tries):
+        busy = {w: ks for w, ks in client.processing().items() if keys & set(ks)}
+        if busy:
+            break
+        time.sleep(pause)
+    assert busy, "a search task was running"
+    return busy
+
+
+def _close_worker(cluster, address):
+    """Close the in-process worker at this address: the scheduler loses it and everything it held."""
+    name = next(n for n, w in cluster.workers.items() if w.address == address)
+    cluster.sync(cluster.workers[name].close, timeout=10)
+
+
+def _sigkill_worker(client, address):
+    """SIGKILL the worker process at this address (its nanny starts a new one); returns its pid."""
+    import signal
+
+    pid = client.run(os.getpid, workers=[address])[address]
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
 def test_worker_killed_mid_search_gives_the_same_tree(monkeypatch):
     """A worker running a search task and holding the packed sample and shards is closed once
     the search tasks are submitted: its task runs again on the other worker (the packed sample
@@ -487,19 +517,11 @@ def test_worker_killed_mid_search_gives_the_same_tree(monkeypatch):
     killed = []
 
     def after_submit(futures):
-        import time
-
-        keys = {f.key for f in futures}
-        for _ in range(100):  # until a search task is running
-            busy = {w: ks for w, ks in client.processing().items() if keys & set(ks)}
-            if busy:
-                break
-            time.sleep(0.02)
+        busy = _workers_running(client, futures, tries=100, pause=0.02)
         held = client.has_what()
         victim = max(busy, key=lambda w: len(held.get(w, ())))
         assert held[victim], "the victim holds data"
-        name = next(n for n, w in cluster.workers.items() if w.address == victim)
-        cluster.sync(cluster.workers[name].close, timeout=10)
+        _close_worker(cluster, victim)
         killed.append(victim)
 
     monkeypatch.setattr(TK, "_after_submit", after_submit)
@@ -750,9 +772,6 @@ def test_dask_topk_constant_weights_with_zeros(client, monkeypatch, greedy_incum
 def test_worker_process_killed_mid_search(monkeypatch):
     """SIGKILL of a worker process running a search task (its nanny starts a new one): the fit
     ends with the local tree and attributes."""
-    import signal
-    import time
-
     import treelearn as tl
     from treelearn.distributed import _topk as TK
 
@@ -761,21 +780,11 @@ def test_worker_process_killed_mid_search(monkeypatch):
     monkeypatch.setattr(sketch, "SKETCH_ROWS", 1000)
     make = lambda: tl.OptimalTreeClassifier(max_depth=4, max_binary_features=60)  # noqa: E731
     local = make().fit(X, y)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", host="127.0.0.1")
-    client = distributed.Client(cluster, set_as_default=False)
+    cluster, client = _process_cluster()
     killed = []
 
     def after_submit(futures):
-        keys = {f.key for f in futures}
-        for _ in range(500):
-            busy = [w for w, ks in client.processing().items() if keys & set(ks)]
-            if busy:
-                break
-            time.sleep(0.02)
-        pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-        os.kill(pid, signal.SIGKILL)
-        killed.append(pid)
+        killed.append(_sigkill_worker(client, next(iter(_workers_running(client, futures, tries=500, pause=0.02)))))
 
     monkeypatch.setattr(TK, "_after_submit", after_submit)
     try:
@@ -888,19 +897,8 @@ def test_worker_killed_mid_continuous_search_gives_the_same_tree(monkeypatch):
     killed = []
 
     def after_submit(futures):
-        import time
-
-        keys = {f.key for f in futures}
-        busy = {}
-        for _ in range(200):  # until a search task is running
-            busy = {w: ks for w, ks in client.processing().items() if keys & set(ks)}
-            if busy:
-                break
-            time.sleep(0.01)
-        assert busy, "a search task was running"
-        victim = next(iter(busy))
-        name = next(n for n, w in cluster.workers.items() if w.address == victim)
-        cluster.sync(cluster.workers[name].close, timeout=10)
+        victim = next(iter(_workers_running(client, futures)))
+        _close_worker(cluster, victim)
         killed.append(victim)
 
     monkeypatch.setattr(TK, "_after_submit", after_submit)
@@ -954,32 +952,17 @@ def test_dask_continuous_time_limit_and_ctrl_c(client, monkeypatch):
 def test_worker_process_killed_mid_continuous_search(monkeypatch):
     """SIGKILL of a worker process running a continuous search task (its nanny starts a new one):
     the fit ends with the local tree and attributes."""
-    import signal
-    import time
-
     import treelearn as tl
     from treelearn.distributed import _topk as TK
 
     X, y, _ = _cont_data(8, n=600, d=8)
     make = lambda: tl.OptimalTreeClassifier(max_depth=4, solver="continuous")  # noqa: E731
     local = make().fit(X, y)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", host="127.0.0.1")
-    client = distributed.Client(cluster, set_as_default=False)
+    cluster, client = _process_cluster()
     killed = []
 
     def after_submit(futures):
-        keys = {f.key for f in futures}
-        busy = []
-        for _ in range(500):
-            busy = [w for w, ks in client.processing().items() if keys & set(ks)]
-            if busy:
-                break
-            time.sleep(0.02)
-        assert busy, "a search task was running"
-        pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-        os.kill(pid, signal.SIGKILL)
-        killed.append(pid)
+        killed.append(_sigkill_worker(client, next(iter(_workers_running(client, futures, tries=500, pause=0.02)))))
 
     monkeypatch.setattr(TK, "_after_submit", after_submit)
     try:
