@@ -681,3 +681,30 @@ def test_topk_incumbent_limits():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.perf_counter() - t0 < 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_root_hint_changes_the_order_only(seed):
+    """The root split searched first (the Top-k tree's root, or any other: a column and any
+    threshold, inside its range or not) changes what the search meets first, never the tree."""
+    from treelearn.learn import _continuous
+    from treelearn.learn.continuous import expand_columns
+
+    X, y, w = _tie_case(seed)
+    keep = np.ones(len(y), bool) if w is None else w > 0
+    yk = np.searchsorted(np.unique(y[keep]), y[keep]).astype(np.int64)
+    wk = None if w is None else w[keep]
+    X_fm, _, _, _, nan_mode = expand_columns(X[keep], None)
+    nm = nan_mode if nan_mode.any() else None
+    C = int(yk.max()) + 1
+    rng = np.random.default_rng(seed)
+    for h in (3, 4):
+        ref = _continuous.continuous_search(X_fm, yk, C, wk, h, nan_mode=nm)
+        for f in range(X_fm.shape[0]):
+            col = X_fm[f][~np.isnan(X_fm[f])]
+            for t in (float(rng.choice(col)) + 0.5, float(col.min()) - 1.0, np.inf):
+                for threads in (1, 2):
+                    res = _continuous.continuous_search(X_fm, yk, C, wk, h, nan_mode=nm, n_threads=threads,
+                                                        root_hint_feature=f, root_hint_threshold=t)
+                    for key in ("feature", "threshold", "left", "right", "cost"):
+                        np.testing.assert_array_equal(res[key], ref[key], err_msg=f"{seed} {h} {f} {t} {key}")

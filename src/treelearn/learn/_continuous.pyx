@@ -27,6 +27,8 @@ cdef extern from "_continuous_search.h" namespace "tlcont":
         double* progress
         int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best
+        int root_hint_feature
+        double root_hint_threshold
         interrupt_fn_t interrupt_cb
         void* interrupt_ctx
 
@@ -130,6 +132,8 @@ cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, in
     P.use_skip = use_skip
     P.use_d2 = use_d2
     P.start_best = start_best
+    P.root_hint_feature = -1
+    P.root_hint_threshold = 0.0
     P.n_threads = 1
     P.interrupt_cb = NULL
     P.interrupt_ctx = NULL
@@ -140,7 +144,8 @@ cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, in
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
                       bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
-                      bint start_best=False, int n_threads=1, nan_mode=None, progress=None):
+                      bint start_best=False, int n_threads=1, nan_mode=None, progress=None, int root_hint_feature=-1,
+                      double root_hint_threshold=0.0):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
@@ -149,13 +154,17 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     ``n_threads`` > 1 farms the root's features to threads (same optimal error). ``nan_mode``
     (int8 per column, or None): where the column's missing values (NaN) go, 1 left, 2 right.
     ``progress``: None, or a float64 array (tl_progress.h's slots) the search writes its live
-    counters to while it runs (the verbose progress reporter reads it)."""
+    counters to while it runs (the verbose progress reporter reads it). ``root_hint_feature`` (a
+    column, -1: none) and ``root_hint_threshold``: the root split searched first (the anytime
+    order; the same tree)."""
     cdef Params P
     cdef Output out
     cdef double[::1] live
     keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, upper_bound, time_limit,
                         memory_limit_bytes, use_cache, use_intervals, use_skip, use_d2, start_best)
     P.n_threads = max(1, n_threads)
+    P.root_hint_feature = root_hint_feature
+    P.root_hint_threshold = root_hint_threshold
     P.interrupt_cb = _check_interrupt
     P.progress = NULL
     if progress is not None:

@@ -47,6 +47,11 @@ struct Params {
     int n_threads = 1;           // root-level features farmed to this many threads
     // ablation switches (none changes the result, only the time)
     int use_cache = 1, use_intervals = 1, use_skip = 0, use_d2 = 1, start_best = 0;
+    // the root split searched first (the anytime order: the Top-k incumbent's root, whose subtrees
+    // the exact search then solves; -1: none): a column and a threshold of it. The search meets
+    // splits in another order only; the tie rule makes the tree the same.
+    int root_hint_feature = -1;
+    double root_hint_threshold = 0.0;
     interrupt_fn_t interrupt_cb = nullptr;  // polled by the calling thread only (it may run Python)
     void* interrupt_ctx = nullptr;
 };

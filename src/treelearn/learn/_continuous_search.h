@@ -164,7 +164,12 @@ class Worker {
     bool open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder);
 
     // the interval search over the thresholds of the feature at position oi of the node's order
+    // (the root hint's threshold first when oi is its feature at the root)
     void search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti, double& lb_open);
+
+    // the positions of the node's order in the order the root searches them: the root hint's
+    // feature first, then the node's order
+    std::vector<int> root_visit_order(const Node& nd) const;
 
     bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
 
@@ -249,7 +254,9 @@ inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, 
     } else {
         ThresholdIntervals ti;
         ti.on = P.use_intervals != 0;
-        for (int oi = 0; oi < D.F; ++oi) {
+        const std::vector<int> visit = level == 0 ? root_visit_order(nd) : std::vector<int>();
+        for (int i = 0; i < D.F; ++i) {
+            const int oi = level == 0 ? visit[i] : i;
             if (stopped()) {
                 nd.lb_open = 0.0;
                 break;
@@ -320,11 +327,22 @@ inline Res Worker::close_node(Node& nd, double UB) {
     return res;
 }
 
+inline std::vector<int> Worker::root_visit_order(const Node& nd) const {
+    std::vector<int> visit;
+    visit.reserve(D.F);
+    for (int oi = 0; oi < D.F; ++oi)
+        if (nd.order[oi] == P.root_hint_feature) visit.push_back(oi);
+    for (int oi = 0; oi < D.F; ++oi)
+        if (nd.order[oi] != P.root_hint_feature) visit.push_back(oi);
+    return visit;
+}
+
 // the root's features farmed to every worker; each keeps its own intervals and buffers
 inline void Worker::search_root_parallel(Node& nd) {
     std::atomic<int> next{0};
     std::mutex mu;
     const int T = (int)S.workers.size();
+    const std::vector<int> visit = root_visit_order(nd);
     nd.inc.mu = &S.root_mu;
     tllimits::run_workers(T, [&](int t) {
         Worker& w = *S.workers[t];
@@ -333,8 +351,9 @@ inline void Worker::search_root_parallel(Node& nd) {
         double lbo = std::numeric_limits<double>::infinity();
         try {
             for (;;) {
-                int oi = next.fetch_add(1);
-                if (oi >= D.F) break;
+                int i = next.fetch_add(1);
+                if (i >= D.F) break;
+                const int oi = visit[i];
                 if (w.stopped()) {
                     lbo = 0.0;
                     break;
@@ -357,7 +376,19 @@ inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, Th
     const double eps = D.eps;
     const int f = nc.order[oi];
     ti.init(nc.view + (size_t)f * nc.m, nc.m, D);
-    const int fb = nc.fbest[f];
+    int fb = P.start_best ? nc.fbest[f] : -1;  // the first threshold searched, if any
+    if (nc.level == 0 && f == P.root_hint_feature) {  // the boundary the hint's threshold falls on
+        const Entry* vf = nc.view + (size_t)f * nc.m;
+        const std::vector<double>& vals = D.vals[f];
+        const double t = P.root_hint_threshold;
+        auto below = [&](int k) { return vals[vf[ti.pos[k]].rank] < t; };  // k's right value < t
+        int lo = 0, hi = ti.K;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (below(mid)) lo = mid + 1; else hi = mid;
+        }
+        if (lo < ti.K && !(vals[vf[ti.pos[lo] - 1].rank] >= t)) fb = lo;  // x >= t splits there
+    }
     bool first = true;
     while (ti.pending()) {
         Interval iv = ti.next();
@@ -366,8 +397,8 @@ inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, Th
             return;
         }
         if (!ti.shrink(iv, inc.bound_at(oi, iv.b), eps)) continue;
-        int k = (iv.a + iv.b) / 2;  // bisection (start_best: first the best depth-1 threshold)
-        if (first && P.start_best && fb >= iv.a && fb <= iv.b) k = fb;
+        int k = (iv.a + iv.b) / 2;  // bisection (first: the root hint, or with start_best the best depth-1 threshold)
+        if (first && fb >= iv.a && fb <= iv.b) k = fb;
         first = false;
         double bl, br, cl, cr;
         ti.bound_at(k, iv.lo, iv.hi, bl, br);
