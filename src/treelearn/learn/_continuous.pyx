@@ -204,8 +204,9 @@ def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_
     """The Top-k incumbent (``_continuous_lookahead.h``): rounds k = 1, 2, 4, ... (up to ``k_max``,
     <= 0: every column) of a search that splits a node of depth budget >= 3 only on the k columns
     with the best ``criterion`` split (0 entropy, 1 Gini, 2 Kearns-Mansour), each at that
-    threshold, and solves nodes of budget <= 2 exactly, within ``time_limit`` seconds (the phase's
-    budget; a round it cuts short still counts); ``n_threads`` share the root's candidates (the
+    threshold, and solves nodes of budget <= 2 exactly, then (every column done, ``time_limit``
+    given) one round with every column for each other criterion, within ``time_limit`` seconds
+    (the phase's budget; a round it cuts short still counts); ``n_threads`` share the root's candidates (the
     same tree). Arguments otherwise as :func:`continuous_search`.
     Returns the best tree found, its ``cost``, ``rounds`` and ``k`` (of the last round finished),
     ``complete`` (the round with every column finished), ``timed_out`` and statistics."""

@@ -13,6 +13,9 @@
 // search also takes its root split first (Params::root_hint_feature), solving that root's
 // subtrees exactly before anything else.
 //
+// When every column is done and the budget (a time limit) allows, one round with every column
+// for each of the other criteria (entropy, Gini, Kearns-Mansour) follows; the best tree is kept.
+//
 // With k = every column the phase costs about F^(d-2) depth-2 solves; on avila at depth 4 (10
 // columns, 10,430 rows) it reaches 3,816 errors in seconds where the exact search's first 300 s
 // reach 3,917 (the greedy tree: 4,500).
@@ -231,11 +234,15 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     best.cost = cols.leaf_err(tot.data());
     best.sol = leaf_sol();
     const int kmax = k_max > 0 ? std::min(k_max, P.F) : P.F;
-    for (int k = 1; P.n > 0 && P.F > 0 && P.max_depth >= 1; k = std::min(2 * k, kmax)) {
-        Res r = crit_code == 1   ? lookahead_round(ws, S.stop, cols, gini, k, P.max_depth, best.cost)
-                : crit_code == 2 ? lookahead_round(ws, S.stop, cols, km, k, P.max_depth, best.cost)
-                                 : lookahead_round(ws, S.stop, cols, ent, k, P.max_depth, best.cost);
+    auto round = [&](int code, int k) {
+        Res r = code == 1   ? lookahead_round(ws, S.stop, cols, gini, k, P.max_depth, best.cost)
+                : code == 2 ? lookahead_round(ws, S.stop, cols, km, k, P.max_depth, best.cost)
+                            : lookahead_round(ws, S.stop, cols, ent, k, P.max_depth, best.cost);
         if (r.cost < best.cost - cols.eps) best = std::move(r);
+    };
+    const int first = crit_code == 1 || crit_code == 2 ? crit_code : 0;
+    for (int k = 1; P.n > 0 && P.F > 0 && P.max_depth >= 1; k = std::min(2 * k, kmax)) {
+        round(first, k);
         if (w.stopped()) break;
         ++res.rounds;
         res.k_done = k;
@@ -243,6 +250,13 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
             res.complete = k >= P.F || P.max_depth <= 2;
             break;
         }
+    }
+    // every column done and budget left: the other criteria rank the columns differently, and one
+    // of their trees is often better (telescope at depth 4: entropy 2,964, Kearns-Mansour 2,947)
+    for (int code = 0; code < 3 && res.complete && P.max_depth >= 3 && P.time_limit > 0.0; ++code) {
+        if (code == first || w.stopped()) continue;
+        round(code, kmax);
+        if (!w.stopped()) ++res.rounds;
     }
     const bool stopped = S.stop.load();
     out.interrupted = stopped && (S.cb_interrupted.load() || tllimits::interrupted());

@@ -41,7 +41,8 @@ where the exact search rarely finishes within minutes, a Top-k search (paper 003
 ``_continuous_lookahead.h``) then improves the incumbent: at every node of depth budget >= 3 it
 tries only the k columns with the best impurity split (the greedy criterion; a callable criterion
 ranks by entropy), each at that threshold, and solves nodes of budget <= 2 exactly; rounds
-k = 1, 2, 4, ... up to every column run within ``LOOKAHEAD_SHARE`` of the time limit (without a
+k = 1, 2, 4, ... up to every column, then one round with every column for each other criterion
+(they rank columns differently), run within ``LOOKAHEAD_SHARE`` of the time limit (without a
 time limit, while k^(depth - 2) <= ``LOOKAHEAD_NODES``). The exact search then looks only for
 trees at least as good (ties included, so a finished search returns the tie rule's tree), starting
 with the Top-k tree's root split (its subtrees then solved exactly; the order changes, the tree does
