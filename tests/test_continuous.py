@@ -223,7 +223,6 @@ def test_equals_pycontree_shared(name, h, data_dir):
 
 def test_ctrl_c_stops_the_search():
     import signal
-    import time
 
     if not hasattr(signal, "setitimer"):
         pytest.skip("no interval timer on this platform")
@@ -233,19 +232,28 @@ def test_ctrl_c_stops_the_search():
     y = ((X[:, 0] * X[:, 1] > 0) ^ (X[:, 2] > X[:, 3])).astype(int)
     y[rng.random(n) < 0.25] ^= 1
 
+    assert _interrupted_after(0.5, lambda: OptimalTreeClassifier(max_depth=5, solver="continuous").fit(X, y)) < 30
+
+
+def _interrupted_after(seconds, run):
+    """Run ``run()`` with a KeyboardInterrupt raised by a SIGALRM handler after ``seconds`` (as
+    Ctrl-C would); asserts that it stops with KeyboardInterrupt and returns the time it took."""
+    import signal
+    import time
+
     def handler(signum, frame):
         raise KeyboardInterrupt
 
     old = signal.signal(signal.SIGALRM, handler)
     t0 = time.perf_counter()
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
         with pytest.raises(KeyboardInterrupt):
-            OptimalTreeClassifier(max_depth=5, solver="continuous").fit(X, y)
+            run()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-    assert time.perf_counter() - t0 < 30
+    return time.perf_counter() - t0
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -665,22 +673,8 @@ def test_topk_incumbent_limits():
     assert res["timed_out"] and not res["complete"]
     assert 0 < res["cost"] <= min(np.bincount(y))
     assert _continuous.continuous_lookahead(X_fm, y, 2, None, 4, 0, memory_limit_bytes=1e3)["memory_error"]
-    if not hasattr(signal, "setitimer"):
-        return
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGALRM, handler)
-    t0 = time.perf_counter()
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
-        with pytest.raises(KeyboardInterrupt):
-            _continuous.continuous_lookahead(X_fm, y, 2, None, 6, 0)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-    assert time.perf_counter() - t0 < 10
+    if hasattr(signal, "setitimer"):
+        assert _interrupted_after(0.3, lambda: _continuous.continuous_lookahead(X_fm, y, 2, None, 6, 0)) < 10
 
 
 @pytest.mark.parametrize("seed", range(6))
