@@ -27,12 +27,21 @@ def _manifest(data_dir: Path):
     if not path.is_file():
         pytest.skip(f"no MANIFEST.md in {data_dir}")
     text = path.read_text()
-    rows = {}
+    rows, rows_dist = {}, {}
     for line in text.splitlines():
         if not line.startswith("| ") or "`" not in line:
             continue
         parts = [p.strip() for p in line.split("|")]
         file = parts[3].strip("`")
+        if parts[6] in ("class", "regress"):  # the round-3 table: features, task, classes or target range
+            n_targets = len(re.findall(r"\[", parts[7])) if parts[6] == "regress" else 1
+            classes = re.match(r"(\d+) classes", parts[7])
+            rows[file] = dict(rows=int(parts[4]), cols=int(parts[5]) + n_targets, missing=int(parts[8]),
+                              classes=int(classes.group(1)) if classes else None, targets=n_targets,
+                              ranges=[tuple(map(float, r)) for r in re.findall(r"\[([-\d.e]+), ([-\d.e]+)\]", parts[7])])
+            if classes:
+                rows_dist[file] = dict(re.findall(r"(\S+):(\d+)", parts[7].split("(", 1)[1]))
+            continue
         missing = re.search(r"(\d+) missing", parts[7])
         rows[file] = dict(rows=int(parts[4]), cols=int(parts[5]), classes=int(parts[8]),
                           missing=int(missing.group(1)) if missing else 0)
@@ -48,6 +57,8 @@ def _manifest(data_dir: Path):
             k, _, v = item.strip().rpartition(":")
             counts[k.strip()] = int(v)
         dists[m.group(1)] = counts
+    for file, counts in rows_dist.items():
+        dists[file] = {k: int(v) for k, v in counts.items()}
     return rows, dists
 
 
@@ -72,10 +83,19 @@ def test_every_dataset_matches_manifest(data_dir, name):
     spec = _SPECS[name]
     expect = rows[spec.file]
     X, y = load_dataset(name, data_dir)
-    assert isinstance(X, pd.DataFrame) and isinstance(y, pd.Series)
+    assert isinstance(X, pd.DataFrame)
     assert X.shape[0] == expect["rows"] == y.shape[0]
-    # features + label + dropped id columns = the file's columns
-    assert X.shape[1] + 1 + len(spec.drop) == expect["cols"]
+    # features + label(s) + dropped id columns = the file's columns
+    assert X.shape[1] + spec.n_targets + len(spec.drop) == expect["cols"]
+    if spec.task == "regression":
+        assert spec.n_targets == expect["targets"]
+        Y = y.to_frame() if isinstance(y, pd.Series) else y
+        assert Y.shape[1] == spec.n_targets and all(Y.dtypes == np.float64)
+        for j, (lo, hi) in enumerate(expect["ranges"]):  # the MANIFEST's target range (6 digits)
+            assert Y.iloc[:, j].min() == pytest.approx(lo, rel=1e-5) and Y.iloc[:, j].max() == pytest.approx(hi, rel=1e-5)
+        assert int(X.isna().sum().sum()) == expect["missing"]
+        return
+    assert isinstance(y, pd.Series)
     assert y.nunique() == expect["classes"]
     assert int(X.isna().sum().sum()) == expect["missing"]
     assert not y.isna().any()

@@ -1,7 +1,9 @@
 """Loaders for the real datasets of a data directory (see its ``MANIFEST.md``).
 
 Real data is never shipped with treelearn: every loader reads it from a *data directory* holding
-the groups ``topk/``, ``uci/``, ``benchmark/`` and ``dl85/``. Which one:
+the groups ``topk/``, ``uci/``, ``benchmark/``, ``dl85/``, ``quantbnb/``, ``contree/`` and
+``regression/`` (the regression sets load ``y`` as float64; ``quantbnb/carbon-*`` has three
+targets, ``y`` a DataFrame). Which one:
 
 1. the ``data_dir`` argument;
 2. else the environment variable ``TREELEARN_DATA_DIR``;
@@ -21,7 +23,8 @@ numeric order). Elsewhere a column is numeric when all its values parse as numbe
 otherwise. ``categorical=True``/``False`` overrides this per call.
 
 Names look like ``"topk/car"``, ``"uci/wine"``, ``"dl85/anneal"``, ``"benchmark/bar-7"``; the
-file's name also works (``"uci/sonar.all-data"``, ``"uci/spambase.data"``). scikit-learn's bundled
+file's name also works (``"uci/sonar.all-data"``, ``"uci/spambase.data"``); the optimal-tree suite's split files are
+``"quantbnb/bank-train"``, ``"quantbnb/bank-test"``, ``"contree/avila-train"``. scikit-learn's bundled
 ``"sklearn/iris"``, ``"sklearn/wine"`` and ``"sklearn/breast_cancer"`` need no data directory.
 """
 from __future__ import annotations
@@ -62,6 +65,8 @@ class DatasetSpec:
     skip: int = 0           # preamble lines (fmt="preamble")
     all_categorical: bool = False  # Top-k categorical set: every feature is a category
     aliases: tuple = field(default_factory=tuple)
+    task: str = "classification"  # or "regression": y is float64
+    n_targets: int = 1      # regression with several targets: the last n_targets columns (y a DataFrame)
 
 
 def _specs() -> list[DatasetSpec]:
@@ -120,6 +125,22 @@ def _specs() -> list[DatasetSpec]:
         U("uci/wine", "uci/wine.data", header=False, label=0),
         U("uci/yeast", "uci/yeast.data", sep="ws", header=False, drop=(0,)),
     ]
+    # --- quantbnb / contree: the optimal-tree suite (Quant-BnB, ConTree): header x0..,y, label last,
+    # features min-max scaled; classification sets as train/test files, regression sets likewise
+    for n in ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin", "rice", "room",
+              "segment", "wilt"]:
+        for part in ("train", "test"):
+            s.append(DatasetSpec(f"quantbnb/{n}-{part}", f"quantbnb/class/{n}_{part}.csv"))
+    for n in ["avila", "bean", "eeg"]:
+        s.append(DatasetSpec(f"contree/{n}-train", f"contree/{n}_train.csv"))
+    for n in ["carbon", "concrete", "fish", "grid", "qsar", "query1"]:
+        for part in ("train", "test"):
+            s.append(DatasetSpec(f"quantbnb/{n}-{part}", f"quantbnb/regress/{n}_{part}.csv", task="regression",
+                                 n_targets=3 if n == "carbon" else 1))
+    # --- regression/osrt-binarized: OSRT's 0/1 regression sets, target last
+    for n in ["airfoil", "airquality", "enb-cool", "enb-heat", "insurance", "optical", "real-estate",
+              "seoul-bike", "servo", "sync", "yacht"]:
+        s.append(DatasetSpec(f"regression/{n}", f"regression/osrt-binarized/{n}.csv", task="regression"))
     return s
 
 
@@ -420,8 +441,9 @@ def load_dataset(name: str, data_dir=None, *, categorical: bool | None = None, d
         raise TreeLearnValueError(f"dataset {key!r}: could not parse {path}: {exc}") from None
     n_cols = df.shape[1]
     label = spec.label % n_cols
+    targets = list(range(n_cols - spec.n_targets, n_cols)) if spec.n_targets > 1 else [label]
     drop = {c % n_cols for c in spec.drop}
-    feat_idx = [j for j in range(n_cols) if j != label and j not in drop]
+    feat_idx = [j for j in range(n_cols) if j not in targets and j not in drop]
     if names is None or len(set(names[j] for j in feat_idx)) != len(feat_idx):
         feat_names = [f"x{i}" for i in range(len(feat_idx))]
     else:
@@ -432,13 +454,23 @@ def load_dataset(name: str, data_dir=None, *, categorical: bool | None = None, d
     for fname, j in zip(feat_names, feat_idx):
         cols[fname] = _feature_column(_strip_column(df[j]), all_cat)
     X = pd.DataFrame(cols)
-    y = _label_series(_strip_column(df[label]), label_name)
+    if spec.task == "regression":
+        ys = {}
+        for j in targets:
+            v = _to_numeric(_strip_column(df[j]))
+            if v is None:
+                raise TreeLearnValueError(f"dataset {key!r}: the target column {j} is not numeric")
+            ys[names[j] if names is not None else f"y{len(ys)}"] = v.astype(np.float64).reset_index(drop=True)
+        y = pd.DataFrame(ys) if len(ys) > 1 else next(iter(ys.values())).rename(label_name)
+    else:
+        y = _label_series(_strip_column(df[label]), label_name)
     if missing_category:
         for c in X.columns:
             if isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].isna().any():
                 X[c] = X[c].cat.add_categories(["?"]).fillna("?")
     if dropna:
-        keep = ~(X.isna().any(axis=1).to_numpy() | y.isna().to_numpy())
+        y_missing = y.isna().to_numpy()
+        keep = ~(X.isna().any(axis=1).to_numpy() | (y_missing.any(axis=1) if y_missing.ndim == 2 else y_missing))
         X = X.loc[keep].reset_index(drop=True)
         y = y.loc[keep].reset_index(drop=True)
         for c in X.columns:  # categories that no longer occur are dropped too
