@@ -15,7 +15,7 @@ FUZZ_REPORT ?= fuzz-report.json
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install "setuptools>=68" wheel "Cython>=3.0" "numpy>=1.26"
+	$(PY) -m pip install "setuptools>=77" wheel "Cython>=3.0" "numpy>=1.26"
 	$(PY) -m pip install --no-build-isolation -e ".[test,docs]"
 	touch $(STAMP)
 

@@ -3,59 +3,70 @@
 Every ``*.pyx`` under ``src/treelearn`` becomes an extension module of the same dotted name.
 Flags: -O3 and a portable baseline; on x86-64 we target x86-64-v2 (it has popcnt), never
 -march=native, so a built wheel runs on any machine of that baseline.
+
+Where the C++ lives (docs/architecture.md): the headers every learner shares are in ``core/``
+(included as ``"core/<name>.h"``); a learner's own headers sit in its room beside its binding
+(``learn/topk/``, ``learn/continuous/``, ...) and are included by plain name. An extension is
+rebuilt when its own folder or ``core/`` changes, never for another room's edit, and the
+extensions compile in parallel (one job per CPU; ``TREELEARN_BUILD_JOBS`` overrides).
+
+``TREELEARN_WERROR=1`` compiles with ``-Wall -Wextra -Werror`` (CI); ``TREELEARN_SANITIZE=1``
+with AddressSanitizer and UndefinedBehaviorSanitizer (``make sanitize``).
 """
 import glob
 import os
 import platform
-import re
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+PKG = os.path.join("src", "treelearn")
+CORE = os.path.join(PKG, "core")
 
 compile_args = ["-O3", "-std=c++17", "-Wno-unused-function", "-Wno-unreachable-code"]
-if platform.machine().lower() in ("x86_64", "amd64"):
+link_args = []
+is_x86 = platform.machine().lower() in ("x86_64", "amd64")
+if is_x86:
     compile_args.append("-march=x86-64-v2")
+if os.environ.get("TREELEARN_WERROR"):
+    compile_args += ["-Wall", "-Wextra", "-Werror"]
+if os.environ.get("TREELEARN_SANITIZE"):
+    san = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined"]
+    compile_args = [a for a in compile_args if a != "-O3"] + ["-O1", "-g"] + san
+    link_args += san
 
 # A module named *_avx512 is a second build of a kernel for x86-64-v4 with AVX-512 VPOPCNTDQ
 # (vectorised popcounts); the package imports it only on a CPU that has them (runtime dispatch),
 # and it is optional: a compiler without these flags just leaves it out.
 avx512_args = ["-march=x86-64-v4", "-mavx512vpopcntdq"]
-is_x86 = platform.machine().lower() in ("x86_64", "amd64")
 
-include_dir = os.path.join("src", "treelearn", "_include")
-shared_headers = sorted(glob.glob(os.path.join(include_dir, "**", "*.h"), recursive=True))
-
-
-def quoted_includes(path, seen):
-    """Add to ``seen`` the headers that ``path`` includes with ``#include "..."`` (found beside the
-    including file, else under _include/), and theirs in turn."""
-    with open(path) as f:
-        names = re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), flags=re.M)
-    for name in names:
-        for base in (os.path.dirname(path), include_dir):
-            found = os.path.normpath(os.path.join(base, name))
-            if os.path.isfile(found):
-                if found not in seen:
-                    seen.add(found)
-                    quoted_includes(found, seen)
-                break
+core_headers = sorted(glob.glob(os.path.join(CORE, "*.h")))
+shared_pxd = sorted(glob.glob(os.path.join(PKG, "*.pxd")))
 
 
-def header_dependencies(pyx):
-    """Headers whose edit must rebuild the extension of ``pyx``: the shared ones under _include/,
-    those beside it named after it (``learn/_continuous.pyx`` -> ``learn/_continuous_*.h``) and
-    the headers these include from elsewhere (``distributed/_level.h`` -> ``learn/_greedy_*.h``).
+def room_dependencies(pyx):
+    """The files whose edit rebuilds the extension of ``pyx``: the shared ``core/`` headers and
+    ``.pxd`` contracts, and the headers, ``.pxi`` and ``.pxd`` files of its own folder (its room).
     setuptools compares their times with the built module's."""
-    stem = os.path.splitext(pyx)[0].replace("_avx512", "")
-    own = set(glob.glob(stem + "_*.h") + glob.glob(stem + ".h") + glob.glob(stem + "_*.pxi"))
-    for path in sorted(own):
-        quoted_includes(path, own)
-    return shared_headers + sorted(own - set(shared_headers))
+    room = os.path.dirname(pyx)
+    own = [p for ext in ("*.h", "*.pxi", "*.pxd") for p in glob.glob(os.path.join(room, ext))]
+    return core_headers + shared_pxd + sorted(own)
+
+
+class ParallelBuildExt(build_ext):
+    """build_ext compiling the extensions in parallel (setuptools' ``--parallel``), by default
+    one job per CPU, also under ``pip install`` (which passes no option)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = int(os.environ.get("TREELEARN_BUILD_JOBS", "0")) or os.cpu_count() or 1
 
 
 extensions = []
-for path in sorted(glob.glob(os.path.join("src", "treelearn", "**", "*.pyx"), recursive=True)):
+for path in sorted(glob.glob(os.path.join(PKG, "**", "*.pyx"), recursive=True)):
     module = os.path.splitext(os.path.relpath(path, "src"))[0].replace(os.sep, ".")
     simd = module.endswith("_avx512")
     if simd and not is_x86:
@@ -66,15 +77,17 @@ for path in sorted(glob.glob(os.path.join("src", "treelearn", "**", "*.pyx"), re
             module,
             [path],
             language="c++",
-            include_dirs=[np.get_include(), include_dir],
-            depends=header_dependencies(path),
+            include_dirs=[np.get_include(), PKG],
+            depends=room_dependencies(path),
             extra_compile_args=args,
+            extra_link_args=link_args,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             optional=simd,
         )
     )
 
 setup(
+    cmdclass={"build_ext": ParallelBuildExt},
     ext_modules=cythonize(
         extensions,
         compiler_directives={
@@ -84,6 +97,6 @@ setup(
             "cdivision": True,
             "initializedcheck": False,
         },
-        nthreads=int(os.environ.get("TREELEARN_BUILD_JOBS", "0")) or None,
+        nthreads=int(os.environ.get("TREELEARN_BUILD_JOBS", "0")) or os.cpu_count() or 1,
     ),
 )

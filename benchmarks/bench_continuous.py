@@ -53,7 +53,7 @@ def load(name, data_dir):
 
 
 def run_treelearn(X, y, h, time_limit, **switches):
-    from treelearn.learn.continuous import continuous_fit
+    from treelearn.learn.continuous.solver import continuous_fit
 
     from treelearn.data.schema import ColumnSchema
 

@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from treelearn.datasets.rank import make_rank_tree_sample
-from treelearn.learn.rank import MinRankSearch, RankSearchLimitError
+from treelearn.learn.minrank.estimator import MinRankSearch, RankSearchLimitError
 
 
 class BaselineTimeout(Exception):

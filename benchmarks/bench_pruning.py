@@ -48,7 +48,7 @@ def _load(name, data_dir):
 
 
 def _ours_cart_cv(tree, Xtr, ytr, C, max_leaves, cv=10, seed=0):
-    from treelearn.learn.greedy import grow_greedy
+    from treelearn.learn.greedy.estimator import grow_greedy
     from treelearn.prune.pruners import cost_complexity_pruning_path, prune_cost_complexity, select_alpha_cv
 
     w = np.ones(len(ytr))
@@ -76,7 +76,7 @@ def _sklearn_cart_cv(Xtr, ytr, max_leaves, cv=10, seed=0):
 
 
 def part_a(data_dir, repeat, quick):
-    from treelearn.learn.greedy import grow_greedy
+    from treelearn.learn.greedy.estimator import grow_greedy
     from treelearn.prune.pruners import prune_with_bound
 
     print("\n(a) loose-bound pruning of large greedy trees (median of %d)" % repeat)
@@ -103,7 +103,7 @@ def part_a(data_dir, repeat, quick):
 
 def part_b(data_dir, repeat, quick):
     from treelearn.experiments.pruning import PAPER_DATASETS, SKLEARN_DATASETS
-    from treelearn.learn.greedy import grow_greedy
+    from treelearn.learn.greedy.estimator import grow_greedy
     from treelearn.prune.pruners import prune_with_bound
 
     print("\n(b) bound pruning vs CART with 10-fold CV, 40-leaf trees (bound: median of %d)" % repeat)
@@ -133,7 +133,7 @@ def part_b(data_dir, repeat, quick):
 
 def part_c(data_dir, quick):
     from treelearn.experiments.pruning import PAPER_DATASETS
-    from treelearn.learn.greedy import grow_greedy
+    from treelearn.learn.greedy.estimator import grow_greedy
     from treelearn.prune.bounds import as_shape, tight_partitioning_sequences, partitioning_functions_upper_bound
     from treelearn.prune.pruners import prune_with_bound
 

@@ -199,7 +199,7 @@ def main(argv=None) -> int:
     if not (anchors / "peer_timings.csv").is_file():
         print(f"anchors not found at {anchors} (use --anchors-dir)", file=sys.stderr)
         return 2
-    from treelearn.learn.topk import SEARCH_KERNEL
+    from treelearn.learn.topk.estimator import SEARCH_KERNEL
 
     print(f"search kernel: {SEARCH_KERNEL} (TREELEARN_SIMD=baseline forces the portable build)")
     if "a" in args.parts:

@@ -41,9 +41,9 @@ LAYERS = [
     ("treelearn.demo", 5),
     ("treelearn.distributed", 5),  # Dask fits of every learner (issue 14)
 ]
-# learner -> learners it may use (their public functions)
+# learner room -> the rooms whose public functions it may use
 ALLOWED_ACROSS = {
-    "treelearn.prune.pruners": {"treelearn.learn.greedy"},  # grows the greedy tree it prunes
+    "treelearn.prune": {"treelearn.learn.greedy"},  # grows the greedy tree it prunes
     "treelearn.learn.continuous": {"treelearn.learn.greedy"},  # the greedy tree is its first incumbent
     # OptimalTreeClassifier(solver="continuous"); the greedy tree is the first incumbent
     "treelearn.learn.topk": {"treelearn.learn.continuous", "treelearn.learn.greedy"},
@@ -168,23 +168,23 @@ def forbidden_edges(graph: dict[str, set[str]]) -> list[str]:
                 bad.append(f"{mod} -> {t}: module outside the layer table")
             elif lt > lm:
                 bad.append(f"{mod} (layer {lm}) -> {t} (layer {lt}): imports upwards")
-            elif lm == lt == 4 and not _same_learner(mod, t) and t not in ALLOWED_ACROSS.get(mod, ()):
+            elif lm == lt == 4 and not _same_learner(mod, t) and \
+                    learner_room(t) not in ALLOWED_ACROSS.get(learner_room(mod), ()):
                 bad.append(f"{mod} -> {t}: one learner importing another (not in ALLOWED_ACROSS)")
     return bad
 
 
+def learner_room(module: str) -> str:
+    """The room a learner module belongs to: ``treelearn.learn.<room>`` (its estimator, search,
+    binding and headers), or ``treelearn.prune``."""
+    parts = module.split(".")
+    if parts[1] == "prune":
+        return "treelearn.prune"
+    return ".".join(parts[:3]) if parts[1] == "learn" else module
+
+
 def _same_learner(a: str, b: str) -> bool:
-    # a learner is a module of learn/ or prune/ (with its compiled kernels) or the queries subpackage
-    def key(m):
-        parts = m.split(".")
-        if parts[:3] == ["treelearn", "learn", "queries"]:
-            return "treelearn.learn.queries"
-        if parts[1] == "prune":
-            return "treelearn.prune"
-        return {"_topk": "topk", "_topk_avx512": "topk", "_greedy": "greedy", "_rank": "rank",
-                "_continuous": "continuous"}.get(
-            parts[-1], parts[-1]) if parts[1] == "learn" else m
-    return key(a) == key(b)
+    return learner_room(a) == learner_room(b)
 
 
 def test_no_import_cycle():
@@ -202,8 +202,8 @@ def test_the_checker_sees_cycles_and_upward_imports():
     assert find_cycle({"treelearn.a": {"treelearn.b"}, "treelearn.b": set()}) is None
     assert forbidden_edges({"treelearn.data.schema": {"treelearn.base"}}) == [
         "treelearn.data.schema (layer 1) -> treelearn.base (layer 3): imports upwards"]
-    assert forbidden_edges({"treelearn.learn.topk": {"treelearn.learn.rank"}}) != []
-    assert forbidden_edges({"treelearn.learn.topk": {"treelearn.learn._topk"}}) == []
+    assert forbidden_edges({"treelearn.learn.topk.estimator": {"treelearn.learn.minrank.estimator"}}) != []
+    assert forbidden_edges({"treelearn.learn.topk.estimator": {"treelearn.learn.topk._topk"}}) == []
 
 
 @pytest.mark.parametrize("module", ["treelearn.tree.tree", "treelearn.learn.queries.oracle", "treelearn.base"])
@@ -382,6 +382,6 @@ def test_the_size_measures_see_functions():
     py = "def f():\n    def g():\n        return 1\n\n    return g()\n"
     assert py_functions(py) == [("f", 1, 5), ("g", 2, 3)]
     # the real sources: a known function and the largest file are seen with plausible sizes
-    found = functions_of(PKG / "_include" / "topk" / "search.h")
+    found = functions_of(PKG / "learn" / "topk" / "search.h")
     assert any(name == "solve" and 20 < last - first < MAX_FUNCTION_LINES for name, first, last in found)
     assert len(_sources()) > 50

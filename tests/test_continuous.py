@@ -9,8 +9,8 @@ import pytest
 
 from treelearn import OptimalTreeClassifier, TopKTreeClassifier
 from treelearn._validation import TreeLearnValueError
-from treelearn.learn.continuous import continuous_fit
-from treelearn.learn.greedy import GreedyTreeClassifier
+from treelearn.learn.continuous.solver import continuous_fit
+from treelearn.learn.greedy.estimator import GreedyTreeClassifier
 
 
 def brute_force(X, y, w, n_classes, depth):
@@ -335,7 +335,7 @@ def test_ctrl_c_stops_a_threaded_search():
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_small_data_time_out_falls_back_to_greedy(n_jobs):
     # fewer cells than GREEDY_FIRST_CELLS: the greedy tree is grown after the time-out
-    from treelearn.learn.continuous import GREEDY_FIRST_CELLS
+    from treelearn.learn.continuous.solver import GREEDY_FIRST_CELLS
 
     rng = np.random.default_rng(11)
     n, d = 1500, 8
@@ -474,8 +474,8 @@ def test_root_shares_give_the_local_tree(seed):
     or at random), the shares run one after the other in any order, each reading the best error
     published so far; the driver's pick (distributed._continuous.combine) is the local tree."""
     from treelearn.distributed._continuous import combine
-    from treelearn.learn import _continuous
-    from treelearn.learn.continuous import expand_columns
+    from treelearn.learn.continuous import _continuous
+    from treelearn.learn.continuous.solver import expand_columns
 
     X, y, w = _tie_case(seed)
     keep = np.ones(len(y), bool) if w is None else w > 0
@@ -572,8 +572,8 @@ def test_topk_incumbent_equals_reference(seed):
     round's error is the restricted search's, recomputed by topk_reference, and threads give the
     same tree."""
     from treelearn.data.schema import ColumnSchema
-    from treelearn.learn import _continuous
-    from treelearn.learn.continuous import _to_tree, expand_columns
+    from treelearn.learn.continuous import _continuous
+    from treelearn.learn.continuous.solver import _to_tree, expand_columns
 
     X, y, w, C = _topk_case(seed)
     cols = expand_columns(X, None)
@@ -601,8 +601,8 @@ def test_topk_incumbent_equals_reference(seed):
 def test_topk_incumbent_keeps_the_tie_rule(seed):
     """The Top-k tree is the search's first incumbent, ties included: a search that finishes
     returns the very tree of a search without incumbents (the tie rule), whatever it started from."""
-    from treelearn.learn import _continuous
-    from treelearn.learn.continuous import expand_columns
+    from treelearn.learn.continuous import _continuous
+    from treelearn.learn.continuous.solver import expand_columns
 
     X, y, w = _tie_case(seed)
     keep = np.ones(len(y), bool) if w is None else w > 0
@@ -660,7 +660,7 @@ def test_topk_incumbent_limits():
     import signal
     import time
 
-    from treelearn.learn import _continuous
+    from treelearn.learn.continuous import _continuous
 
     rng = np.random.default_rng(12)
     n = 20000
@@ -681,8 +681,8 @@ def test_topk_incumbent_limits():
 def test_root_hint_changes_the_order_only(seed):
     """The root split searched first (the Top-k tree's root, or any other: a column and any
     threshold, inside its range or not) changes what the search meets first, never the tree."""
-    from treelearn.learn import _continuous
-    from treelearn.learn.continuous import expand_columns
+    from treelearn.learn.continuous import _continuous
+    from treelearn.learn.continuous.solver import expand_columns
 
     X, y, w = _tie_case(seed)
     keep = np.ones(len(y), bool) if w is None else w > 0

@@ -99,7 +99,7 @@ def test_sketch_mask_is_shard_invariant():
 def test_unweighted_shard_counts_equal_the_weighted_histograms(code_dtype):
     """The unweighted per-level kernel (int32 class counts per cell) against the weighted one with
     unit weights and against a brute-force count; rows of other nodes / leaves (-1) are skipped."""
-    from treelearn.distributed import _level
+    from treelearn.learn.greedy import _level
 
     rng = np.random.default_rng(3)
     n, C, n_codes = 700, 3, np.array([5, 1, 300 if code_dtype == np.uint16 else 40, 7])
@@ -400,7 +400,7 @@ def test_root_search_shares_give_the_search_tree():
     merged by the lowest rank among the smallest errors, give topk_search's tree (k < d, optimum,
     weights), whatever the number of shares."""
     from treelearn.data.bitmatrix import BinaryData
-    from treelearn.learn.topk import root_search, topk_search
+    from treelearn.learn.topk.estimator import root_search, topk_search
 
     for seed in range(12):
         rng = np.random.default_rng(seed)
@@ -434,7 +434,7 @@ def test_topk_binarizer_threshold_sample_above_sketch_rows(monkeypatch):
     INCUMBENT_THRESHOLDS thresholds; at or below it, every row and the exact greedy tree."""
     import treelearn as tl
     from treelearn.data.binarize import Binarizer
-    from treelearn.learn.topk import INCUMBENT_THRESHOLDS
+    from treelearn.learn.topk.estimator import INCUMBENT_THRESHOLDS
 
     X, y = _data(n=3000, d=4, seed=14)
 
@@ -658,7 +658,7 @@ def test_dask_min_rank_equals_local(client, signed, weighted, seed):
 
 def test_dask_min_rank_inconsistent_sample_is_a_clear_error(client):
     import treelearn as tl
-    from treelearn.learn.rank import InconsistentSampleError
+    from treelearn.learn.minrank.estimator import InconsistentSampleError
 
     X = np.array([[0, 1], [1, 0], [0, 1], [1, 1]] * 50, dtype=np.uint8)
     y = np.array([0, 1, 1, 0] * 50)

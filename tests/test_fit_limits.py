@@ -324,14 +324,14 @@ _LIVE_FITS = {
 @pytest.mark.parametrize("which", sorted(_LIVE_FITS))
 def test_verbose_shows_live_search_counters(which, capsys):
     # issue 12 item 4: while a compiled search runs (GIL released) the reporter prints what the
-    # search publishes (_include/tl_progress.h): the node count grows from line to line
+    # search publishes (core/progress.h): the node count grows from line to line
     import warnings
 
     import numpy as np
 
     from treelearn import MinRankTreeClassifier, OptimalTreeClassifier, QueryTreeClassifier  # noqa: F401
     from treelearn.learn.queries.oracle import SearchLimitError
-    from treelearn.learn.rank import RankSearchLimitError
+    from treelearn.learn.minrank.estimator import RankSearchLimitError
 
     owner, code, fields = _LIVE_FITS[which]
     scope = {"np": np, **{c.__name__: c for c in (MinRankTreeClassifier, OptimalTreeClassifier, QueryTreeClassifier)}}

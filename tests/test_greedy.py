@@ -592,7 +592,7 @@ def test_leaf_labels_majority_and_node_statistics():
 # ------------------------------------------------------------------ feature coding
 @pytest.mark.parametrize("m", [None, 1, 3, 16, 255])
 def test_coding_reproduces_numeric_thresholds(m):
-    from treelearn.learn.greedy import code_features
+    from treelearn.learn.greedy.estimator import code_features
 
     rng = np.random.default_rng(12)
     cols = [rng.normal(size=500), rng.integers(0, 7, 500).astype(float), np.repeat([0.0, -0.0, 1.5], [3, 3, 4]),
@@ -690,8 +690,8 @@ def test_property_mixed_categorical(seed, n, C, depth, criterion, weighted, find
 
 
 def test_histogram_memory_budget_rebuilds_from_rows():
-    from treelearn.learn import _greedy
-    from treelearn.learn.greedy import code_features
+    from treelearn.learn.greedy import _greedy
+    from treelearn.learn.greedy.estimator import code_features
 
     rng = np.random.default_rng(8)
     X = rng.normal(size=(400, 5)).round(1)
@@ -771,7 +771,7 @@ def test_any_numeric_dtype_gives_the_float64_tree_without_a_float64_copy(dtype, 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16])
 def test_exact_coding_reads_distinct_values_back_from_the_column(dtype):
-    from treelearn.learn.greedy import code_features
+    from treelearn.learn.greedy.estimator import code_features
 
     # issue 14: exact mode stores no distinct values; the r-th value is read from a row of rank r
     rng = np.random.default_rng(3)

@@ -147,7 +147,7 @@ def test_single_class_and_zero_depth():
 def test_docstring_examples():
     import doctest
 
-    import treelearn.learn.greedy as mod
+    import treelearn.learn.greedy.estimator as mod
 
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

@@ -91,7 +91,7 @@ def test_bad_n_jobs_is_a_clear_error(bad):
 
 def test_exact_thresholds_are_every_midpoint_of_the_values():
     from treelearn.data.binarize import numeric_thresholds
-    from treelearn.learn.greedy import code_features
+    from treelearn.learn.greedy.estimator import code_features
 
     rng = np.random.default_rng(1)
     X = np.column_stack([rng.normal(size=500), rng.integers(0, 5, 500), np.full(500, 2.0),

@@ -154,7 +154,7 @@ def test_search_upper_bound(n_jobs):
     # the compiled search with an incumbent's error: the same tree when something beats it, no
     # tree (found False) and a lower bound >= it when nothing does
     from treelearn.data.bitmatrix import BinaryData
-    from treelearn.learn.topk import topk_search
+    from treelearn.learn.topk.estimator import topk_search
 
     X, y = load_wine(return_X_y=True)
     b = Binarizer(max_binary_features=30).fit(X)

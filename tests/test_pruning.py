@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine, make_clas
 
 import treelearn
 from treelearn._validation import TreeLearnValueError
-from treelearn.learn.greedy import grow_greedy
+from treelearn.learn.greedy.estimator import grow_greedy
 from treelearn.prune.bounds import as_shape, shawe_taylor_bound
 from treelearn.prune.pruners import (
     PrunedTreeClassifier, cost_complexity_pruning_path, prune_cost_complexity, prune_with_bound, tree_bound,

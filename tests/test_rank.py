@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from treelearn import TreeLearnValueError
-from treelearn.learn.rank import (
+from treelearn.learn.minrank.estimator import (
     InconsistentSampleError,
     MinRankSearch,
     MinRankTreeClassifier,

@@ -36,7 +36,7 @@ y = (B[:, 0] ^ B[:, 1] ^ B[:, 2] ^ B[:, 3] ^ (rng.random(3000) < 0.2)).astype(np
 def test_sigint_stops_optimal_search(n_jobs, sigint_after_ready):
     code = (_HARD + f"""
 import signal, sys, time
-from treelearn.learn.topk import OptimalTreeClassifier
+from treelearn.learn.topk.estimator import OptimalTreeClassifier
 m = OptimalTreeClassifier(max_depth=6, max_binary_features=None, n_jobs={n_jobs})
 print("ready", flush=True)
 try:
@@ -61,7 +61,7 @@ assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 def test_sigint_stops_min_rank_search(sigint_after_ready):
     code = ("""
 import numpy as np, time
-from treelearn.learn.rank import MinRankSearch
+from treelearn.learn.minrank.estimator import MinRankSearch
 rng = np.random.default_rng(0)
 X = rng.integers(0, 2, size=(4000, 40)).astype(np.uint8)
 y = rng.integers(0, 2, size=4000)
@@ -85,7 +85,7 @@ def test_deadline_holds_through_tree_rebuild_under_small_cap():
     res = _run("""
 import time
 import numpy as np
-from treelearn.learn.topk import TopKTreeClassifier
+from treelearn.learn.topk.estimator import TopKTreeClassifier
 rng = np.random.default_rng(0)
 B = rng.integers(0, 2, size=(2000, 500)).astype(np.uint8)
 y = rng.integers(0, 2, size=2000)
@@ -114,7 +114,7 @@ def test_min_rank_long_chain_does_not_recurse():
 
     code = textwrap.dedent("""
     import numpy as np
-    from treelearn.learn.rank import MinRankTreeClassifier
+    from treelearn.learn.minrank.estimator import MinRankTreeClassifier
     n = 3000
     X = np.arange(n, dtype=float).reshape(-1, 1)
     y = np.arange(n) % 2
@@ -133,7 +133,7 @@ def test_worker_threads_fail_cleanly_under_address_space_limit():
     # it never aborts the process
     res = _run(_HARD + """
 import resource
-from treelearn.learn.topk import TopKTreeClassifier
+from treelearn.learn.topk.estimator import TopKTreeClassifier
 ref = TopKTreeClassifier(k=4, max_depth=4, n_jobs=1, max_binary_features=None).fit(B, y)
 vm = 0
 with open("/proc/self/status") as fh:
@@ -162,7 +162,7 @@ def test_deadline_holds_while_a_wide_sample_is_laid_out():
 import time
 import numpy as np
 from treelearn.data.bitmatrix import BinaryData
-from treelearn.learn.topk import topk_search
+from treelearn.learn.topk.estimator import topk_search
 rng = np.random.default_rng(0)
 d, nw = 160_000, 128
 data = BinaryData.from_packed(rng.integers(0, 2**63, size=(d, nw), dtype=np.uint64),

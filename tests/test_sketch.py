@@ -6,7 +6,7 @@ import pytest
 
 from treelearn import GreedyTreeClassifier
 from treelearn.data import _binning, sketch
-from treelearn.learn.greedy import code_features
+from treelearn.learn.greedy.estimator import code_features
 
 
 @pytest.mark.parametrize("m", [0, 1, 2, 3, 8, 255, 256, 1000])

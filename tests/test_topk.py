@@ -16,7 +16,7 @@ import pytest
 
 from treelearn.criteria import gain_ratio, purity_gain
 from treelearn.data.bitmatrix import BinaryData
-from treelearn.learn.topk import OptimalTreeClassifier, TopKTreeClassifier, topk_search
+from treelearn.learn.topk.estimator import OptimalTreeClassifier, TopKTreeClassifier, topk_search
 
 
 # ----------------------------------------------------------------------------- references
@@ -288,7 +288,7 @@ def _walk_up_to_ties(a, b, X, y, criterion):
 
 @pytest.mark.parametrize("criterion", ["entropy", "gini"])
 def test_top1_equals_greedy(criterion):
-    from treelearn.learn.greedy import GreedyTreeClassifier
+    from treelearn.learn.greedy.estimator import GreedyTreeClassifier
 
     rng = np.random.default_rng(7)
     n = 300
@@ -473,14 +473,14 @@ def test_packed_path_keeps_errors_and_zero_weights():
 def test_simd_build_equals_portable_build():
     """The AVX-512 build of the search (chosen at import on a CPU that has it) returns exactly
     the portable build's tree, error and statistics: Top-k and optimal, weighted and not."""
-    from treelearn.learn import _topk as portable
-    from treelearn.learn import topk as topk_mod
+    from treelearn.learn.topk import _topk as portable
+    from treelearn.learn.topk import estimator as topk_mod
 
     # the CPU first: importing the AVX-512 build on a CPU without it is an illegal instruction
     if not topk_mod._cpu_has_avx512_popcnt():
         pytest.skip("this CPU has no AVX-512 VPOPCNTDQ")
     try:
-        from treelearn.learn import _topk_avx512 as simd
+        from treelearn.learn.topk import _topk_avx512 as simd
     except ImportError:
         pytest.skip("the AVX-512 build was not compiled on this machine")
     rng = np.random.default_rng(17)

@@ -14,13 +14,13 @@ from treelearn.tree.html import export_html  # noqa: E402
 from treelearn.tree.plot import dtreeviz_model, plot_tree  # noqa: E402
 
 # --- foundation: greedy learners (issue 2) ---
-from treelearn.learn.greedy import GreedyTreeClassifier, grow_greedy
+from treelearn.learn.greedy.estimator import GreedyTreeClassifier, grow_greedy
 
 # --- top-k and optimal trees (issue 3) ---
-from treelearn.learn.topk import OptimalTreeClassifier, TopKTreeClassifier  # noqa: E402
+from treelearn.learn.topk.estimator import OptimalTreeClassifier, TopKTreeClassifier  # noqa: E402
 
 # --- minimum-rank trees (issue 4) ---
-from treelearn.learn.rank import (  # noqa: F401
+from treelearn.learn.minrank.estimator import (  # noqa: F401
     InconsistentSampleError, MinRankSearch, MinRankTreeClassifier, RankSearchLimitError, eh_sample_size,
     eh_sample_size_for_size, find, find_min, rank_class_size_bound, rank_tree_node_bounds,
     rank_upper_bound_for_size,

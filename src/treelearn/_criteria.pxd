@@ -1,5 +1,5 @@
-# The user-criterion callback shared by the compiled engines (see _include/tl_criteria.h,
-# tlcrit::batch_fn): cimport batch_cost and CostState to hand a Python cost to C++.
+# The user-criterion callback shared by the compiled engines (see core/criteria.h,
+# tl::batch_fn): cimport batch_cost and CostState to hand a Python cost to C++.
 ctypedef int (*batch_fn)(void*, const double*, int, int, double*) noexcept nogil
 
 

@@ -1,5 +1,5 @@
 # distutils: language = c++
-"""The compiled impurity definitions (``_include/tl_criteria.h``) for :mod:`treelearn.criteria`,
+"""The compiled impurity definitions (``core/criteria.h``) for :mod:`treelearn.criteria`,
 and the callback through which the compiled engines evaluate a user G (``batch_cost``)."""
 import numpy as np
 cimport numpy as cnp
@@ -8,7 +8,7 @@ from libc.stdint cimport int64_t
 cnp.import_array()
 
 
-cdef extern from "tl_criteria.h" namespace "tlcrit":
+cdef extern from "core/criteria.h" namespace "tl":
     void impurity_rows(int code, const double* counts, int64_t rows, int C, double* out) except + nogil
     void binary_values(int code, const double* p, int64_t n, double* out) except + nogil
     double kappa_of(int code) except +

@@ -19,7 +19,7 @@ when it stops at a limit, and the ``verbose`` progress reporter.
   search runs (elapsed seconds, phase, and the counters a search publishes: incumbent error, lower
   bound, nodes, cache entries), from a daemon thread that is stopped and joined when the fit ends.
 * :class:`LiveCounters`: the array a compiled search writes those counters to while it runs
-  (``_include/tl_progress.h``: relaxed atomic writes where the search reads its clock, no lock);
+  (``core/progress.h``: relaxed atomic writes where the search reads its clock, no lock);
   ``ProgressReporter.live()`` makes one and prints it on every line.
 """
 from __future__ import annotations
@@ -99,7 +99,7 @@ def warn_limit(owner: str, what: str, stacklevel=None) -> None:
 
 
 class LiveCounters:
-    """The live counters of one running compiled search (the slots of ``_include/tl_progress.h``).
+    """The live counters of one running compiled search (the slots of ``core/progress.h``).
 
     ``array`` (float64, NaN where not known yet) is handed to the search's binding, which passes
     its address to the search; the search writes it while it runs without the GIL, and

@@ -14,7 +14,7 @@ Multiclass forms, for class proportions p_1..p_C: entropy −Σ p_c log2 p_c; Gi
 Kearns–Mansour Σ √(p_c(1 − p_c)); a user G: ½ Σ_c G(p_c). Each equals the binary G when C = 2.
 
 The built-in G, their multiclass forms and κ are defined once, in C++ (policy types of
-``_include/tl_criteria.h`` that the compiled learners take as template parameters); this module
+``core/criteria.h`` that the compiled learners take as template parameters); this module
 reads them through ``treelearn._criteria``. A user G is evaluated by the compiled learners through
 one callback (``Criterion.impurity`` on batches of class counts).
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace tlbin {
+namespace tl::bin {
 
 static inline int64_t code_of(const double* thr, int64_t m, double v) {
     if (m == 0) return 0;
@@ -51,4 +51,4 @@ inline int64_t code_column_nan(const double* x, int64_t n, int64_t stride, const
     return miss;
 }
 
-}  // namespace tlbin
+}  // namespace tl::bin

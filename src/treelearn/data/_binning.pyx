@@ -13,7 +13,7 @@ ctypedef fused code_t:
     int32_t
 
 
-cdef extern from "_binning.h" namespace "tlbin":
+cdef extern from "_binning.h" namespace "tl::bin":
     void code_column[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
                            int64_t out_stride) nogil
     int64_t code_column_nan[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m,

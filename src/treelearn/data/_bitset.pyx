@@ -1,5 +1,4 @@
 # distutils: language = c++
-# distutils: depends = src/treelearn/_include/tl_bitpack.h src/treelearn/_include/tl_count.h
 """Bitset kernels: packed binary features and per-class row bitsets.
 
 Layout: a bitset over rows is a uint64 array of ``n_words = ceil(n_rows / 64)`` words; bit
@@ -10,7 +9,7 @@ The counting kernel's contract is "rows in, per-feature per-class counts out": f
 (the bitset of rows reaching a node) it returns ``counts[j, c]`` = (weighted) number of rows in
 the cover with feature j = 1 and class c. Sums of such counts over row blocks compose, so the
 same learners can later sum partial counts computed elsewhere. The counting itself is the
-shared header ``tl_count.h`` (the compiled searches count through the same functions).
+shared header ``core/count.h`` (the compiled searches count through the same functions).
 """
 import numpy as np
 cimport numpy as cnp
@@ -18,26 +17,26 @@ from libc.stdint cimport uint64_t, int64_t, uint8_t, int8_t, int16_t, int32_t, u
 
 cnp.import_array()
 
-cdef extern from "tl_count.h" namespace "tlcount":
-    long long tl_count "tlcount::count"(const uint64_t* a, long long nw) nogil
-    int tl_and_count "tlcount::and_count"(const uint64_t* a, const uint64_t* b, int nw) nogil
-    double tl_weighted_and_sum "tlcount::weighted_and_sum"(const uint64_t* a, const uint64_t* b, int nw,
+cdef extern from "core/count.h" namespace "tl":
+    long long tl_count "tl::count"(const uint64_t* a, long long nw) nogil
+    int tl_and_count "tl::and_count"(const uint64_t* a, const uint64_t* b, int nw) nogil
+    double tl_weighted_and_sum "tl::weighted_and_sum"(const uint64_t* a, const uint64_t* b, int nw,
                                                            const double* w) nogil
-    void tl_split_cover "tlcount::split_cover"(const uint64_t* cover, const uint64_t* col, uint64_t* one,
+    void tl_split_cover "tl::split_cover"(const uint64_t* cover, const uint64_t* col, uint64_t* one,
                                                uint64_t* zero, int nw) nogil
-    void tl_class_bitsets "tlcount::class_bitsets"[Y](const Y* y, long long n, long long nw, uint64_t* out) nogil
-    void tl_feature_counts "tlcount::feature_counts"[CT](const uint64_t* M, int d, int wl, const uint64_t* mask,
+    void tl_class_bitsets "tl::class_bitsets"[Y](const Y* y, long long n, long long nw, uint64_t* out) nogil
+    void tl_feature_counts "tl::feature_counts"[CT](const uint64_t* M, int d, int wl, const uint64_t* mask,
                                                          const uint64_t* cls, int C, uint64_t* mc, CT* cnt,
                                                          int32_t* rc) nogil
-    void tl_weighted_feature_counts "tlcount::weighted_feature_counts"[CT, Y](
+    void tl_weighted_feature_counts "tl::weighted_feature_counts"[CT, Y](
         const uint64_t* M, int d, int wl, const uint64_t* mask, const Y* y, const double* w, int C, CT* cnt,
         int32_t* rc) nogil
 
 
-cdef extern from "tl_bitpack.h" namespace "tlbits":
-    bint tl_pack_binary "tlbits::pack_binary"[T](const T* X, long long n, int d, long long stride,
+cdef extern from "core/bitpack.h" namespace "tl":
+    bint tl_pack_binary "tl::pack_binary"[T](const T* X, long long n, int d, long long stride,
                                                  uint64_t* out, long long* counts) nogil
-    bint tl_pack_binary_colmajor "tlbits::pack_binary_colmajor"[T](const T* X, long long n, int d,
+    bint tl_pack_binary_colmajor "tl::pack_binary_colmajor"[T](const T* X, long long n, int d,
                                                                    long long stride, uint64_t* out,
                                                                    long long* counts) nogil
 

@@ -2,7 +2,7 @@
 
 :meth:`BinaryData.count` returns, for a cover (a row bitset), the per-feature per-class counts.
 It is the Python face of the one counting layer of the binary learners, the header
-``_include/tl_count.h``: the compiled Top-k / optimal and min-rank searches count through the
+``core/count.h``: the compiled Top-k / optimal and min-rank searches count through the
 same functions on their own covers.
 """
 from __future__ import annotations

@@ -102,7 +102,7 @@ def _require_dask():
 
 
 def _sharded_greedy_ok(est, X) -> bool:
-    from treelearn.learn.greedy import GreedyTreeClassifier
+    from treelearn.learn.greedy.estimator import GreedyTreeClassifier
     from treelearn.prune.pruners import PrunedTreeClassifier
 
     if type(est) is PrunedTreeClassifier:
@@ -162,7 +162,7 @@ def _fit_greedy_sharded(est, X, y, sample_weight):
     from treelearn.criteria import get_criterion
     from treelearn.distributed import _shards
     from treelearn.distributed._greedy import DistributedGreedy, sklearn_scale
-    from treelearn.learn.greedy import CodedFeatures, prune_ccp_tree, tree_from_kernel
+    from treelearn.learn.greedy.estimator import CodedFeatures, prune_ccp_tree, tree_from_kernel
     from treelearn.data.schema import ColumnSchema
     from treelearn.tree.tree import Tree
 

@@ -173,7 +173,7 @@ class _StopWatcher:
 
 
 def _root_search(problem, cfg, deadline):
-    from treelearn.learn.topk import root_search
+    from treelearn.learn.topk.estimator import root_search
 
     return root_search(problem["columns"], problem["y"], problem["n_classes"], problem["w"], k=cfg["k"],
                        max_depth=cfg["max_depth"], criterion=cfg["criterion"], scoring=cfg["scoring"],
@@ -215,9 +215,9 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
 
 
 def full_search(problem, cfg, upper_bound, deadline):
-    """The whole search in this task (:func:`~treelearn.learn.topk.topk_search`, one thread)."""
+    """The whole search in this task (:func:`~treelearn.learn.topk.estimator.topk_search`, one thread)."""
     from treelearn.data.bitmatrix import BinaryData
-    from treelearn.learn.topk import topk_search
+    from treelearn.learn.topk.estimator import topk_search
 
     data = BinaryData.from_packed(problem["columns"], problem["y"], problem["n_classes"], problem["w"])
     return topk_search(data, k=cfg["k"], max_depth=cfg["max_depth"], criterion=cfg["criterion"],

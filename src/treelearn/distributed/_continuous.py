@@ -5,9 +5,9 @@ all 0/1) and ``TopKTreeClassifier`` with every threshold search every node-local
 row, so the whole sample is needed in one place:
 
 1. the blocks are gathered to the driver (the solver needs every row), which runs the local fit's
-   own steps around the search (:func:`treelearn.learn.continuous.continuous_fit`: validation,
+   own steps around the search (:func:`treelearn.learn.continuous.solver.continuous_fit`: validation,
    zero-weight rows dropped, the searched columns, the greedy incumbent, the returned Tree);
-2. the search itself is replaced (:func:`~treelearn.learn.continuous.search_backend`) by
+2. the search itself is replaced (:func:`~treelearn.learn.continuous.solver.search_backend`) by
    :class:`FarmedSearch`: the searched columns (feature-major float64, class codes, weights,
    missing-value modes) are broadcast once to every worker, and one task per worker thread
    builds the same root (ranked columns, depth-1 pass, feature order) and searches the positions
@@ -16,7 +16,7 @@ row, so the whole sample is needed in one place:
    before every root feature; ties with it are still searched);
 3. the driver takes the smallest error, ties to the earliest position, over the tasks' bests (the
    root's depth-1 tree when none beats it): the local search's tree, as its tie rule makes the
-   tree a function of the data alone (``_continuous_search.h``).
+   tree a function of the data alone (``continuous/search.h``).
 
 The time limit and Ctrl-C are those of the Top-k path (:func:`treelearn.distributed._topk._run`):
 the tasks stop at the fit's deadline, the driver sets a stop ``distributed.Event`` after a grace
@@ -36,7 +36,7 @@ from treelearn.distributed import _topk as TK
 
 def continuous_ok(est) -> bool:
     """The estimator may fit with the continuous solver (decided on the gathered data, as locally)."""
-    from treelearn.learn.topk import TopKTreeClassifier
+    from treelearn.learn.topk.estimator import TopKTreeClassifier
 
     if not isinstance(est, TopKTreeClassifier):
         return False
@@ -48,7 +48,7 @@ def continuous_ok(est) -> bool:
 
 def fit_continuous(est, X, y, sample_weight, ex, gather):
     """``est.fit`` on the gathered blocks, its continuous search farmed out (see the module doc)."""
-    from treelearn.learn.continuous import search_backend
+    from treelearn.learn.continuous.solver import search_backend
 
     TK._last_info.clear()  # (filled again only if the local fit picks the continuous solver)
     with search_backend(FarmedSearch(ex)):
@@ -106,7 +106,7 @@ def search_share(problem, t, T, cfg, deadline, bound_name, stop_name):
     """Task: positions ``t, t + T, ...`` of the root's feature order, each below the task's own best
     and the best error published by any task (a ``distributed.Variable``); the result of
     ``ContinuousShare.result()`` plus ``complete`` (every position searched) and timings."""
-    from treelearn.learn._continuous import ContinuousShare
+    from treelearn.learn.continuous._continuous import ContinuousShare
 
     t0 = time.perf_counter()
     limit = B._limit(deadline)

@@ -25,7 +25,7 @@ import numpy as np
 
 from treelearn._validation import TreeLearnValueError
 from treelearn.data import sketch
-from treelearn.distributed import _level
+from treelearn.learn.greedy import _level
 from treelearn.distributed import _shards as S
 
 #: gains closer than this are ties (the compiled grower's GAIN_TOL, _greedy_types.h)
@@ -160,7 +160,7 @@ class DistributedGreedy:
                                           for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
         sample = np.concatenate(parts, axis=0) if parts else np.zeros((0, b.n_features))
         self.sample = sample  # the threshold sample (kept rows of the sketch, in row order)
-        from treelearn.learn.greedy import sample_thresholds
+        from treelearn.learn.greedy.estimator import sample_thresholds
 
         d = b.n_features
         self.pass_seconds["sample"] = time.perf_counter() - tp
@@ -243,7 +243,7 @@ class DistributedGreedy:
     def grown_tree(self, max_leaves, classes, schema):
         """After :meth:`prepare`: the grown Tree (depth-first, or best-first to ``max_leaves``) with
         ``classes`` in its nodes; one leaf when at most one class has weight."""
-        from treelearn.learn.greedy import CodedFeatures, tree_from_kernel
+        from treelearn.learn.greedy.estimator import CodedFeatures, tree_from_kernel
         from treelearn.tree.tree import Tree
 
         if np.count_nonzero(self.totals > 0) <= 1:

@@ -24,7 +24,7 @@ from treelearn._validation import TreeLearnValueError
 
 
 def sharded_rank_ok(est, X) -> bool:
-    from treelearn.learn.rank import MinRankTreeClassifier
+    from treelearn.learn.minrank.estimator import MinRankTreeClassifier
 
     if type(est) is not MinRankTreeClassifier or est.class_weight is not None or est.categorical is not None:
         return False
@@ -145,7 +145,7 @@ def _merge(parts, classes, d, threshold, schema):
 
 
 def _inconsistent(inv, bad, codes, count, classes):
-    from treelearn.learn.rank import InconsistentSampleError
+    from treelearn.learn.minrank.estimator import InconsistentSampleError
 
     groups = np.unique(inv[bad])
     shown = []
@@ -165,7 +165,7 @@ def _inconsistent(inv, bad, codes, count, classes):
 def _search(est, pts, classes, schema, clock):
     """FINDMIN on the distinct points (the local search), then the node counts of every row."""
     from treelearn.data.bitmatrix import BinaryData
-    from treelearn.learn.rank import MinRankSearch
+    from treelearn.learn.minrank.estimator import MinRankSearch
 
     C = len(classes)
     data = BinaryData(pts["B"], pts["y"], C)

@@ -12,7 +12,7 @@ import numpy as np
 from treelearn._validation import TreeLearnValueError
 from treelearn.data import _binning
 from treelearn.data.sketch import sketch_mask
-from treelearn.distributed import _level
+from treelearn.learn.greedy import _level
 
 
 def is_dask_collection(obj) -> bool:

@@ -41,7 +41,7 @@ from treelearn._validation import TreeLearnValueError
 from treelearn.data import sketch
 from treelearn.distributed import _bits as B
 from treelearn.distributed import _shards as S
-from treelearn.learn.topk import SEARCH_COPIES
+from treelearn.learn.topk.estimator import SEARCH_COPIES
 
 _last_info: dict = {}
 
@@ -54,7 +54,7 @@ def last_search_info() -> dict:
 def sharded_topk_ok(est, X) -> bool:
     """The estimator's settings have a sharded path: the binary search with a threshold budget,
     a built-in criterion, no ``class_weight``, numeric columns."""
-    from treelearn.learn.topk import TopKTreeClassifier
+    from treelearn.learn.topk.estimator import TopKTreeClassifier
 
     if not isinstance(est, TopKTreeClassifier) or getattr(est, "solver", "auto") == "continuous":
         return False
@@ -137,7 +137,7 @@ class _Fit:
     def prepare_large(self):
         """Incumbent, Binarizer and packed bits on the workers, from the shards."""
         from treelearn.data.binarize import Binarizer
-        from treelearn.learn.topk import Incumbent, numeric_thresholds_of
+        from treelearn.learn.topk.estimator import Incumbent, numeric_thresholds_of
 
         est, d = self.est, self.blocks.n_features
         binz = Binarizer(max_thresholds=est.max_thresholds, max_binary_features=est.max_binary_features)
@@ -151,7 +151,7 @@ class _Fit:
                 t0 = time.perf_counter()
                 g_tree, sample = self.sharded_greedy()
                 extra = numeric_thresholds_of(g_tree)
-                from treelearn.learn.topk import tree_error
+                from treelearn.learn.topk.estimator import tree_error
 
                 self.greedy = Incumbent(tree_error(g_tree), lambda: g_tree)
                 self.phase("greedy incumbent (sharded histograms)", t0)
@@ -178,7 +178,7 @@ class _Fit:
         """The incumbent: the sharded histogram greedy tree (the local one at this size) and the
         threshold sample it gathered."""
         from treelearn.distributed._greedy import DistributedGreedy, sklearn_scale
-        from treelearn.learn.topk import incumbent_thresholds
+        from treelearn.learn.topk.estimator import incumbent_thresholds
 
         g = DistributedGreedy(self.ex, self.blocks, criterion_code=self.crit.code, max_depth=self.est.max_depth,
                               min_samples_leaf=1, min_samples_split=2, min_impurity_decrease=0.0,
@@ -243,7 +243,7 @@ class _Fit:
         return problem
 
     def top1_incumbent(self, deadline):
-        from treelearn.learn.topk import Incumbent, leaf_error
+        from treelearn.learn.topk.estimator import Incumbent, leaf_error
 
         t0 = time.perf_counter()
         res1 = self.ex.gather(self.ex.submit(B.top1_search, self.problem, self.cfg(), deadline))
@@ -272,8 +272,8 @@ class _Fit:
         """At most ``SKETCH_ROWS`` kept rows: the blocks are the threshold sample; gathered, they
         go through the local fit's own steps up to the search, and the packed bits are broadcast."""
         from treelearn.base import TrainingSample
-        from treelearn.learn.greedy import grow_greedy
-        from treelearn.learn.topk import Incumbent, incumbent_thresholds, leaf_error, numeric_thresholds_of, \
+        from treelearn.learn.greedy.estimator import grow_greedy
+        from treelearn.learn.topk.estimator import Incumbent, incumbent_thresholds, leaf_error, numeric_thresholds_of, \
             topk_search, tree_error
 
         from treelearn._validation import check_sample_weight, check_target
@@ -499,7 +499,7 @@ def _midpoints(fit, tree):
 def finish(fit, res, ub):
     """The fitted attributes and the returned tree from the search result, as the local fit's
     ``_fit_data`` sets them."""
-    from treelearn.learn.topk import feature_space, tree_error
+    from treelearn.learn.topk.estimator import feature_space, tree_error
 
     est, binz, greedy, crit = fit.est, fit.binz, fit.greedy, fit.crit
     k = est._k_value()

@@ -34,7 +34,7 @@ FRESH_SAMPLES = 100_000
 
 def run_one(n, r, eps, delta, seed, time_limit, fraction=1.0):
     from treelearn.datasets.rank import random_rank_tree, sample_uniform, uniform_error
-    from treelearn.learn.rank import MinRankSearch, RankSearchLimitError, eh_sample_size
+    from treelearn.learn.minrank.estimator import MinRankSearch, RankSearchLimitError, eh_sample_size
 
     rng = np.random.default_rng([seed, n, r, int(round(eps * 1e6)), int(round(fraction * 1e6))])
     target = random_rank_tree(n, r, rng)
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.n, args.ranks, args.eps, args.seeds, args.fractions = [6, 10, 24], [1, 2], [0.2], 5, [1.0, 0.01]
-    from treelearn.learn.rank import eh_sample_size
+    from treelearn.learn.minrank.estimator import eh_sample_size
 
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,7 @@ def run_dataset(X, y, n_classes, splits, seed, models, max_leaves=40, cv=10):
     """Per split and model: (test accuracy, leaves, pruning seconds)."""
     from sklearn.model_selection import train_test_split
 
-    from treelearn.learn.greedy import grow_greedy
+    from treelearn.learn.greedy.estimator import grow_greedy
     from treelearn.prune.pruners import (
         cost_complexity_pruning_path, prune_cost_complexity, prune_with_bound, select_alpha_cv,
     )

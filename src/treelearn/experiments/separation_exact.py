@@ -385,7 +385,7 @@ def purity_gain(criterion: str, mu: float, a: float) -> float:
 
 
 def _h(p):
-    """The binary entropy in bits: treelearn's one definition (``_include/tl_criteria.h``)."""
+    """The binary entropy in bits: treelearn's one definition (``core/criteria.h``)."""
     return float(ENTROPY(p))
 
 

@@ -553,7 +553,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.class_weight = class_weight
 
     def _grower(self, n_classes, schema, criterion):
-        from treelearn.learn.greedy import grow_greedy
+        from treelearn.learn.greedy.estimator import grow_greedy
 
         def grow(Xe, y, w):
             return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,

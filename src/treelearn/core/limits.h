@@ -1,0 +1,209 @@
+// Limits of the exponential searches: time, memory, stop requests, worker threads.
+//
+// * Clock: the deadline (time_limit seconds from a start shared by every thread) and the stop
+//   flag every thread of one search polls; timed_out() reads the clock every 64th call only;
+// * MemoryMeter: the cap of a searcher's memory (cache and work space), its fixed part and the
+//   peak seen;
+// * interrupts: SigintScope installs a SIGINT (Ctrl-C) handler for the duration of a fit (the
+//   previous one restored after, and called by ours, so Python still raises KeyboardInterrupt);
+//   it sets a process-wide flag that every search polls with its clock (interrupted());
+// * DeadlineWatch: a thread that raises the stop flag at the deadline or on Ctrl-C, for searches
+//   whose single calls can be slow (a node over 100,000s of features): the Clock reads the time
+//   only every stride-th call, and 64 calls of 25 ms each overran a deadline by 1.6 s; the flag
+//   itself is checked on every call;
+// * run_workers(T, body): body(t) for t = 0..T-1, each on its own thread. A thread that cannot be
+//   started runs its share in the calling thread after the others (same results, fewer
+//   threads); an exception thrown by a body (std::bad_alloc in a worker, ...) never escapes its
+//   thread: the first one is re-thrown in the caller after every thread has been joined.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tl {
+
+using steady = std::chrono::steady_clock;
+
+// ------------------------------------------------------------------ Ctrl-C
+inline std::atomic<int>& interrupt_flag() {
+    static std::atomic<int> flag{0};
+    return flag;
+}
+inline bool interrupted() { return interrupt_flag().load(std::memory_order_relaxed) != 0; }
+
+using SignalHandler = void (*)(int);
+inline SignalHandler& previous_sigint() {
+    static SignalHandler prev = SIG_DFL;
+    return prev;
+}
+inline void on_sigint(int sig) {
+    interrupt_flag().store(1);
+    SignalHandler prev = previous_sigint();
+    if (prev != SIG_DFL && prev != SIG_IGN && prev != SIG_ERR && prev != on_sigint) prev(sig);
+}
+
+// SIGINT handled by on_sigint while the scope lives (the caller makes sure that one thread at a
+// time opens one: the Python main thread); the flag is cleared on entry. An ignored SIGINT stays
+// ignored.
+class SigintScope {
+  public:
+    SigintScope() {
+        interrupt_flag().store(0);
+        SignalHandler prev = std::signal(SIGINT, on_sigint);
+        if (prev == SIG_ERR) return;
+        if (prev == SIG_IGN) {
+            std::signal(SIGINT, SIG_IGN);
+            return;
+        }
+        previous_sigint() = prev;
+        saved = prev;
+        installed = true;
+    }
+    ~SigintScope() {
+        if (installed) std::signal(SIGINT, saved);
+    }
+    SigintScope(const SigintScope&) = delete;
+    SigintScope& operator=(const SigintScope&) = delete;
+
+  private:
+    SignalHandler saved = SIG_DFL;
+    bool installed = false;
+};
+
+
+// for bindings that cannot hold a C++ object on their stack
+inline SigintScope* open_sigint_scope() { return new SigintScope(); }
+inline void close_sigint_scope(SigintScope* s) { delete s; }
+
+struct Clock {
+    steady::time_point t0;
+    double time_limit;          // seconds, <= 0: none
+    std::atomic<bool>* stop;    // shared by the threads of one search
+    unsigned tick = 0;
+    unsigned stride = 1;        // calls between two reads of the clock (1..64, adaptive)
+    double last = 0.0;          // elapsed() at the last read
+    unsigned reads = 0;         // reads of the clock so far (live counters publish on a new one)
+
+    Clock(steady::time_point start, double limit, std::atomic<bool>* flag) : t0(start), time_limit(limit), stop(flag) {}
+
+    double elapsed() const { return std::chrono::duration<double>(steady::now() - t0).count(); }
+    bool stopped() const { return stop->load(std::memory_order_relaxed); }
+    void request_stop() { stop->store(true); }
+    // true once the search must stop (the flag; the deadline and Ctrl-C). The clock is read
+    // every stride-th call, the stride adapting so that reads are about 1 ms apart: up to 64
+    // calls when calls are cheap (the read costs nothing), down to every call when each call
+    // stands for a lot of work (a node over 100,000 features: 64 of them took seconds)
+    bool timed_out() {
+        if (stop->load(std::memory_order_relaxed)) return true;
+        if (++tick < stride) return false;
+        tick = 0;
+        ++reads;
+        const double now = elapsed();
+        const double gap = now - last;
+        last = now;
+        if (gap > 2e-3 && stride > 1) stride >>= 1;
+        else if (gap < 5e-4 && stride < 64) stride <<= 1;
+        if (interrupted() || (time_limit > 0 && now >= time_limit)) {
+            stop->store(true);
+            return true;
+        }
+        return false;
+    }
+};
+
+// Raises *stop at t0 + time_limit (time_limit > 0) or when Ctrl-C is seen (polled every 20 ms),
+// from a thread of its own, for as long as it lives (the destructor wakes and joins it). When
+// `active` is false, or no thread can be started, it does nothing: the clocks' own reads still
+// stop the search, only less promptly.
+class DeadlineWatch {
+  public:
+    DeadlineWatch(steady::time_point t0, double time_limit, std::atomic<bool>* stop, bool active) {
+        if (!active) return;
+        try {
+            th = std::thread([this, t0, time_limit, stop]() { watch(t0, time_limit, stop); });
+        } catch (...) {  // std::system_error (no thread), std::bad_alloc
+        }
+    }
+    ~DeadlineWatch() {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            done = true;
+        }
+        cv.notify_all();
+        if (th.joinable()) th.join();
+    }
+    DeadlineWatch(const DeadlineWatch&) = delete;
+    DeadlineWatch& operator=(const DeadlineWatch&) = delete;
+
+  private:
+    std::thread th;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+
+    void watch(steady::time_point t0, double time_limit, std::atomic<bool>* stop) noexcept {
+        const auto deadline = t0 + std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(
+                                       time_limit > 0 ? time_limit : 1e9));
+        std::unique_lock<std::mutex> lock(mu);
+        while (!done) {
+            const auto next = std::min(deadline, steady::now() + std::chrono::milliseconds(20));
+            cv.wait_until(lock, next);
+            if (done) return;
+            if (interrupted() || (time_limit > 0 && steady::now() >= deadline)) {
+                stop->store(true);
+                return;
+            }
+        }
+    }
+};
+
+struct MemoryMeter {
+    double cap;             // bytes
+    double fixed = 0.0;     // work space held for the whole search
+    double peak = 0.0;
+    explicit MemoryMeter(double cap_bytes) : cap(cap_bytes) {}
+    void note(double variable_bytes) {
+        const double now = fixed + variable_bytes;
+        if (now > peak) peak = now;
+    }
+};
+
+// body(t) for t = 0..T-1 on T threads (see the header comment)
+template <typename Body>
+void run_workers(int T, Body&& body) {
+    if (T <= 1) {  // one share: the calling thread (a thread start and join per call costs more
+        body(0);   // than small bodies, and a loaded machine makes the caller wait for its slot)
+        return;
+    }
+    std::exception_ptr first;
+    std::mutex mu;
+    auto guarded = [&](int t) {
+        try {
+            body(t);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (!first) first = std::current_exception();
+        }
+    };
+    std::vector<std::thread> th;
+    std::vector<int> inline_ts;
+    th.reserve(T);
+    for (int t = 0; t < T; ++t) {
+        try {
+            th.emplace_back(guarded, t);
+        } catch (...) {  // std::system_error (no thread), std::bad_alloc
+            inline_ts.push_back(t);
+        }
+    }
+    for (int t : inline_ts) guarded(t);
+    for (auto& x : th) x.join();
+    if (first) std::rethrow_exception(first);
+}
+
+}  // namespace tl

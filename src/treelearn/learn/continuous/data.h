@@ -1,0 +1,290 @@
+// Continuous optimal search (issue 13), part 1 of 6: parameters, results, sorted-column data.
+//
+// The search's files, by responsibility:
+//   _continuous_data.h    Params/Output, trees (Sol), the ranked columns and views, depth-1 scans
+//   _continuous_depth2.h  the specialised depth-2 solver (both children of one root threshold)
+//   _continuous_bounds.h  interval bounds over the thresholds of one feature
+//   _continuous_cache.h   the (rows, depth) cache with lower bounds, memory capped, thread safe
+//   _continuous_search.h  branch and bound, limits (tl_limits.h) and root-level threads
+//   _continuous_lookahead.h  the Top-k incumbent: a restricted search run before the exact one
+//
+// Data: every column is ranked once (rank = index of the distinct value); a node's rows are held
+// as a "view": per feature, its (row, rank) pairs in ascending order of that feature. Splitting a
+// view is a stable partition of every feature's list (O(rows x features)), so children stay
+// sorted without sorting again.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#ifndef TL_INLINE
+#define TL_INLINE __attribute__((always_inline)) inline
+#endif
+
+namespace tl::cont {
+
+typedef int (*interrupt_fn_t)(void*);
+
+struct Params {
+    int n = 0, F = 0, C = 0;
+    const double* X = nullptr;   // feature-major: X[f * n + i]
+    const int64_t* y = nullptr;  // class codes 0..C-1
+    const double* w = nullptr;   // weights, nullptr = all ones
+    // per column, where its missing values (NaN) sort: 1 before every value (they go left at
+    // every split), 2 after every value (they go right); 0 or nullptr: the column has none. A
+    // column with missing values is searched twice, once each way: every threshold of either
+    // column is a split "x >= t" with one missing direction, so the search is exact over both.
+    const int8_t* nan_mode = nullptr;
+    int max_depth = 2;
+    double upper_bound = 0.0;    // only trees of error < upper_bound are searched; <= 0: none given
+    double time_limit = 0.0;     // seconds, <= 0: none
+    double* progress = nullptr;  // live counters for verbose (tl_progress.h), or none
+    double mem_limit_bytes = 1e9;
+    int n_threads = 1;           // root-level features farmed to this many threads
+    // ablation switches (none changes the result, only the time)
+    int use_cache = 1, use_intervals = 1, use_skip = 0, use_d2 = 1, start_best = 0;
+    // the root split searched first (the anytime order: the Top-k incumbent's root, whose subtrees
+    // the exact search then solves; -1: none): a column and a threshold of it. The search meets
+    // splits in another order only; the tie rule makes the tree the same.
+    int root_hint_feature = -1;
+    double root_hint_threshold = 0.0;
+    interrupt_fn_t interrupt_cb = nullptr;  // polled by the calling thread only (it may run Python)
+    void* interrupt_ctx = nullptr;
+};
+
+struct Output {
+    std::vector<int> feature, left, right;  // preorder tree; leaf: feature -1
+    std::vector<double> threshold;
+    double cost = 0.0, lower_bound = 0.0;
+    bool timed_out = false, interrupted = false, memory_error = false;
+    long long evaluations = 0, d2_evaluations = 0, nodes = 0, cache_hits = 0, cache_entries = 0;
+    double peak_bytes = 0.0, fixed_bytes = 0.0;
+    int threads_used = 1;
+};
+
+namespace detail {
+
+struct Entry {
+    int32_t row;
+    int32_t rank;
+};
+
+// ------------------------------------------------------------------ trees
+struct TNode {
+    int feature;  // -1: leaf
+    double thr;
+    int right;    // index of the right child (left child = next node), preorder
+};
+
+typedef std::vector<TNode> Sol;
+
+inline Sol leaf_sol() { return Sol(1, TNode{-1, 0.0, -1}); }
+
+inline Sol join(int f, double thr, const Sol& L, const Sol& R) {
+    Sol s;
+    s.reserve(1 + L.size() + R.size());
+    s.push_back(TNode{f, thr, (int)(1 + L.size())});
+    for (const TNode& t : L) s.push_back(TNode{t.feature, t.thr, t.feature >= 0 ? t.right + 1 : -1});
+    int off = (int)(1 + L.size());
+    for (const TNode& t : R) s.push_back(TNode{t.feature, t.thr, t.feature >= 0 ? t.right + off : -1});
+    return s;
+}
+
+struct Res {
+    double lb = 0.0;    // lower bound on the optimal error of the subproblem
+    double cost = 0.0;  // error of sol (a valid tree, at worst the leaf)
+    Sol sol;
+};
+
+// the best depth-1 tree of a subset (one side of a depth-2 evaluation, or a node's depth-1 pass)
+struct Side {
+    double T = 0.0;          // total weight
+    double best = 0.0;       // best error so far (starts at the leaf error)
+    int bf = -1;             // best feature (-1: leaf)
+    int brl = 0, brr = 0;    // ranks either side of the best threshold
+    // per-feature scan state
+    double tot = 0.0, skip = -1.0;
+    int prev = -1;
+    bool done = false;
+};
+
+// ------------------------------------------------------------------ the ranked columns
+// Read-only after build(): shared by every thread of a search.
+struct Columns {
+    int n = 0, F = 0, C = 0;
+    bool weighted = false;
+    double eps = 1e-9;                        // tolerance of error comparisons (scaled by total weight)
+    std::vector<std::vector<double>> vals;    // per feature: distinct values, ascending
+    std::vector<int32_t> lab;
+    std::vector<double> wt;
+    std::vector<Entry> root_view;             // F * n
+
+    double wof(int r) const { return weighted ? wt[r] : 1.0; }
+
+    void build(const Params& P) {
+        n = P.n;
+        F = P.F;
+        C = P.C;
+        weighted = P.w != nullptr;
+        lab.resize(n);
+        for (int i = 0; i < n; ++i) lab[i] = (int32_t)P.y[i];
+        double W = n;
+        if (weighted) {
+            wt.assign(P.w, P.w + n);
+            W = 0.0;
+            for (int i = 0; i < n; ++i) W += wt[i];
+        }
+        eps = 1e-9 * std::max(1.0, W);
+        vals.assign(F, std::vector<double>());
+        root_view.resize((size_t)F * n);
+        std::vector<int32_t> idx(n);
+        for (int f = 0; f < F; ++f) rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
+    }
+
+    // rows in ascending order of x; missing values (NaN, one rank of their own, value NaN in
+    // vals) first for nan_mode 1, last otherwise
+    void rank_column(int f, const double* x, int nan_mode, std::vector<int32_t>& idx) {
+        int nm = 0;
+        for (int i = 0; i < n; ++i) nm += std::isnan(x[i]) ? 1 : 0;
+        const int start = nan_mode == 1 ? nm : 0;  // where the present values go in idx
+        int a = 0, b = 0;
+        for (int i = 0; i < n; ++i) {
+            if (std::isnan(x[i]))
+                idx[(nan_mode == 1 ? 0 : n - nm) + b++] = i;
+            else
+                idx[start + a++] = i;
+        }
+        std::stable_sort(idx.begin() + start, idx.begin() + start + (n - nm),
+                         [x](int32_t p, int32_t q) { return x[p] < x[q]; });
+        int r = -1;
+        double prevv = 0.0;
+        bool prev_nan = false;
+        Entry* v = root_view.data() + (size_t)f * n;
+        for (int i = 0; i < n; ++i) {
+            double xv = x[idx[i]];
+            bool is_nan = std::isnan(xv);
+            if (r < 0 || is_nan != prev_nan || (!is_nan && xv != prevv)) {
+                ++r;
+                vals[f].push_back(xv);
+                prevv = xv;
+                prev_nan = is_nan;
+            }
+            v[i] = Entry{idx[i], r};
+        }
+    }
+
+    // the node-local midpoint between the distinct values of ranks rl < rr; next to the missing
+    // values' rank: +inf when they are above (every value goes left, the missing ones right),
+    // the lowest value when they are below (every value goes right, the missing ones left)
+    double thr_of(int f, int rl, int rr) const {
+        double a = vals[f][rl], b = vals[f][rr];
+        if (std::isnan(b)) return std::numeric_limits<double>::infinity();
+        if (std::isnan(a)) return b;
+        double t = a + (b - a) * 0.5;
+        if (!(t > a) || t > b) t = b;  // a and b adjacent doubles: b itself still separates them
+        return t;
+    }
+
+    void totals(const Entry* v, int m, double* cnt) const {
+        std::fill(cnt, cnt + C, 0.0);
+        for (int i = 0; i < m; ++i) cnt[lab[v[i].row]] += wof(v[i].row);
+    }
+
+    double leaf_err(const double* cnt) const {
+        double s = 0.0, mx = 0.0;
+        for (int c = 0; c < C; ++c) {
+            s += cnt[c];
+            mx = std::max(mx, cnt[c]);
+        }
+        return s - mx;
+    }
+
+    Sol side_sol(const Side& S) const {
+        if (S.bf < 0) return leaf_sol();
+        Sol s;
+        s.push_back(TNode{S.bf, thr_of(S.bf, S.brl, S.brr), 2});
+        s.push_back(TNode{-1, 0.0, -1});
+        s.push_back(TNode{-1, 0.0, -1});
+        return s;
+    }
+
+    // split view (m rows) at "first p rows of feature f go left" into out (left block, then
+    // right); side: n scratch ints
+    void split_view(const Entry* view, int m, int f, int p, Entry* out, int32_t* side) const {
+        const Entry* vf = view + (size_t)f * m;
+        for (int i = 0; i < m; ++i) side[vf[i].row] = i < p ? 0 : 1;
+        int mr = m - p;
+        Entry* L = out;
+        Entry* R = out + (size_t)F * p;
+        for (int g = 0; g < F; ++g) {
+            const Entry* v = view + (size_t)g * m;
+            Entry* lo = L + (size_t)g * p;
+            Entry* ro = R + (size_t)g * mr;
+            int a = 0, b = 0;
+            for (int i = 0; i < m; ++i) {
+                const Entry& e = v[i];
+                if (side[e.row] == 0)
+                    lo[a++] = e;
+                else
+                    ro[b++] = e;
+            }
+        }
+    }
+
+    // best depth-1 split of every feature: its error (ferr) and the index of its threshold
+    // among the feature's boundaries (fbest, -1: constant here); the node's best depth-1 tree
+    // in s: the first strict improvement over the leaf in the features' order `order` (nullptr:
+    // column order), thresholds ascending. cnt: C scratch doubles
+    void depth1_all(const Entry* view, int m, const double* tot, double* ferr, int* fbest, Side& s,
+                    double* cnt, const int* order = nullptr) const {
+        double T = 0.0;
+        for (int c = 0; c < C; ++c) T += tot[c];
+        s.T = T;
+        s.best = leaf_err(tot);
+        s.bf = -1;
+        for (int oi = 0; oi < F; ++oi) {
+            const int f = order ? order[oi] : oi;
+            const Entry* v = view + (size_t)f * m;
+            std::fill(cnt, cnt + C, 0.0);
+            double acc = 0.0, fb = std::numeric_limits<double>::infinity();
+            int k = -1, kb = -1, prev = v[0].rank, brl = 0, brr = 0;
+            for (int i = 0; i < m; ++i) {
+                const Entry& e = v[i];
+                if (e.rank != prev) {
+                    ++k;
+                    double ml = 0.0, mr = 0.0;
+                    for (int c = 0; c < C; ++c) {
+                        ml = std::max(ml, cnt[c]);
+                        mr = std::max(mr, tot[c] - cnt[c]);
+                    }
+                    double err = (acc - ml) + ((T - acc) - mr);
+                    if (err < fb - eps) {
+                        fb = err;
+                        kb = k;
+                        brl = prev;
+                        brr = e.rank;
+                    }
+                    prev = e.rank;
+                }
+                double ww = wof(e.row);
+                cnt[lab[e.row]] += ww;
+                acc += ww;
+            }
+            ferr[f] = fb;
+            fbest[f] = kb;
+            if (kb >= 0 && fb < s.best - eps) {
+                s.best = fb;
+                s.bf = f;
+                s.brl = brl;
+                s.brr = brr;
+            }
+        }
+    }
+};
+
+}  // namespace detail
+}  // namespace tl::cont

@@ -1,0 +1,546 @@
+// Optimal classification trees over every threshold of numeric columns (issue 13), part 5 of 6:
+// branch and bound, limits and threads. The other parts: _continuous_data.h (the file map is in
+// its header comment), _continuous_depth2.h, _continuous_bounds.h, _continuous_cache.h,
+// _continuous_lookahead.h.
+//
+// The same objective as the binary search (topk/): minimum weighted training misclassifications
+// over all trees of depth <= max_depth whose splits are "x_f >= t", here with t ranging over
+// every node-local midpoint between adjacent distinct values of x_f (categorical columns arrive
+// one-hot as 0/1 columns). The search follows the ideas of ConTree (Brita, van der Linden,
+// Demirovic: dynamic programming with branch and bound over sorted feature data); the code is
+// written for treelearn.
+//
+// * A node: its leaf error, the cache, a depth-1 pass over every feature (incumbent, and the
+//   order in which features are searched: best depth-1 error first); then, per feature, the
+//   interval search of _continuous_bounds.h over its thresholds.
+// * A threshold: at depth 2 the specialised solver of _continuous_depth2.h; deeper, the view is
+//   split and both children solved recursively with upper bounds (the smaller child first, the
+//   other with the remaining budget).
+// * Anytime: an initial upper bound (the greedy tree's error) prunes from the start; on the time
+//   limit, Ctrl-C or an interrupt callback the best tree found is returned with a valid lower
+//   bound.
+// * Threads (n_threads > 1): the root's features are farmed to workers (tl::run_workers:
+//   no exception escapes a thread), each with its own buffers, sharing the root's incumbent
+//   (under a mutex), the cache and the stop flag. The same tree as one thread (the tie rule).
+// * The tie rule (the returned tree is a function of the data alone): at every node, the leaf if
+//   no tree of the depth budget is better; else the node's best depth-1 tree (the pass's first
+//   strict improvement: features in column order at a node with budget >= 2, in the parent's
+//   order at a depth-1 child) if no deeper tree is better; else, among the root splits of the
+//   smallest error, the first in a fixed order: features by their position in the node's order
+//   (best depth-1 error first, ties by column), then the feature's thresholds ascending; the
+//   children are their own canonical subtrees. The search meets the splits in another order
+//   (bisection, shaped by the bounds; features dealt to threads or Dask shares,
+//   _continuous_share.h), so it keeps the smallest (error, position, threshold) it meets: a
+//   split that comes before the incumbent is searched for ties too, one after it only below
+//   it (Incumbent::bound_at), and bounds skip only splits that lose that comparison. Whatever
+//   was met first, the result is the same tree. Errors are compared with the search's tolerance eps
+//   (1e-9 of the total weight): exact with unit or integer weights; with fractional weights two
+//   trees closer than eps may be taken in either order.
+// No recursion whose depth grows with the number of rows (recursion depth = tree depth).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+#include "bounds.h"
+#include "cache.h"
+#include "data.h"
+#include "depth2.h"
+#include "core/limits.h"
+#include "core/progress.h"
+
+namespace tl::cont {
+
+namespace detail {
+
+class Worker;
+
+// what the threads of one search share
+struct Shared {
+    const Params& P;
+    const Columns& D;
+    Cache cache;
+    std::atomic<bool> stop{false};
+    std::atomic<bool> cb_interrupted{false};
+    std::mutex root_mu;  // guards the root's incumbent while threads share it
+    tl::steady::time_point t0;
+    std::vector<Worker*> workers;  // workers[0] runs on the calling thread when alone
+    Shared(const Params& p, const Columns& d, double fixed)
+        : P(p), D(d), cache(p.mem_limit_bytes, fixed), t0(tl::steady::now()) {}
+};
+
+// the incumbent of one node and the tie rule's bounds. (pos, kth): the position (in the node's
+// feature order) of the root feature of sol and the index of its threshold among the feature's
+// boundaries; pos -1 for the leaf or the depth-1 tree (they come first). A split (p, k) is taken
+// when its error is below bound_at(p, k) - eps: below the incumbent's error, or up to a tie when
+// (p, k) comes before (pos, kth); never at or above the caller's bound UB0; and up to a tie with
+// `ext`, the best error other shares found (Dask). bound_at(p, k) holds for every threshold of an
+// interval ending at k: an interval lies wholly on one side of kth. mu: set while threads share
+// the incumbent (the root), then every read and write holds it.
+struct Incumbent {
+    double UB0 = 0.0, eps = 0.0, cost = 0.0;
+    double ext = std::numeric_limits<double>::infinity();
+    int pos = -1, kth = -1;
+    Sol sol;
+    std::mutex* mu = nullptr;
+
+    void init(double UB, double cost0, const Sol& s, double e) {
+        UB0 = UB;
+        cost = cost0;
+        sol = s;
+        eps = e;
+    }
+    double bound_at(int p, int k) const {
+        if (!mu) return raw_bound(p, k);
+        std::lock_guard<std::mutex> lock(*mu);
+        return raw_bound(p, k);
+    }
+    double best() const {
+        if (!mu) return cost;
+        std::lock_guard<std::mutex> lock(*mu);
+        return cost;
+    }
+    // split (p, k) whose tree has error total (built by make() only when it is taken)
+    template <typename Make>
+    void offer(int p, int k, double total, Make make) {
+        std::unique_lock<std::mutex> lock;
+        if (mu) lock = std::unique_lock<std::mutex>(*mu);
+        if (total < raw_bound(p, k) - eps) {
+            cost = total;
+            pos = p;
+            kth = k;
+            sol = make();
+        }
+    }
+
+  private:
+    double raw_bound(int p, int k) const {
+        const bool first = p < pos || (p == pos && k < kth);  // comes before the incumbent: ties too
+        double b = std::min(UB0, first ? cost + 2.0 * eps : cost);
+        return std::min(b, ext + 2.0 * eps);
+    }
+};
+
+// one node's data for the search of its features' thresholds
+struct NodeCtx {
+    const Entry* view;
+    int m, d, level;
+    const int* order;  // features, best depth-1 error first
+    const int* fbest;  // per feature: index of its best depth-1 threshold (-1: constant here)
+};
+
+// one node between its depth-1 pass and its result (Worker::open_node, close_node)
+struct Node {
+    std::vector<double> tot, cnt, ferr;
+    std::vector<int> fbest, order;
+    Res res;  // the answer when open_node settles the node, else the leaf or depth-1 tree
+    uint64_t h = 0;
+    bool cacheable = false;
+    double lb_open = std::numeric_limits<double>::infinity();  // bounds of what a stop left unsearched
+    Incumbent inc;
+    NodeCtx nc{};
+};
+
+class Worker {
+  public:
+    long long evals = 0, nodes = 0, hits = 0;
+    Depth2 d2;
+
+    Worker(Shared& s, int levels, bool on_caller)
+        : d2(s.D, s.P.use_skip != 0), S(s), P(s.P), D(s.D), side(s.D.n), buf(levels + 1),
+          clock(s.t0, s.P.time_limit, &s.stop), caller(on_caller) {
+        for (int l = 0; l < levels; ++l) buf[l].resize((size_t)D.F * D.n);
+        feed.p = s.P.progress;
+    }
+
+    // the optimal tree of depth <= d over the view's m rows (porder: the parent's feature order,
+    // used by a depth-1 node's pass)
+    Res solve(const Entry* view, int m, int d, double UB, int level, const int* porder = nullptr);
+
+    // the node's leaf, cache and depth-1 pass: true when they settle it (nd.res is the answer);
+    // else nd is ready for the search of its features
+    bool open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder);
+
+    // the interval search over the thresholds of the feature at position oi of the node's order
+    // (the root hint's threshold first when oi is its feature at the root)
+    void search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti, double& lb_open);
+
+    // the positions of the node's order in the order the root searches them: the root hint's
+    // feature first, then the node's order
+    std::vector<int> root_visit_order(const Node& nd) const;
+
+    bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
+
+    // the children's views of a node at this level, and n scratch ints (the Top-k incumbent,
+    // _continuous_lookahead.h, splits its nodes with them)
+    Entry* level_buffer(int level) { return buf[level].data(); }
+    int32_t* side_scratch() { return side.data(); }
+
+  private:
+    Shared& S;
+    const Params& P;
+    const Columns& D;
+    std::vector<int32_t> side;
+    std::vector<std::vector<Entry>> buf;  // per level: F * n, the children's views
+    tl::Clock clock;
+    bool caller;  // runs on the calling thread: may poll the interrupt callback (it may run Python)
+    double last_cb = 0.0;
+    tl::Feed feed;  // live counters (verbose): written where the clock is read
+
+    bool check_stop() {
+        if (feed.due(clock)) publish();
+        if (clock.timed_out()) return true;
+        if (caller) return poll_callback();
+        return false;
+    }
+    bool poll_callback();
+    void publish() {  // live counters (verbose); the shared cache's size from a lone worker only (no lock)
+        feed.counts((double)nodes, 0.0);
+        if (caller) tl::store(feed.p, tl::CACHE, (double)S.cache.n_entries());
+    }
+    bool cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res);
+    void eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv, const ThresholdIntervals& ti,
+                        Incumbent& inc, double bl, double br, double& cl, double& cr, double& lb_open);
+    void search_root_parallel(Node& nd);
+    Res close_node(Node& nd, double UB);
+};
+
+
+inline bool Worker::poll_callback() {
+    if (!P.interrupt_cb) return false;
+    double el = clock.elapsed();
+    if (el - last_cb < 0.2) return false;
+    last_cb = el;
+    if (P.interrupt_cb(P.interrupt_ctx)) {
+        S.cb_interrupted.store(true);
+        S.stop.store(true);
+        return true;
+    }
+    return false;
+}
+
+// the cache's answer for these rows and depth, if it settles the node (res filled in)
+inline bool Worker::cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res) {
+    h = Cache::hash_rows(view, m, d);
+    CacheHit e;
+    S.cache.lookup(h, view, m, d, e);
+    if (!e.found) return false;
+    if (e.exact) {
+        ++hits;
+        res.lb = e.lb;
+        res.cost = e.cost;
+        res.sol = std::move(e.sol);
+        return true;
+    }
+    if (e.lb >= UB - D.eps) {
+        ++hits;
+        res.lb = e.lb;
+        return true;
+    }
+    return false;
+}
+
+// the optimal tree of depth <= d over the view's m rows, searched among trees of error < UB;
+// res.cost/res.sol: the best tree found (at worst the leaf), res.lb a lower bound. When the
+// optimum is below UB - eps the tree is the tie rule's (see the header), whatever the cache holds
+inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, const int* porder) {
+    ++nodes;
+    Node nd;
+    if (open_node(nd, view, m, d, UB, level, porder)) return std::move(nd.res);
+    if (level == 0 && S.workers.size() > 1) {
+        search_root_parallel(nd);
+    } else {
+        ThresholdIntervals ti;
+        ti.on = P.use_intervals != 0;
+        const std::vector<int> visit = level == 0 ? root_visit_order(nd) : std::vector<int>();
+        for (int i = 0; i < D.F; ++i) {
+            const int oi = level == 0 ? visit[i] : i;
+            if (stopped()) {
+                nd.lb_open = 0.0;
+                break;
+            }
+            if (nd.fbest[nd.order[oi]] < 0) continue;  // constant on this node
+            search_feature(nd.nc, oi, nd.inc, ti, nd.lb_open);
+            if (nd.inc.bound_at(D.F, 0) <= D.eps) break;  // no later feature can be taken
+        }
+    }
+    return close_node(nd, UB);
+}
+
+inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder) {
+    const double eps = D.eps;
+    Res& res = nd.res;
+    nd.tot.resize(D.C);
+    nd.cnt.resize(D.C);
+    D.totals(view, m, nd.tot.data());
+    double leaf = D.leaf_err(nd.tot.data());
+    res.sol = leaf_sol();
+    res.cost = leaf;
+    res.lb = leaf;
+    if (d == 0 || leaf <= eps) return true;
+    res.lb = 0.0;
+    if (UB <= eps) return true;  // nothing can be below the bound; 0 is a valid lower bound
+
+    // a set below a single split is a prefix or suffix of one column: only sets two or more splits
+    // down can be reached along different paths
+    nd.cacheable = P.use_cache && level >= 2 && d >= 2;
+    if (nd.cacheable && cached(view, m, d, UB, nd.h, res)) return true;
+
+    // depth-1 pass: incumbent, feature order, first threshold per feature
+    nd.ferr.resize(D.F);
+    nd.fbest.resize(D.F);
+    Side s1;
+    D.depth1_all(view, m, nd.tot.data(), nd.ferr.data(), nd.fbest.data(), s1, nd.cnt.data(), d == 1 ? porder : nullptr);
+    if (s1.bf >= 0 && s1.best < res.cost - eps) {
+        res.cost = s1.best;
+        res.sol = D.side_sol(s1);
+    }
+    if (d == 1 || res.cost <= eps) {  // depth 1 is exact; a zero error cannot be beaten
+        res.lb = res.cost;
+        return true;
+    }
+    nd.order.resize(D.F);
+    for (int f = 0; f < D.F; ++f) nd.order[f] = f;
+    const std::vector<double>& ferr = nd.ferr;
+    std::stable_sort(nd.order.begin(), nd.order.end(), [&](int a, int b) { return ferr[a] < ferr[b]; });
+    nd.inc.init(UB, res.cost, res.sol, eps);
+    if (level == 0) feed.incumbent(std::min(UB, res.cost));  // live counters (verbose): the root's first incumbent
+    nd.nc = NodeCtx{view, m, d, level, nd.order.data(), nd.fbest.data()};
+    return false;
+}
+
+inline Res Worker::close_node(Node& nd, double UB) {
+    const double eps = D.eps;
+    Res res;
+    res.cost = nd.inc.cost;
+    res.sol = std::move(nd.inc.sol);
+    if (stopped()) {
+        res.lb = std::max(0.0, std::min({res.cost, UB, nd.lb_open}));
+        return res;
+    }
+    bool exact = res.cost < UB - eps;
+    res.lb = exact ? res.cost : UB;
+    if (res.lb > res.cost) res.lb = res.cost;
+    if (nd.cacheable) S.cache.store(nd.h, nd.nc.view, nd.nc.m, nd.nc.d, res.lb, exact, res.cost, res.sol);
+    return res;
+}
+
+inline std::vector<int> Worker::root_visit_order(const Node& nd) const {
+    std::vector<int> visit;
+    visit.reserve(D.F);
+    for (int oi = 0; oi < D.F; ++oi)
+        if (nd.order[oi] == P.root_hint_feature) visit.push_back(oi);
+    for (int oi = 0; oi < D.F; ++oi)
+        if (nd.order[oi] != P.root_hint_feature) visit.push_back(oi);
+    return visit;
+}
+
+// the root's features farmed to every worker; each keeps its own intervals and buffers
+inline void Worker::search_root_parallel(Node& nd) {
+    std::atomic<int> next{0};
+    std::mutex mu;
+    const int T = (int)S.workers.size();
+    const std::vector<int> visit = root_visit_order(nd);
+    nd.inc.mu = &S.root_mu;
+    tl::run_workers(T, [&](int t) {
+        Worker& w = *S.workers[t];
+        ThresholdIntervals ti;
+        ti.on = P.use_intervals != 0;
+        double lbo = std::numeric_limits<double>::infinity();
+        try {
+            for (;;) {
+                int i = next.fetch_add(1);
+                if (i >= D.F) break;
+                const int oi = visit[i];
+                if (w.stopped()) {
+                    lbo = 0.0;
+                    break;
+                }
+                if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= D.eps) continue;
+                w.search_feature(nd.nc, oi, nd.inc, ti, lbo);
+            }
+        } catch (...) {
+            S.stop.store(true);  // the others stop too; run_workers re-throws in the caller
+            throw;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        nd.lb_open = std::min(nd.lb_open, lbo);
+    });
+    nd.inc.mu = nullptr;
+}
+
+inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti,
+                                   double& lb_open) {
+    const double eps = D.eps;
+    const int f = nc.order[oi];
+    ti.init(nc.view + (size_t)f * nc.m, nc.m, D);
+    int fb = P.start_best ? nc.fbest[f] : -1;  // the first threshold searched, if any
+    if (nc.level == 0 && f == P.root_hint_feature) {  // the boundary the hint's threshold falls on
+        const Entry* vf = nc.view + (size_t)f * nc.m;
+        const std::vector<double>& vals = D.vals[f];
+        const double t = P.root_hint_threshold;
+        auto below = [&](int k) { return vals[vf[ti.pos[k]].rank] < t; };  // k's right value < t
+        int lo = 0, hi = ti.K;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (below(mid)) lo = mid + 1; else hi = mid;
+        }
+        if (lo < ti.K && !(vals[vf[ti.pos[lo] - 1].rank] >= t)) fb = lo;  // x >= t splits there
+    }
+    bool first = true;
+    while (ti.pending()) {
+        Interval iv = ti.next();
+        if (stopped()) {
+            lb_open = std::min(lb_open, ti.open_bound(ti.head - 1));  // what is left of this feature
+            return;
+        }
+        if (!ti.shrink(iv, inc.bound_at(oi, iv.b), eps)) continue;
+        int k = (iv.a + iv.b) / 2;  // bisection (first: the root hint, or with start_best the best depth-1 threshold)
+        if (first && fb >= iv.a && fb <= iv.b) k = fb;
+        first = false;
+        double bl, br, cl, cr;
+        ti.bound_at(k, iv.lo, iv.hi, bl, br);
+        eval_threshold(nc, oi, k, iv, ti, inc, bl, br, cl, cr, lb_open);
+        if (nc.level == 0) feed.incumbent(inc.best());  // live counters (verbose): the root's best
+        cl = std::max(cl, bl);
+        cr = std::max(cr, br);
+        ti.record(k, cl, cr);
+        if (inc.bound_at(oi, -1) <= eps) return;  // (the lowest threshold's bound: the largest)
+        if (check_stop()) lb_open = std::min(lb_open, ti.open_around(iv, k, cl, cr));
+        ti.split(iv, k);
+    }
+}
+
+// threshold k of the feature at position oi: the best trees of both children (bounds cl, cr),
+// offered to inc
+inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv,
+                                   const ThresholdIntervals& ti, Incumbent& inc, double bl, double br,
+                                   double& cl, double& cr, double& lb_open) {
+    const double eps = D.eps;
+    const int f = nc.order[oi];
+    const Entry* vf = nc.view + (size_t)f * nc.m;
+    const int p = ti.pos[k], m = nc.m, d = nc.d;
+    ++evals;
+    auto thr = [&]() { return D.thr_of(f, vf[p - 1].rank, vf[p].rank); };
+    if (d == 2 && P.use_d2) {
+        Side sd[2];
+        double lbs[2] = {bl, br};
+        d2.eval(nc.view, m, f, p, sd, nc.order, lbs);
+        cl = sd[0].best;
+        cr = sd[1].best;
+        inc.offer(oi, k, cl + cr, [&]() { return join(f, thr(), D.side_sol(sd[0]), D.side_sol(sd[1])); });
+        return;
+    }
+    Entry* child = buf[nc.level].data();
+    D.split_view(nc.view, m, f, p, child, side.data());
+    const Entry* Lv = child;
+    const Entry* Rv = child + (size_t)D.F * p;
+    const int mr = m - p;
+    const bool left_first = p < mr;
+    const double slack = ti.slack(iv, k);
+    const int* porder = d - 1 == 1 ? nc.order : nullptr;  // a depth-1 child's pass: this node's order
+    double ub = inc.bound_at(oi, k);
+    Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, nc.level + 1, porder)
+                        : solve(Rv, mr, d - 1, ub - bl, nc.level + 1, porder);
+    const double other_b = left_first ? br : bl;
+    Res r2;
+    bool have2 = false;
+    ub = inc.bound_at(oi, k);
+    if (!stopped() && r1.lb + other_b < ub - eps) {
+        double base = (r1.cost <= r1.lb + eps) ? r1.cost : r1.lb;
+        // the first child's search used the next level's buffer: this level's views are intact
+        r2 = left_first ? solve(Rv, mr, d - 1, ub - base + slack, nc.level + 1, porder)
+                        : solve(Lv, p, d - 1, ub - base + slack, nc.level + 1, porder);
+        have2 = true;
+    }
+    double l1 = r1.lb, l2 = have2 ? r2.lb : other_b;
+    cl = left_first ? l1 : l2;
+    cr = left_first ? l2 : l1;
+    if (have2) {
+        inc.offer(oi, k, r1.cost + r2.cost, [&]() {
+            return left_first ? join(f, thr(), r1.sol, r2.sol) : join(f, thr(), r2.sol, r1.sol);
+        });
+    }
+    if (stopped()) lb_open = std::min(lb_open, cl + cr);
+}
+
+// a tree as preorder arrays with explicit children
+inline void write_tree(const Sol& s, Output& out) {
+    const int N = (int)s.size();
+    out.feature.resize(N);
+    out.threshold.resize(N);
+    out.left.resize(N);
+    out.right.resize(N);
+    for (int i = 0; i < N; ++i) {
+        out.feature[i] = s[i].feature;
+        out.threshold[i] = s[i].thr;
+        out.left[i] = s[i].feature >= 0 ? i + 1 : -1;
+        out.right[i] = s[i].feature >= 0 ? s[i].right : -1;
+    }
+}
+
+// memory the search needs before any cache: the ranked columns, and per worker its buffers
+inline double worker_bytes(const Params& P, int levels) {
+    return 8.0 * (double)P.F * P.n * levels + 8.0 * P.n + 64.0 * P.C;
+}
+inline double fixed_bytes(const Params& P, int levels) {
+    return 8.0 * (double)P.F * P.n + worker_bytes(P, levels) + 4.0 * P.n + 13.0 * P.n;
+}
+// buffers for the children of nodes with depth budget >= 3 (>= 2 without the depth-2 solver)
+inline int buffer_levels(const Params& P) { return std::max(0, P.max_depth - (P.use_d2 ? 2 : 1)); }
+
+}  // namespace detail
+
+// the whole search: columns ranked once, workers set up within the memory cap, the root solved
+inline void run_continuous(const Params& P, Output& out) {
+    using namespace detail;
+    const int n = P.n, F = P.F, D_ = P.max_depth;
+    const int levels = buffer_levels(P);
+    const double per_worker = worker_bytes(P, levels);
+    double fixed = fixed_bytes(P, levels);
+    out.fixed_bytes = fixed;
+    if (fixed > P.mem_limit_bytes) {
+        out.memory_error = true;
+        return;
+    }
+    int T = std::max(1, std::min(P.n_threads, std::max(1, F)));
+    if (D_ < 2 || n == 0) T = 1;
+    while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
+    fixed += (T - 1) * per_worker;
+    Columns cols;
+    cols.build(P);
+    Shared S(P, cols, fixed);
+    tl::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * n >= 65536.0);  // slow nodes: stop on time
+    std::vector<std::unique_ptr<Worker>> ws;
+    for (int t = 0; t < T; ++t) {
+        ws.emplace_back(new Worker(S, levels, T == 1));
+        S.workers.push_back(ws.back().get());
+    }
+    double UB = P.upper_bound > 0 ? P.upper_bound : std::numeric_limits<double>::infinity();
+    Res r = (n > 0 && F > 0) ? ws[0]->solve(cols.root_view.data(), n, D_, UB, 0) : Res();
+    if (n > 0 && F == 0) {
+        std::vector<double> tot(P.C, 0.0);
+        for (int i = 0; i < n; ++i) tot[cols.lab[i]] += cols.wof(i);
+        r.cost = r.lb = cols.leaf_err(tot.data());
+        r.sol = leaf_sol();
+    }
+    const bool stopped = S.stop.load();
+    out.interrupted = stopped && (S.cb_interrupted.load() || tl::interrupted());
+    out.timed_out = stopped && !out.interrupted;
+    out.cost = r.cost;
+    out.lower_bound = r.lb;
+    out.threads_used = T;
+    for (auto& w : ws) {
+        out.evaluations += w->evals;
+        out.d2_evaluations += w->d2.evals;
+        out.nodes += w->nodes;
+        out.cache_hits += w->hits;
+    }
+    out.cache_entries = S.cache.n_entries();
+    out.peak_bytes = S.cache.peak_bytes();
+    write_tree(r.sol, out);
+}
+
+}  // namespace tl::cont

@@ -1,0 +1,321 @@
+"""Optimal trees over every threshold of numeric columns (issue 13).
+
+:class:`~treelearn.OptimalTreeClassifier` with ``solver="continuous"`` (or ``solver="auto"``
+with all thresholds: ``max_binary_features=None`` and ``max_thresholds=None``) minimises the
+same (weighted) training misclassifications as the binary search, over all trees of depth at
+most ``max_depth`` whose numeric splits ``x_j >= t`` may use *every* node-local midpoint ``t``
+between adjacent distinct values of ``x_j`` at that node; categorical columns enter one-hot
+(``x_j == v``), as in the binary search. Instead of one binary feature per threshold, the
+compiled search (``continuous/search.h``) keeps every column sorted and scans thresholds in
+their order (ConTree's idea: Briţa, van der Linden, Demirović, optimal classification trees for
+continuous feature data by dynamic programming with branch and bound):
+
+* counts updated incrementally along each sorted column; a specialised depth-2 step computes,
+  for one root threshold, the optimal depth-1 subtrees of both sides in one pass over the columns;
+* intervals of thresholds skipped from the bounds of their evaluated neighbours (the left
+  child's optimal error never decreases as rows move left, the right child's never increases,
+  and both change by at most the weight that moves);
+* a (rows, depth) cache with lower bounds, branch and bound with the remaining budget.
+
+**Which optimal tree (the tie rule).** Many trees often share the optimal error; the returned one
+is a function of the data alone, not of the order in which threads, Dask tasks or bounds met
+them. At every node of depth budget ``h``: the leaf, if no tree of depth ``h`` has a smaller
+error; else the node's best depth-1 tree, if no deeper tree has a smaller error (the first strict
+improvement over the leaf with the features in column order, thresholds ascending; a depth-1
+subtree below a split takes the features in its parent's order); else, among the root splits
+whose subtrees reach the smallest error, the first in a fixed order — features by their position
+in the node's order (smallest depth-1 error first, ties by column), then the feature's thresholds
+ascending — with each child the same rule's subtree. The search meets splits in another order
+(bisection, bounds, threads, Dask tasks), so it keeps the smallest (error, position, threshold)
+it meets: a split that comes before the incumbent is searched for ties too, and bounds prune
+only splits that lose that comparison. Errors are compared with a tolerance of 1e-9 of the
+total weight: exact for unit and integer weights; with fractional weights, trees closer than
+that may be taken in either order. ``n_jobs`` and the ablation switches give the same tree.
+
+Anytime: the greedy tree of the same depth and criterion
+(:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
+``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
+the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
+the training data, with ``lower_bound_``. From depth ``LOOKAHEAD_MIN_DEPTH`` on (any data size),
+where the exact search rarely finishes within minutes, a Top-k search (paper 003's idea on numeric columns,
+``continuous/lookahead.h``) then improves the incumbent: at every node of depth budget >= 3 it
+tries only the k columns with the best impurity split (the greedy criterion; a callable criterion
+ranks by entropy), each at that threshold, and solves nodes of budget <= 2 exactly; rounds
+k = 1, 2, 4, ... up to every column, then one round with every column for each other criterion
+(they rank columns differently), run within ``LOOKAHEAD_SHARE`` of the time limit (without a
+time limit, while k^(depth - 2) <= ``LOOKAHEAD_NODES``). The exact search then looks only for
+trees at least as good (ties included, so a finished search returns the tie rule's tree), starting
+with the Top-k tree's root split (its subtrees then solved exactly; the order changes, the tree does
+not), and a search stopped early returns the best of its own tree, the Top-k tree and the greedy tree
+(``source``: "search", "top-k" or "greedy"). On avila at depth 4 the Top-k rounds reach 3,816
+training errors in about 5 s and the whole 300 s fit 3,731, where 300 s of the exact search alone
+reached 3,917 and ConTree's 300 s 3,862 (benchmarks/bench_continuous.py).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+
+import numpy as np
+
+from treelearn._validation import TreeLearnValueError
+from treelearn.tree.tree import Tree
+
+__all__ = ["expand_columns", "count_binary_features", "continuous_fit", "search_backend"]
+
+# the compiled search, or a replacement with its arguments and result (the Dask fit farms the
+# root's features out to tasks: treelearn.distributed._continuous); see search_backend
+_backend: contextvars.ContextVar = contextvars.ContextVar("treelearn_continuous_search", default=None)
+
+
+@contextlib.contextmanager
+def search_backend(search):
+    """Inside the ``with`` block, :func:`continuous_fit` runs its search with ``search`` (the
+    arguments and result of ``_continuous.continuous_search``) instead of the compiled search in
+    this process; everything around it (columns, greedy incumbent, the returned Tree) stays local."""
+    token = _backend.set(search)
+    try:
+        yield
+    finally:
+        _backend.reset(token)
+
+
+def expand_columns(Xe, schema):
+    """Feature-major float64 matrix of the searched columns and their meaning: every non-constant
+    numeric column as is; each categorical column one-hot (``x_j == v`` as a 0/1 column, a single
+    column for a two-category column, none for a constant one). A column with missing values
+    (NaN) is searched twice, its missing rows sorted before every value (``nan_mode`` 1: they go
+    left) and after (2: they go right); when its values are constant, only the second (the split
+    "missing or not").
+
+    Returns ``(X_fm, raw_feature, kind, code, nan_mode)`` (kind 0 numeric, 1 categorical with
+    category code; nan_mode int8, 0 for a column without missing values)."""
+    n, d = Xe.shape
+    if (schema is None or not any(schema.is_categorical(j) for j in range(d))) and n and not np.isnan(Xe).any():
+        # all numeric, nothing missing: one vectorised pass (a per-column loop costs more than a
+        # small search)
+        keep = np.flatnonzero(Xe.min(axis=0) < Xe.max(axis=0))
+        k = keep.size
+        return (np.ascontiguousarray(Xe[:, keep].T, dtype=np.float64), keep.astype(np.int64), np.zeros(k, np.int8),
+                np.zeros(k, np.int64), np.zeros(k, np.int8))
+    cols, raw, kind, code, modes = [], [], [], [], []
+
+    def add(col, j, k, c):
+        nan = np.isnan(col)
+        present = col[~nan]
+        varies = present.size > 0 and present.min() < present.max()
+        if not nan.any():
+            if varies:
+                cols.append(col), raw.append(j), kind.append(k), code.append(c), modes.append(0)
+            return
+        if present.size == 0:
+            return
+        for mode in ((1, 2) if varies else (2,)):
+            cols.append(col), raw.append(j), kind.append(k), code.append(c), modes.append(mode)
+
+    for j in range(d):
+        x = Xe[:, j]
+        if schema is None or not schema.is_categorical(j):
+            if n:
+                add(x, j, 0, 0)
+            continue
+        nan = np.isnan(x)
+        present = np.unique(x[~nan])
+        present = present[present >= 0]
+        if present.size == 0 or (present.size == 1 and not nan.any()):
+            continue
+        values = present[1:] if present.size == 2 else present
+        for v in values:
+            col = (x == v).astype(np.float64)
+            col[nan] = np.nan
+            add(col, j, 1, int(v))
+    X_fm = np.ascontiguousarray(np.vstack(cols)) if cols else np.zeros((0, n))
+    return (X_fm, np.asarray(raw, np.int64), np.asarray(kind, np.int8), np.asarray(code, np.int64),
+            np.asarray(modes, np.int8))
+
+
+def count_binary_features(Xe, schema) -> int:
+    """How many binary features every threshold gives (a numeric column with u distinct values:
+    u - 1; a categorical column: its one-hot columns, as :func:`expand_columns`). Top-k with k at
+    least this is the optimal search, so it may use the continuous solver."""
+    n, d = Xe.shape
+    total = 0
+    for j in range(d):
+        present = np.unique(Xe[:, j])
+        present = present[~np.isnan(present)]
+        if schema is not None and schema.is_categorical(j):
+            present = present[present >= 0]
+            total += 0 if present.size <= 1 else (1 if present.size == 2 else int(present.size))
+        else:
+            total += max(0, int(present.size) - 1)
+    return total
+
+
+def _node_values(Xe, y, w, n_classes, feature, threshold, kind, miss_left, left, right):
+    """Per node of a preorder tree over raw columns: weighted class counts and row counts."""
+    nn = feature.shape[0]
+    value = np.zeros((nn, n_classes))
+    nsamp = np.zeros(nn, np.int64)
+    rows = {0: np.arange(y.shape[0])}
+    for i in range(nn):
+        r = rows.pop(i)
+        value[i] = np.bincount(y[r], weights=w[r], minlength=n_classes)
+        nsamp[i] = r.size
+        if left[i] >= 0:
+            x = Xe[r, feature[i]]
+            go = (x == threshold[i]) if kind[i] == 1 else (x >= threshold[i])
+            if not miss_left[i]:
+                go |= np.isnan(x)
+            rows[left[i]] = r[~go]
+            rows[right[i]] = r[go]
+    return value, nsamp
+
+
+def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tree:
+    """The search's preorder tree over searched columns as a Tree over the raw columns. A split of
+    a column with missing values records their direction (its nan_mode); on a one-hot column, the
+    split "missing or not" (a threshold next to the missing rank) becomes the numeric split
+    ``x >= inf`` (missing right) or ``x >= 0`` (every category code right, missing left)."""
+    f = res["feature"]
+    internal = f >= 0
+    fi = np.where(internal, f, 0)
+    feature = np.where(internal, raw[fi] if raw.size else 0, -2)
+    tkind = np.where(internal, kind[fi] if kind.size else 0, -1).astype(np.int8)
+    mode = np.where(internal, nan_mode[fi] if nan_mode.size else 0, 0)
+    thr = res["threshold"]
+    threshold = np.where(internal, np.where(tkind == 1, code[fi] if code.size else 0, thr), -2.0)
+    miss_only = internal & (tkind == 1) & (thr != 0.5)
+    tkind[miss_only] = 0
+    threshold[miss_only] = np.where(mode[miss_only] == 2, np.inf, 0.0)
+    miss_left = (mode == 1).astype(np.uint8)
+    value, nsamp = _node_values(Xe, y, w, n_classes, feature, threshold, tkind, miss_left, res["left"], res["right"])
+    fields = dict(children_left=res["left"], children_right=res["right"], feature=feature, threshold=threshold,
+                  kind=tkind, value=value, n_node_samples=nsamp, classes=np.arange(n_classes), schema=schema)
+    if not (mode > 0).any():
+        return Tree(**fields)  # no missing value in training: the Tree's default directions
+    tree = Tree(**fields)
+    # splits of columns without missing values in training keep the default (the heavier child)
+    miss_left = np.where(mode > 0, miss_left, tree.missing_go_to_left).astype(np.uint8)
+    miss_left[~internal] = 0
+    return Tree(**fields, missing_go_to_left=miss_left)
+
+
+class _GreedyIncumbent:
+    """The greedy tree of the same depth and criterion, grown on first use."""
+
+    def __init__(self, Xe, y, n_classes, w, schema, criterion, max_depth):
+        self.args = (Xe, y, n_classes, w, schema)
+        self.criterion, self.max_depth = criterion, max_depth
+        self.tree, self.err = None, None
+
+    def error(self) -> float:
+        if self.tree is None:
+            from treelearn.learn.greedy.estimator import grow_greedy
+
+            self.tree = grow_greedy(*self.args, criterion=self.criterion, max_depth=self.max_depth)
+            self.err = _tree_error(self.tree)
+        return self.err
+
+
+def _tree_error(tree: Tree) -> float:
+    leaves = tree.children_left < 0
+    v = tree.value[leaves]
+    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+
+
+# below this many (rows x searched columns) the greedy tree is grown only if the search times out:
+# a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time
+GREEDY_FIRST_CELLS = 20_000
+# the Top-k incumbent (module doc): from this depth on (any data size: on small data its tighter
+# bound more than pays for it, breast cancer at depth 4 fits in half the time), within this share of
+# the time limit; without a time limit, rounds while k^(depth-2) <= LOOKAHEAD_NODES
+LOOKAHEAD_MIN_DEPTH = 4
+LOOKAHEAD_SHARE = 0.1
+LOOKAHEAD_NODES = 64
+
+
+def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_bytes, nan_mode, progress, n_jobs):
+    """The Top-k incumbent (module doc): the search's raw result dict, or None when the sorted
+    columns do not fit ``memory_bytes`` (the search then says so)."""
+    from treelearn.criteria import get_criterion
+    from treelearn.learn.continuous import _continuous
+
+    code = get_criterion(criterion).code
+    if time_limit is not None:
+        budget, k_max = max(LOOKAHEAD_SHARE * float(time_limit), 1e-3), 0
+    else:
+        budget, k_max = 0.0, max(1, int(LOOKAHEAD_NODES ** (1.0 / (max_depth - 2)) + 1e-9))
+    res = _continuous.continuous_lookahead(X_fm, y, int(n_classes), w, int(max_depth), code if code >= 0 else 0,
+                                           budget, memory_bytes, k_max=k_max, n_threads=n_jobs, nan_mode=nan_mode,
+                                           progress=progress)
+    return None if res["memory_error"] else res
+
+
+def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
+                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, topk_incumbent=True, **switches):
+    """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
+    ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
+    "greedy") and the search statistics. ``n_jobs``: threads over the root's features (the same
+    tree: the tie rule of the module doc). ``incumbent``: True grows the greedy tree first and searches only for trees at
+    least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
+    grows it only when the search times out (either way a timed-out fit is never worse than the
+    greedy tree); False never. ``topk_incumbent`` False (ablation of the anytime answer) skips the
+    Top-k incumbent. ``switches`` (ablation, same result): ``use_cache``, ``use_intervals``,
+    ``use_skip``, ``use_d2``, ``start_best``."""
+    from treelearn.learn.continuous import _continuous
+
+    t0 = time.perf_counter()
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    weighted = sample_weight is not None and not np.all(np.asarray(sample_weight) == 1.0)
+    w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
+    X_fm, raw, kind, code, nan_mode = expand_columns(Xe, schema)
+    W = float(w.sum())
+    greedy = _GreedyIncumbent(Xe, y, n_classes, w if weighted else None, schema, criterion, int(max_depth))
+    ub = 0.0
+    tie = 1e-8 * max(1.0, W)  # the search looks for trees no worse than an incumbent, ties included
+    nan_arg = nan_mode if nan_mode.any() else None
+    memory_bytes = float(memory_limit_mb) * 1024.0 * 1024.0
+    first = incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS)
+    if first:
+        # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
+        ub = greedy.error() + tie
+    la = None
+    if incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
+        la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
+                        None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
+                        switches.get("progress"), int(n_jobs or 1))
+        if la is not None:  # (ub 0: none yet)
+            ub = float(la["cost"]) + tie if ub == 0.0 else min(ub, float(la["cost"]) + tie)
+    limit = 0.0
+    if time_limit is not None:  # the incumbents' time counts
+        limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
+    backend = _backend.get()
+    search = backend or _continuous.continuous_search
+    if la is not None and backend is None and la["feature"].size and la["feature"][0] >= 0:
+        # the anytime order: the Top-k tree's root split first, its subtrees solved exactly
+        switches = dict(switches, root_hint_feature=int(la["feature"][0]),
+                        root_hint_threshold=float(la["threshold"][0]))
+    res = search(
+        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit, memory_bytes,
+        n_threads=int(n_jobs or 1), nan_mode=nan_arg, **switches)
+    if res["memory_error"]:
+        raise TreeLearnValueError(
+            f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
+            f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
+    columns = (raw, kind, code, nan_mode)
+    tree = _to_tree(res, Xe, y, w, n_classes, schema, *columns)
+    err = _tree_error(tree)
+    source = "search"
+    # a search that stopped early (or found nothing below the bound) may be beaten by an incumbent
+    if la is not None and err > float(la["cost"]) + 1e-9 * max(1.0, W):
+        tree = _to_tree(la, Xe, y, w, n_classes, schema, *columns)
+        err, source = _tree_error(tree), "top-k"
+    if (res["timed_out"] and incumbent is not False) or greedy.tree is not None:
+        if err > greedy.error() + 1e-9 * max(1.0, W):
+            tree, err, source = greedy.tree, greedy.error(), "greedy"  # nothing as good found (time limit)
+    info = dict(res)
+    info.update(error=err, greedy_error=greedy.err, source=source, lower_bound=min(float(res["lower_bound"]), err),
+                n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0,
+                topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]))
+    return tree, info

@@ -1,0 +1,273 @@
+# distutils: language = c++
+"""Compiled greedy growth (see ``greedy/grow.h``): the whole fit runs in C++ without the GIL."""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libcpp.vector cimport vector
+from libcpp cimport bool as cbool
+
+from treelearn._criteria cimport CostState, batch_cost, batch_fn
+
+cnp.import_array()
+
+
+cdef extern from "grow.h" namespace "tl::greedy":
+    cdef struct Params:
+        int n_classes
+        int criterion
+        int64_t max_depth
+        int64_t max_leaves
+        int64_t min_samples_leaf
+        int64_t min_samples_split
+        double min_impurity_decrease
+        int hist
+        double hist_budget
+        int n_jobs
+        batch_fn cost_cb
+        void* cost_ctx
+
+    cdef struct Problem:
+        int64_t n
+        int d
+        int C
+        const int32_t* codes
+        const int32_t* n_codes
+        const uint8_t* is_cat
+        const int32_t* cat_only
+        const int32_t* miss_code
+        const int64_t* y
+        const double* w
+
+    cdef cppclass Result:
+        vector[int64_t] left, right, feature, split_code, split_low, n_samples
+        vector[uint8_t] missing_left
+        vector[double] value, impurity
+        int64_t n_nodes
+        cbool cost_failed
+
+    void grow(const Problem& P, const Params& prm, Result& res) except + nogil
+    int64_t ccp_prune(int64_t m, const int64_t* left, const int64_t* right, const double* r, double alpha,
+                      uint8_t* cut) except + nogil
+
+    cdef cppclass ColumnCode:
+        vector[double] u, thr
+        int64_t n_missing
+        int64_t n_distinct
+    void code_columns[T](const T* X, int64_t n, int64_t rs, int64_t cs, const int64_t* cols, int64_t m,
+                         int64_t max_thr, int32_t* codes, int T_, vector[ColumnCode]& out, cbool values) except + nogil
+
+
+ctypedef fused _num:
+    double
+    float
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+    uint64_t
+
+# the numeric dtypes coded in place (any other numeric matrix is converted to float64 first)
+CODED_DTYPES = frozenset(np.dtype(t) for t in (np.float64, np.float32, np.int8, np.uint8, np.int16, np.uint16,
+                                               np.int32, np.uint32, np.int64, np.uint64))
+
+
+def code_numeric(X, const int64_t[::1] columns, int64_t max_thresholds, int32_t[:, ::1] codes,
+                 bint keep_thresholds=True, int n_jobs=1):
+    """Code the numeric ``columns`` of the matrix ``X`` (n, d; any strides; float64, float32 or
+    an integer dtype, read in place: never copied to a float64 matrix) into rows of ``codes``
+    (same index), as ``numeric_thresholds`` (``max_thresholds`` <= 0: exact), on ``n_jobs``
+    threads (a column each). Returns (thresholds, values, n_missing): per column its thresholds
+    (None when ``keep_thresholds`` is false: exact mode derives them from the values), its
+    distinct present values and its number of missing values (NaN, coded ``thresholds.size +
+    1``). A column that is strided or not float64 is converted to a one-column float64 buffer
+    first (never the whole matrix); the columns are coded in batches of ``n_jobs``, whose results
+    become arrays before the next."""
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        X = X.view(np.uint8)
+    elif X.dtype not in CODED_DTYPES:
+        X = X.astype(np.float64)
+    return _code_numeric_typed(X, columns, max_thresholds, codes, keep_thresholds, n_jobs)
+
+
+def code_numeric_ranks(X, const int64_t[::1] columns, int32_t[:, ::1] codes, int n_jobs=1):
+    """Exact coding without the distinct values: every column's codes are the ranks of its
+    distinct present values. Returns (n_distinct, n_missing) per column; the values themselves
+    are read back from X where needed (a row of rank r holds the r-th value), so a fit holds no
+    n-sized float array per column."""
+    X = np.asarray(X)
+    if X.dtype == np.bool_:
+        X = X.view(np.uint8)
+    elif X.dtype not in CODED_DTYPES:
+        X = X.astype(np.float64)
+    return _code_ranks_typed(X, columns, codes, n_jobs)
+
+
+def rows_of_codes(const int32_t[::1] codes, wanted, int64_t n_codes):
+    """For each code in ``wanted`` (ints in 0..n_codes-1), the first row whose code it is (-1:
+    none); one pass over ``codes`` that stops once every wanted code is found. The wanted codes
+    are marked in a bitset (n_codes bits: cache-resident where an index per code would not be)."""
+    w_a = np.ascontiguousarray(wanted, dtype=np.int64)
+    if w_a.size and (w_a.min() < 0 or w_a.max() >= n_codes):
+        raise ValueError("wanted codes must lie in 0..n_codes-1")
+    uniq_a = np.unique(w_a)
+    cdef const int64_t[::1] uniq = uniq_a
+    cdef Py_ssize_t i, lo, hi, mid, row, m = uniq.shape[0], n = codes.shape[0], left = m
+    cdef int32_t c
+    bits_a = np.zeros((n_codes + 64) // 64, dtype=np.uint64)
+    first_a = np.full(m, -1, dtype=np.int64)
+    cdef uint64_t[::1] bits = bits_a
+    cdef int64_t[::1] first = first_a
+    for i in range(m):
+        bits[uniq[i] >> 6] |= (<uint64_t>1) << (uniq[i] & 63)
+    with nogil:
+        for row in range(n):
+            if left == 0:
+                break
+            c = codes[row]
+            if c < 0 or c >= n_codes or not ((bits[c >> 6] >> (c & 63)) & 1):
+                continue
+            lo = 0
+            hi = m - 1
+            while lo < hi:  # the wanted code's index among the sorted unique ones
+                mid = (lo + hi) // 2
+                if uniq[mid] < c:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            first[lo] = row
+            bits[c >> 6] &= ~((<uint64_t>1) << (c & 63))  # found: later rows of this code are skipped
+            left -= 1
+    return first_a[np.searchsorted(uniq_a, w_a)] if m else np.zeros(0, dtype=np.int64)
+
+
+def _code_ranks_typed(const _num[:, :] X, const int64_t[::1] columns, int32_t[:, ::1] codes, int n_jobs):
+    cdef vector[ColumnCode] out
+    cdef Py_ssize_t i, n = X.shape[0], m = columns.shape[0]
+    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(_num), cs = X.strides[1] // <Py_ssize_t>sizeof(_num)
+    cdef int T = max(1, n_jobs)
+    cdef const _num* base = &X[0, 0] if (n and X.shape[1]) else NULL
+    n_distinct = np.zeros(m, dtype=np.int64)
+    n_missing = np.zeros(m, dtype=np.int64)
+    if n == 0 or m == 0:
+        return n_distinct, n_missing
+    # every column in one call (no values are kept: nothing to convert between batches), so each
+    # thread allocates its sort buffers once
+    with nogil:
+        code_columns(base, n, rs, cs, &columns[0], m, 0, &codes[0, 0], T, out, False)
+    for i in range(m):
+        n_missing[i] = out[i].n_missing
+        n_distinct[i] = out[i].n_distinct
+    return n_distinct, n_missing
+
+
+def _code_numeric_typed(const _num[:, :] X, const int64_t[::1] columns, int64_t max_thresholds,
+                        int32_t[:, ::1] codes, bint keep_thresholds, int n_jobs):
+    # one specialisation per dtype of _num, chosen by Cython from X's dtype
+    cdef vector[ColumnCode] out
+    cdef Py_ssize_t i, k, b, n = X.shape[0], m = columns.shape[0]
+    cdef int64_t rs = X.strides[0] // <Py_ssize_t>sizeof(_num), cs = X.strides[1] // <Py_ssize_t>sizeof(_num)
+    cdef int T = max(1, n_jobs)
+    cdef const _num* base = &X[0, 0] if (n and X.shape[1]) else NULL
+    n_missing = np.zeros(m, dtype=np.int64)
+    thresholds, values = [], []
+    if n == 0:
+        return [np.zeros(0) if keep_thresholds else None] * m, [np.zeros(0)] * m, n_missing
+    for b in range(0, m, T):
+        k = min(T, m - b)
+        with nogil:
+            code_columns(base, n, rs, cs, &columns[b], k, max_thresholds, &codes[0, 0], T, out, True)
+        for i in range(k):
+            n_missing[b + i] = out[i].n_missing
+            thresholds.append((np.asarray(<double[:out[i].thr.size()]> out[i].thr.data()).copy()
+                               if out[i].thr.size() else np.zeros(0)) if keep_thresholds else None)
+            values.append(np.asarray(<double[:out[i].u.size()]> out[i].u.data()).copy()
+                          if out[i].u.size() else np.zeros(0))
+    return thresholds, values, n_missing
+
+
+def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const uint8_t[::1] is_cat,
+               const int32_t[::1] cat_only, const int32_t[::1] miss_code, const int64_t[::1] y, const double[::1] w, int n_classes,
+               int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
+               double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
+               int64_t min_samples_split=2, int n_jobs=1):
+    """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
+
+    ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
+    (rows, C) class counts -> rows' weight x impurity, called once per node with the two sides of
+    every candidate split (in batches of at most 65,536 candidates).
+
+    ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
+    the same for any number (a user criterion runs on one thread).
+
+    ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
+    256 MB); past it a node's children are built from its rows instead of by subtraction.
+    ``split_code`` is k for a numeric node (``code >= k`` goes right; ``split_low`` is the largest
+    code present on the left) and v for a categorical one (``code == v`` goes right);
+    ``miss_code[f]`` is the code of feature f's missing values (-1: none), ``split_code ==
+    miss_code`` the missing-only split, and ``missing_go_to_left`` where a node sends them.
+    """
+    cdef Problem P
+    cdef Params prm
+    cdef Result res
+    cdef CostState state = None
+    P.n = codes.shape[1]
+    P.d = codes.shape[0]
+    P.C = n_classes
+    P.codes = &codes[0, 0]
+    P.n_codes = &n_codes[0]
+    P.is_cat = &is_cat[0]
+    P.cat_only = &cat_only[0]
+    P.miss_code = &miss_code[0]
+    P.y = &y[0]
+    P.w = &w[0]
+    prm.n_classes = n_classes
+    prm.criterion = criterion
+    prm.max_depth = max_depth
+    prm.max_leaves = max_leaves
+    prm.min_samples_leaf = min_samples_leaf
+    prm.min_samples_split = min_samples_split
+    prm.min_impurity_decrease = min_impurity_decrease
+    prm.hist = 1 if hist else 0
+    prm.hist_budget = hist_budget
+    prm.n_jobs = n_jobs if n_jobs > 0 else 1
+    prm.cost_cb = NULL
+    prm.cost_ctx = NULL
+    if criterion < 0:
+        if cost is None:
+            raise ValueError("criterion -1 needs a cost callable")
+        state = CostState(cost)
+        prm.cost_cb = batch_cost
+        prm.cost_ctx = <void*>state
+    with nogil:
+        grow(P, prm, res)
+    if res.cost_failed:
+        state.raise_error()
+    cdef Py_ssize_t m = res.n_nodes
+    out = {}
+    out["children_left"] = np.asarray(<int64_t[:m]> res.left.data()).copy() if m else np.zeros(0, np.int64)
+    out["children_right"] = np.asarray(<int64_t[:m]> res.right.data()).copy()
+    out["feature"] = np.asarray(<int64_t[:m]> res.feature.data()).copy()
+    out["split_code"] = np.asarray(<int64_t[:m]> res.split_code.data()).copy()
+    out["split_low"] = np.asarray(<int64_t[:m]> res.split_low.data()).copy()
+    out["missing_go_to_left"] = np.asarray(<uint8_t[:m]> res.missing_left.data()).copy()
+    out["n_node_samples"] = np.asarray(<int64_t[:m]> res.n_samples.data()).copy()
+    out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
+    out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
+    return out
+
+
+def prune_ccp(const int64_t[::1] left, const int64_t[::1] right, const double[::1] r, double alpha):
+    """Minimal cost-complexity pruning (``greedy/prune.h``): a bool mask of the nodes that become
+    leaves (roots of the removed subtrees). ``r[i]`` = (weight of node i / root weight) x its
+    impurity in scikit-learn's units; children have larger ids than their parents."""
+    cdef Py_ssize_t m = left.shape[0]
+    cut = np.zeros(m, dtype=np.uint8)
+    cdef uint8_t[::1] c = cut
+    if m:
+        with nogil:
+            ccp_prune(m, &left[0], &right[0], &r[0], alpha, &c[0])
+    return cut.astype(bool)

@@ -1,0 +1,631 @@
+"""Greedy top-down decision trees: ID3 / C4.5 / CART and BuildTopDownDT (000, Fig. 1).
+
+Two growth orders over the same split finder:
+
+* **depth-first** (``max_leaves=None``): every node is split by the condition of largest purity
+  gain until it is pure, reaches ``max_depth``, is too small for ``min_samples_leaf`` or has no
+  valid split (Top-1 of 003 §3.1: ID3/C4.5 with entropy, CART with Gini);
+* **best-first** (``max_leaves=t``), BuildTopDownDT: repeatedly split the leaf ℓ and condition
+  maximising the *global* purity gain ``Pr[x reaches ℓ] · (local gain)`` (000 Def. 3; ``Pr`` the
+  weighted fraction of the training sample) until the tree has t leaves or nothing can be split;
+  leaves are labelled by their majority class (the f-completion, 000 Def. 1).
+
+The local gain of a split of a node with class counts ``c`` (total W) into ``L`` and ``R`` is
+``G(c) − (W_L/W)·G(L) − (W_R/W)·G(R)`` for the multiclass form of the impurity G (see
+:mod:`treelearn.criteria`).
+
+Conditions. A numeric column j gives ``x_j >= t``: the candidates are the cuts between consecutive
+distinct training values (exact; ``max_thresholds=None``) or at most ``max_thresholds`` quantile
+thresholds (the same thresholds as :func:`treelearn.data.binarize.numeric_thresholds` and the
+:class:`~treelearn.Binarizer`, histogram-style split finding). A categorical column gives the
+one-hot conditions ``x_j == v`` (a column with exactly two values only ``x_j == larger value``, as
+the Binarizer). A row goes right when the condition holds.
+
+Rules (deterministic on every machine): an impure node with a valid split (both sides non-empty,
+at least ``min_samples_leaf`` rows each) is split even if its best gain is 0, unless
+``min_impurity_decrease > 0``, when the split's global gain must be at least that. Gains that
+differ by less than 1e-12 are ties. A tie goes to the *widest* split: the one with the most of
+its column's candidate thresholds cutting the node's rows the same way, i.e. (exact mode) the
+most distinct training values of the column in the gap ``(a, b]`` between the node's largest
+value going left, a, and its smallest going right, b (values of rows elsewhere in the tree fall
+in it); with ``max_thresholds``, the most quantile thresholds in that gap. A categorical
+condition and the missing-only split have width 1. A wide gap leaves room on both sides of the
+threshold for values training never showed this node (a margin, counted in the column's own
+training values: unchanged by any increasing transformation of a column, and free of its
+units). Equally wide ties go to the first feature in the feature order (index order, or a random
+order drawn from ``random_state``), then the lowest threshold (category code); in best-first
+growth, ties between leaves go to the leaf created first. A numeric
+split's threshold is then CART's node-local midpoint: halfway between the node's largest value
+going left and its smallest value going right (in histogram mode, of the quantile thresholds
+that cut the node's rows the same way, the middle one). Leaf labels: majority, ties to the first
+class. Node impurities (``tree_.impurity``) and ``min_impurity_decrease`` are in scikit-learn's
+units (entropy in bits, Gini 1 − Σp²); the search itself uses the papers' normalised G, which
+orders splits identically. ``min_samples_split`` and ``ccp_alpha`` (minimal cost-complexity
+pruning after growth) follow scikit-learn.
+
+Missing values (NaN, None, ``pd.NA`` in X) are handled as scikit-learn (>= 1.3) does: at a node
+where a feature has missing values, every threshold is tried with the missing rows sent left and
+sent right, and the "missing-only" split (present values left, missing right; threshold ``+inf``)
+is tried too, in scikit-learn's order (missing right, then left, then alone), so that ties resolve
+alike; a feature whose values are all missing at the node is skipped. A split whose node had no
+missing value in its feature sends missing values to the child with more training weight (the
+right one on a tie). The directions are the Tree's ``missing_go_to_left``. Categorical columns
+follow the same rule with their one-hot conditions.
+
+The growth runs in compiled code (``greedy/grow.h``) with one of two split finders, chosen by
+a cost model (both give the same tree): per-feature row lists sorted once and stably partitioned
+per node, or per-node (feature × bin × class) histograms, the larger child by subtraction
+(always used with ``max_thresholds``). The impurity is one of the compiled policies of
+``core/criteria.h``; a user callable G is evaluated by the same engine through a callback,
+one batch of candidate splits per node.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from treelearn._validation import (
+    CLASS_WEIGHT,
+    COLUMNS,
+    INT32_MAX,
+    INT64_MAX,
+    RANDOM_STATE,
+    Interval,
+    RealNotInt,
+    TreeLearnValueError,
+    check_float_param,
+    check_int_param,
+    check_sample_weight,
+)
+from treelearn.base import CRITERION, BaseTreeClassifier
+from treelearn.criteria import get_criterion
+from treelearn.data.schema import ColumnSchema
+from treelearn.data import _binning, sketch
+from treelearn.learn.greedy import _greedy
+from treelearn.tree.tree import Tree, kernel_nodes
+
+__all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
+
+_HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
+
+
+class CodedFeatures:
+    """Features as small integer codes, ascending in the raw value (see :func:`code_features`)."""
+
+    def __init__(self, codes, n_codes, is_cat, cat_only, thresholds, values=None, miss_code=None):
+        self.codes = codes            # (d, n) int32
+        self.n_codes = n_codes        # (d,) int32
+        self.is_cat = is_cat          # (d,) uint8
+        self.cat_only = cat_only      # (d,) int32: the only candidate code of a two-valued categorical column
+        self.thresholds = thresholds  # per feature: ascending thresholds (numeric) or None
+        self.values = values          # per numeric feature whose codes are the ranks of its distinct values
+                                      # (exact mode, or no more values than max_thresholds): those values, else None
+        # (d,) int32: the code of each feature's missing values (NaN), above its present values'; -1: none
+        self.miss_code = np.full(n_codes.size, -1, dtype=np.int32) if miss_code is None else miss_code
+
+    @property
+    def has_missing(self) -> bool:
+        return bool(np.any(self.miss_code >= 0))
+
+
+def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
+                  max_thresholds: int | None = None, n_jobs: int = 1) -> CodedFeatures:
+    """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
+
+    Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
+    max_thresholds)`` of the present values) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff
+    ``code >= k``. Categorical column j: the category code itself. A missing value (NaN) gets the
+    code ``miss_code[j]``, one above every other code of its column. ``n_jobs`` threads code
+    the numeric columns (one column each at a time).
+    """
+    Xe = np.asarray(Xe)  # any order, strides and numeric dtype: one float64 column buffer at a time
+    if Xe.dtype.kind not in "biuf":
+        Xe = Xe.astype(np.float64)
+    n, d = Xe.shape
+    if schema is None:
+        schema = ColumnSchema(categories=[None] * d)
+    codes = np.empty((d, n), dtype=np.int32)
+    n_codes = np.empty(d, dtype=np.int32)
+    is_cat = np.zeros(d, dtype=np.uint8)
+    cat_only = np.full(d, -1, dtype=np.int32)
+    miss_code = np.full(d, -1, dtype=np.int32)
+    thresholds, values = [None] * d, [None] * d
+    numeric = []
+    for j in range(d):
+        if not schema.is_categorical(j):
+            numeric.append(j)
+            continue
+        nan = np.isnan(Xe[:, j])
+        c = np.where(nan, 0.0, Xe[:, j]).astype(np.int64)
+        if c.size and c.min() < 0:
+            raise TreeLearnValueError(f"column {schema.column_name(j)}: unseen category codes in training data")
+        is_cat[j] = 1
+        n_codes[j] = max(len(schema.categories[j]), int(c.max()) + 1 if c.size else 1)
+        present = np.unique(c[~nan])
+        if nan.any():
+            miss_code[j] = n_codes[j]
+            n_codes[j] += 1
+            c[nan] = miss_code[j]
+        codes[j] = c
+        if present.size == 2:
+            cat_only[j] = present[1]
+    if numeric:
+        # compiled: one radix sort per column; the same thresholds as numeric_thresholds (tested)
+        cols = np.asarray(numeric, dtype=np.int64)
+        m = 0 if max_thresholds is None else int(max_thresholds)
+        # one column buffer at a time (no transposed copy of Xe); exact mode keeps neither
+        # thresholds nor values: a column's r-th distinct value is read from a row of rank r
+        # (_RankValues), its midpoints derived on demand (_Midpoints)
+        if max_thresholds is None:
+            n_distinct, n_missing = _greedy.code_numeric_ranks(Xe, cols, codes, int(n_jobs))
+            thr = [None] * len(numeric)
+            vals = [_RankValues(Xe, j, codes[j], int(u)) for j, u in zip(numeric, n_distinct.tolist())]
+        elif n > sketch.SKETCH_ROWS:  # issue 14: thresholds of a fixed sample
+            thr, vals, n_missing = sketch_code_numeric(Xe, cols, m, codes)
+        else:
+            thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, True, int(n_jobs))
+        for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
+            n_thr = t.size if t is not None else max(u.size - 1, 0)
+            thresholds[j] = t
+            n_codes[j] = n_thr + 1
+            if nm:  # the missing values' code: n_thr + 1
+                miss_code[j] = n_thr + 1
+                n_codes[j] += 1
+            values[j] = u if (u is not None and (max_thresholds is None or n_thr == u.size - 1)) else None
+        if max_thresholds is None:
+            thresholds = _Midpoints(values, thresholds)
+    return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
+
+
+class _RankValues:
+    """Exact mode's distinct values of one numeric column without storing them: ``u[r]`` (r an
+    int or an int array) is the value of a row whose code (rank) is r, read from the column; the
+    rank -> row map is built on first use (only for the columns the tree splits on). Slices and
+    iteration give every distinct value (sorted, as numpy.unique)."""
+
+    def __init__(self, X, j, codes, size):
+        self._X, self._j, self._codes, self.size = X, j, codes, int(size)
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, r):
+        if isinstance(r, slice):
+            return self.all()[r]
+        r = np.asarray(r, dtype=np.int64)
+        rows = _greedy.rows_of_codes(self._codes, r.ravel(), self.size).reshape(r.shape)
+        if rows.size and rows.min() < 0:
+            raise IndexError(f"rank {int(r.ravel()[np.argmin(rows.ravel())])} has no row in column {self._j}")
+        return np.asarray(self._X[rows, self._j], dtype=np.float64)
+
+    def __array__(self, dtype=None, copy=None):
+        u = self.all()
+        return u if dtype is None else u.astype(dtype)
+
+    def all(self) -> np.ndarray:
+        return self[np.arange(self.size)] if self.size else np.zeros(0)
+
+
+class _Midpoints:
+    """Exact mode's thresholds per feature (a sequence like a list): a numeric feature's are every
+    midpoint between consecutive distinct values, derived on demand from ``values`` exactly as the
+    compiled coding computes them, so a fit holds no second n-sized array per column."""
+
+    def __init__(self, values, stored):
+        self._values = values
+        self._stored = stored  # None for numeric features (derived), else what code_features stored
+
+    def __len__(self):
+        return len(self._values)
+
+    def __iter__(self):
+        return (self[j] for j in range(len(self)))
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        j = range(len(self))[j]
+        u = self._values[j]
+        if self._stored[j] is not None or u is None:
+            return self._stored[j]
+        if u.size < 2:
+            return np.zeros(0)
+        a, b = u[:-1], u[1:]
+        with np.errstate(over="ignore", invalid="ignore"):
+            m = (a + b) / 2.0
+        return np.where(m <= a, b, m)
+
+
+# --- issue 14: histogram thresholds from the fixed row sample of treelearn.data.sketch --------
+def sample_thresholds(sample: np.ndarray, max_thresholds: int):
+    """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
+    the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
+    sample = np.asarray(sample, dtype=np.float64)
+    scodes = np.empty(sample.shape[::-1], dtype=np.int32)
+    return _greedy.code_numeric(sample, np.arange(sample.shape[1], dtype=np.int64), int(max_thresholds), scodes)
+
+
+def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
+    """:func:`code_features`' numeric coding from the threshold sample of
+    :func:`~treelearn.data.sketch.sketch_mask`: the sample's quantile thresholds, every row coded
+    as the number of thresholds <= its value. A column's distinct values are kept (for CART's
+    node-local midpoints) only when the sample has every value of the column. Returns
+    (thresholds, values, missing counts) as ``_greedy.code_numeric``."""
+    n = Xe.shape[0]
+    thr, vals, _ = sample_thresholds(Xe[sketch.sketch_mask(0, n, n)][:, cols], max_thresholds)
+    n_missing = np.zeros(len(cols), dtype=np.int64)
+    for i, j in enumerate(cols.tolist()):
+        # one compiled pass per column: codes, missing values (code thr.size + 1), and whether the
+        # sample's distinct values are every value of the column
+        u = vals[i]
+        check = u is not None and thr[i].size == u.size - 1
+        n_missing[i], every = _binning.code_column_missing(Xe[:, j], thr[i], u if check else None, codes[j])
+        if not every:
+            vals[i] = None
+    return thr, vals, n_missing
+
+
+def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnSchema | None = None, *,
+                criterion="entropy", max_depth: int | None = None, max_leaves: int | None = None,
+                min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
+                max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
+                finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
+                random_state=None, n_jobs=None) -> Tree:
+    """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
+
+    Parameters
+    ----------
+    Xe : (n, d) float64 encoded matrix (``schema.encode(X)``; categorical columns as codes).
+    y_codes : (n,) int class codes in 0..n_classes-1.
+    n_classes : number of classes.
+    sample_weight : (n,) non-negative weights or None (all ones); zero-weight rows are dropped.
+    schema : the ColumnSchema of the raw columns (None: all numeric).
+    criterion : "entropy", "gini", "kearns_mansour", a Criterion or a callable G.
+    max_depth : None or the maximum depth (0: a single leaf).
+    max_leaves : None for depth-first growth; t for best-first BuildTopDownDT to t leaves.
+    min_samples_leaf : minimum number of rows on each side of a split.
+    min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this, in
+        scikit-learn's units (entropy in bits, Gini 1 − Σp²; Kearns–Mansour and a user G normalised).
+    max_thresholds : None (exact midpoints) or at most this many quantile thresholds per column.
+    classes : class labels stored in the Tree (default 0..n_classes-1).
+    coded : precomputed :func:`code_features` output (reused by callers growing many trees).
+    finder : "auto", "sorted" or "hist" (compiled split finder; the tree is the same).
+    min_samples_split : a node with fewer rows is a leaf (>= 2).
+    ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
+    random_state : None or a seed / RandomState: the feature order of ties between equally wide
+        splits (see the module docstring): None, index order; else a random order drawn from it.
+    n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
+
+    Returns
+    -------
+    Tree over the raw columns of ``schema``, nodes numbered in creation order.
+    """
+    Xe = np.asarray(Xe, dtype=np.float64)
+    if Xe.ndim != 2 or Xe.shape[0] == 0:
+        raise TreeLearnValueError(f"Xe must be a non-empty 2-D array, got shape {Xe.shape}")
+    n, d = Xe.shape
+    y = np.ascontiguousarray(y_codes, dtype=np.int64).ravel()
+    if y.shape[0] != n:
+        raise TreeLearnValueError(f"Xe has {n} rows but y_codes has {y.shape[0]}")
+    n_classes = int(n_classes)
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise TreeLearnValueError(f"y_codes must lie in 0..{n_classes - 1}")
+    w = check_sample_weight(sample_weight, n)
+    if not np.all(w > 0):  # zero-weight rows carry no mass: drop them (as the estimator does)
+        keep = w > 0
+        Xe, y, w = Xe[keep], y[keep], w[keep]
+        coded = None
+    if schema is None:
+        schema = ColumnSchema(categories=[None] * d)
+    crit = get_criterion(criterion)
+    max_depth = check_int_param("max_depth", max_depth, low=0, allow_none=True)
+    max_leaves = check_int_param("max_leaves", max_leaves, low=1, allow_none=True)
+    min_samples_leaf = check_int_param("min_samples_leaf", min_samples_leaf, low=1)
+    min_impurity_decrease = check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0)
+    max_thresholds = check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True)
+    min_samples_split = check_int_param("min_samples_split", min_samples_split, low=2)
+    ccp_alpha = check_float_param("ccp_alpha", ccp_alpha, low=0.0)
+    if finder not in ("auto", "sorted", "hist"):
+        raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
+    return _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf,
+                         min_impurity_decrease, max_thresholds, classes, coded, finder,
+                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state,
+                         n_jobs=_n_threads(n_jobs))
+
+
+def _n_threads(n_jobs) -> int:
+    """scikit-learn's ``n_jobs`` -> a number of threads (None: 1; -1: every core; -2: all but one)."""
+    if n_jobs is None:
+        return 1
+    n_jobs = int(n_jobs)
+    if n_jobs < 0:
+        import os
+
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, n_jobs)
+
+
+def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease,
+                  max_thresholds, classes, coded, finder, *, min_samples_split=2, ccp_alpha=0.0,
+                  random_state=None, n_jobs=1) -> Tree:
+    """:func:`grow_greedy` on checked arguments (positive weights, a Criterion, ints, a schema)."""
+    if classes is None:
+        classes = np.arange(n_classes)
+    if coded is None:
+        coded = code_features(Xe, schema, max_thresholds, n_jobs=n_jobs)
+    args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
+            min_samples_leaf, min_impurity_decrease)
+    if finder == "auto":
+        # histograms cost O(sum of codes x classes) per node on top of the rows; sorted lists
+        # O(rows x features): histograms win when the codes are few (measured on the benchmarks)
+        # (~1 ns per histogram cell per node vs ~5 ns per row and feature per level), with the
+        # number of nodes bounded by the depth and leaf budgets
+        cells = float(coded.n_codes.sum()) * n_classes
+        rows_x_features = float(Xe.shape[0]) * Xe.shape[1]
+        few = cells <= _HIST_CODE_FRACTION * rows_x_features
+        if not few and (max_depth is not None or max_leaves is not None):
+            depth_est = min(max_depth if max_depth is not None else 64, 64)
+            nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (max_leaves or Xe.shape[0]) - 1)
+            few = nodes_est * cells < 4.0 * rows_x_features * max(1, min(depth_est, np.log2(nodes_est + 1)))
+        finder = "hist" if (max_thresholds is not None or few) else "sorted"
+    if finder == "hist" and int(coded.n_codes.max()) > 65536:
+        finder = "sorted"
+    cost = None
+    if crit.code < 0:
+        # a user G: the engine asks for the weighted impurities of a node's candidates in batches
+
+        def cost(counts, _imp=crit.impurity):
+            return counts.sum(axis=1) * _imp(counts)
+    if random_state is None:
+        grow_on, perm = coded, None
+    else:  # the same coded features in a random order: equally wide ties broken at random
+        rng = random_state if isinstance(random_state, np.random.Generator) else check_random_state(random_state)
+        perm = rng.permutation(coded.n_codes.size)
+        grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
+                                np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
+                                None, None, np.ascontiguousarray(coded.miss_code[perm]))
+    out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
+                             y, w, n_classes,
+                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split,
+                             n_jobs=int(n_jobs))
+    if perm is not None:
+        internal = out["children_left"] >= 0
+        out["feature"][internal] = perm[out["feature"][internal]]
+    tree = _to_tree(out, coded, classes, schema)
+    if ccp_alpha > 0.0:
+        tree = _prune_ccp(tree, out, ccp_alpha)
+    return tree
+
+
+def _prune_ccp(tree: Tree, out: dict, alpha: float) -> Tree:
+    """Minimal cost-complexity pruning as scikit-learn's ``ccp_alpha``: R(t) = (weight of t /
+    total) x impurity(t) in scikit-learn's units, weakest links collapsed while their effective
+    alpha is <= alpha (nodes in creation order: children after parents)."""
+    W = tree.value.sum(axis=1)
+    r = np.ascontiguousarray(W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W))
+    cut = _greedy.prune_ccp(out["children_left"], out["children_right"], r, float(alpha))
+    return tree.prune(np.nonzero(cut)[0]) if cut.any() else tree
+
+
+def _numeric_thresholds(coded: CodedFeatures, f, low, k) -> np.ndarray:
+    """Thresholds of numeric splits ``code >= k`` of nodes whose largest code on the left is low.
+
+    Codes that are ranks of the distinct values u: the node-local midpoint m (CART's) between the
+    node's largest value going left, u[low], and its smallest going right, u[k]. CART sends
+    x <= m left; here a row goes right when x >= t, so t is the next double above m (a value
+    equal to m, unseen in training, goes left as in CART), and t = u[k] when no double lies
+    strictly between u[low] and u[k]. Quantile codes (histogram mode): thresholds t[low]..t[k-1]
+    cut the node's rows the same way; the middle one (the lower of two middles).
+    """
+    if f.size <= _SCALAR_MIDPOINTS:  # small trees: Python floats beat a dozen NumPy calls per feature
+        return np.array([_scalar_threshold(coded, g, lo, kk)
+                         for g, lo, kk in zip(f.tolist(), low.tolist(), k.tolist())], dtype=np.float64)
+    out = np.empty(f.size)
+    a = np.empty(f.size)
+    b = np.empty(f.size)
+    exact = np.ones(f.size, dtype=bool)
+    order = np.argsort(f, kind="stable")
+    fs = f[order]
+    starts = np.flatnonzero(np.concatenate(([True], fs[1:] != fs[:-1])))
+    ends = starts[1:].tolist() + [f.size]
+    for s, e, g in zip(starts.tolist(), ends, fs[starts].tolist()):  # per feature used (at most d)
+        idx = order[s:e]
+        lo, kk = low[idx], k[idx]
+        u = coded.values[g]
+        if u is None:
+            out[idx] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
+            exact[idx] = False
+        else:
+            a[idx] = u[lo]
+            b[idx] = u[kk]
+    if not exact.all():
+        a, b = a[exact], b[exact]
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = (a + b) / 2.0
+    fin = np.isfinite(m)
+    if not fin.all():
+        m = np.where(fin, m, a / 2.0 + b / 2.0)
+    t = np.nextafter(m, np.inf)
+    out[exact] = np.where((a < t) & (t <= b), t, b)
+    return out
+
+
+#: up to this many numeric splits, :func:`_numeric_thresholds` takes them one by one
+_SCALAR_MIDPOINTS = 24
+
+
+def _scalar_threshold(coded: CodedFeatures, g: int, lo: int, kk: int) -> float:
+    """:func:`_numeric_thresholds` of one split, in Python floats (the same IEEE operations)."""
+    u = coded.values[g]
+    if u is None:
+        return float(coded.thresholds[g][lo + (kk - lo - 1) // 2])
+    a, b = (float(v) for v in u[[lo, kk]])  # (one read of the column when u is _RankValues)
+    m = (a + b) / 2.0
+    if not math.isfinite(m):
+        m = a / 2.0 + b / 2.0
+    t = math.nextafter(m, math.inf)
+    return t if a < t <= b else b
+
+
+def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
+    out = kernel_nodes(out)
+    left = out["children_left"]
+    internal = np.nonzero(left >= 0)[0]
+    m = left.size
+    feature = out["feature"].copy()
+    threshold = np.full(m, -2.0)
+    kind = np.full(m, -1, dtype=np.int8)
+    f = feature[internal]
+    k = out["split_code"][internal]
+    # the missing-only split (present values left, missing right): x >= +inf on any column
+    alone = k == coded.miss_code[f]
+    cat = coded.is_cat[f].astype(bool) & ~alone
+    kind[internal] = np.where(cat, 1, 0)
+    threshold[internal[cat]] = k[cat].astype(np.float64)
+    threshold[internal[alone]] = np.inf
+    num = internal[~cat & ~alone]
+    if num.size:
+        threshold[num] = _numeric_thresholds(coded, feature[num], out["split_low"][num], out["split_code"][num])
+    # directions recorded when the training data had missing values (else the Tree's default,
+    # the heavier child, is what the kernel chose everywhere)
+    missing = out["missing_go_to_left"] if coded.has_missing else None
+    return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
+                kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
+                classes=classes, schema=schema, missing_go_to_left=missing,
+                validate=False)  # trusted: the kernel's arrays are a tree by construction (tests check them)
+
+
+# ---------------------------------------------------------------------------------------------
+class GreedyTreeClassifier(BaseTreeClassifier):
+    """Greedy top-down decision tree: ID3/C4.5/CART (depth-first) or BuildTopDownDT (best-first).
+
+    Parameters
+    ----------
+    criterion : {"entropy", "gini", "kearns_mansour"} or callable, default="entropy"
+        The impurity function G (000 Def. 2): entropy (ID3/C4.5), Gini 4p(1-p) (CART),
+        Kearns–Mansour 2√(p(1-p)), or a user G: [0, 1] -> [0, 1] (concave, symmetric,
+        G(0)=G(1)=0, G(1/2)=1), used in the multiclass form ½ Σ_c G(p_c).
+    max_depth : int or None, default=None
+        Maximum depth (0: a single leaf).
+    max_leaves : int or None, default=None
+        None: depth-first growth. t: best-first BuildTopDownDT (000 Fig. 1) to at most t leaves,
+        splitting the leaf and condition of largest global purity gain Pr[reach leaf]·(local gain).
+    min_samples_leaf : int or float, default=1
+        Minimum number of training rows on each side of a split (a float in (0, 1): a fraction
+        of the rows, rounded up).
+    min_impurity_decrease : float, default=0.0
+        If > 0, split only when the global gain Pr[reach node]·(local gain) is at least this, in
+        scikit-learn's units (entropy in bits, Gini 1 − Σp², as ``tree_.impurity``; Kearns–Mansour
+        and a user G in their normalised units). At 0, an impure node with a valid split is split
+        even when its best gain is 0.
+    max_thresholds : int or None, default=None
+        None: exact (every cut between consecutive distinct values). m: at most m quantile
+        thresholds per numeric column (the Binarizer's), histogram-style split finding. Above
+        200,000 rows the quantiles are those of a fixed, index-hashed sample of ~200,000 rows (as
+        LightGBM bins; the same on any row sharding of the data: docs/scaling.md).
+    categorical : None, list of int/str, or bool mask, default=None
+        Categorical columns (conditions x_j == v); None infers them from pandas dtypes.
+    random_state : None, int or RandomState, default=None
+        Breaks the ties the width rule leaves. Equally good splits (gains within 1e-12) go first
+        to the widest: the one whose gap between the node's largest value going left and its
+        smallest going right holds the most distinct training values of its column (with
+        ``max_thresholds``: quantile thresholds; a categorical condition counts 1). Equally wide
+        ties go to the first feature of the feature order, then the lowest threshold: None,
+        index order (deterministic); otherwise a random order of the features drawn from it.
+        scikit-learn breaks every tie by a random feature order per node; unlike scikit-learn,
+        None is not random. The same random_state gives the same tree.
+    min_samples_split : int or float, default=2
+        A node with fewer training rows is a leaf (a float in (0, 1]: a fraction of the rows,
+        rounded up), as scikit-learn's.
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning after growth, as scikit-learn's: the weakest link (the
+        internal node of smallest (R(t) − R(T_t)) / (|leaves(T_t)| − 1), R = weighted fraction ×
+        impurity in scikit-learn's units) is collapsed while that is <= ccp_alpha. 0: no pruning.
+    class_weight : None, "balanced" or dict {class: weight}, default=None
+        Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
+        weight is n_samples / (n_classes · its count)).
+    n_jobs : int or None, default=None
+        Threads of the exact (sorted) split finder: a large node's features are shared among them,
+        and the tree is the same for any number (None: 1; -1: all cores, -2: all but one...).
+        The histogram finder and a callable criterion run on one thread.
+
+    Attributes
+    ----------
+    tree_ : Tree
+    classes_, n_classes_, n_features_in_, feature_names_in_ (pandas input)
+
+    Notes
+    -----
+    The fit runs in compiled code: features are coded once (one radix sort per column), then
+    either per-feature sorted row lists (stably partitioned per node) or per-node histograms
+    (the larger child by subtraction) find the splits; the cheaper one is picked from the number
+    of distinct values, and both give the same tree. A numeric threshold is the node-local
+    midpoint (CART's) between the largest value going left and the smallest going right; with
+    ``max_thresholds`` the middle of the quantile thresholds (the Binarizer's) that cut the node
+    the same way. ``sample_weight`` multiplies counts; all-ones
+    weights give exactly the unweighted tree, integer weights the tree of repeated rows (exact
+    mode; quantile thresholds are quantiles of the rows).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from treelearn import GreedyTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> est = GreedyTreeClassifier(criterion="gini", max_leaves=8).fit(X, y)   # BuildTopDownDT, t = 8
+    >>> est.get_n_leaves()
+    8
+    >>> GreedyTreeClassifier(max_depth=3, max_thresholds=32).fit(X, y).get_depth()
+    3
+    """
+
+    _parameter_constraints = {
+        "criterion": [CRITERION],
+        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
+        "min_impurity_decrease": [Interval(numbers.Real, 0, None)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
+        "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
+        "ccp_alpha": [Interval(numbers.Real, 0, None)],
+        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
+    }
+
+    def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
+                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_thresholds = max_thresholds
+        self.categorical = categorical
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.min_samples_split = min_samples_split
+        self.ccp_alpha = ccp_alpha
+        self.n_jobs = n_jobs
+
+    def _fit(self, sample, params) -> Tree:
+        msl = self.min_samples_leaf
+        if not isinstance(msl, numbers.Integral):
+            msl = max(1, int(np.ceil(msl * sample.n_samples)))
+        mss = self.min_samples_split
+        if not isinstance(mss, numbers.Integral):
+            mss = max(2, int(np.ceil(mss * sample.n_samples)))
+        return _grow_checked(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema,
+                             params["criterion"], self.max_depth, self.max_leaves, int(msl),
+                             float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
+                             min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
+                             random_state=self.random_state, n_jobs=_n_threads(self.n_jobs))
+
+
+# --- issue 14: what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
+tree_from_kernel = _to_tree
+prune_ccp_tree = _prune_ccp

@@ -1,0 +1,217 @@
+// Greedy top-down tree growth (ID3/C4.5/CART depth-first, and BuildTopDownDT best-first).
+//
+// Input: every feature pre-coded to small integers ("codes", 0..n_codes-1, ascending in the raw
+// value; see _greedy_coding.h). A numeric feature's candidate conditions are `code >= k`
+// (k = 1..n_codes-1, i.e. x >= threshold[k-1]); a categorical one's are `code == v` (one-vs-rest).
+//
+// The impurity is a template parameter (a policy of core/criteria.h: entropy, Gini,
+// Kearns-Mansour, or a user G called back in batches). Two split finders share one growth loop:
+// * SortedFinder (exact mode): per feature, the rows sorted by code; every node owns the same
+//   position range [start, end) in every feature's array, kept by a stable partition when the
+//   node is split (O(d * n_node) per node, no sorting after the first radix sort); n_jobs
+//   threads share a large node's features (the same tree for any number of threads).
+// * HistFinder (histogram mode, few codes): per node a histogram (feature x code x class) built
+//   from the node's rows by the kernel of core/histogram.h, the larger child by
+//   subtraction from the parent.
+//
+// Both score a candidate by the weighted child impurity W_L*G(L) + W_R*G(R) (lower is better),
+// scanning features in index order and codes ascending; scores within a tolerance are ties, won
+// by the widest split (the most of its column's thresholds cutting the node's rows the same way:
+// the widest gap in the column's training values), then by the lowest feature, then the lowest
+// threshold (Picker, _greedy_types.h).
+//
+// Missing values (scikit-learn >= 1.3's rule): a feature with missing values has one more code,
+// miss_code[f], above every present value's. At a node where the feature has missing rows, every
+// threshold is tried with the missing rows sent right, then (a second scan) sent left, then the
+// "missing-only" split (present values left, missing right: code >= miss_code); a feature whose
+// values are all missing at the node is skipped, as scikit-learn does. The same
+// scan order as scikit-learn's. A split whose node had no missing value in
+// its feature sends missing values to the child with more training weight (right on a tie).
+//
+// Files: _greedy_types.h (the shared types and the selection rule, Picker), _greedy_sorted.h
+// (SortedFinder), _greedy_hist.h (HistFinder), and this one: the growth loop (GrowerT) and the
+// entry point grow(). _greedy_coding.h codes the features, _greedy_prune.h prunes the tree.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "core/criteria.h"
+#include "coding.h"
+#include "hist.h"
+#include "prune.h"
+#include "sorted.h"
+#include "types.h"
+
+namespace tl::greedy {
+
+// ----------------------------------------------------------------------------------------------
+template <template <class> class FinderT, class Crit>
+class GrowerT {
+public:
+    const Problem& P;
+    const Params& prm;
+    const Crit& crit;
+    FinderT<Crit> finder;
+    Result& res;
+    double Wtot = 0.0;
+
+    GrowerT(const Problem& p, const Params& pr, const Crit& c, Result& r)
+        : P(p), prm(pr), crit(c), finder(make_finder(p, c, pr)), res(r) {}
+
+    static FinderT<Crit> make_finder(const Problem& p, const Crit& c, const Params& pr) {
+        if constexpr (std::is_constructible<FinderT<Crit>, const Problem&, const Crit&, int64_t, int>::value)
+            return FinderT<Crit>(p, c, pr.min_samples_leaf, pr.n_jobs);
+        else
+            return FinderT<Crit>(p, c, pr.min_samples_leaf);
+    }
+
+    int64_t add_node(const double* counts, int64_t n_samples, double W, double wimp) {
+        const int64_t id = res.n_nodes++;
+        res.left.push_back(-1);
+        res.right.push_back(-1);
+        res.feature.push_back(-2);
+        res.split_code.push_back(0);
+        res.split_low.push_back(0);
+        res.missing_left.push_back(0);
+        res.n_samples.push_back(n_samples);
+        for (int c = 0; c < P.C; ++c) res.value.push_back(counts[c]);
+        // scikit-learn's units (entropy in bits, Gini 1 - sum p^2)
+        res.impurity.push_back(W > 0.0 ? Crit::sklearn_scale * std::max(0.0, wimp / W) : 0.0);
+        return id;
+    }
+
+    bool terminal(const double* counts, int64_t n_samples, int64_t depth) const {
+        if (prm.max_depth >= 0 && depth >= prm.max_depth) return true;
+        if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf || n_samples < prm.min_samples_split) return true;
+        int pos = 0;
+        for (int c = 0; c < P.C; ++c) pos += counts[c] > 0.0;
+        return pos <= 1;
+    }
+
+    // global purity gain of a node's best split (000 Fig. 1): (W*G(node) - best score) / W_total
+    double global_gain(const Node& nd) const { return (nd.wimp - nd.best.score) / Wtot; }
+
+    bool splittable(const Node& nd) const {
+        if (nd.best.feature < 0) return false;
+        if (prm.min_impurity_decrease > 0.0
+            && Crit::sklearn_scale * (global_gain(nd) + GAIN_TOL) < prm.min_impurity_decrease) return false;
+        return true;
+    }
+
+    // split nd; fills the children (with their best splits when they may be split later)
+    void split(Node& nd, Node& L, Node& R, bool& openL, bool& openR) {
+        const int C = P.C;
+        std::vector<double> cl(C, 0.0), cr(C, 0.0);
+        int64_t nl, nr, nm;
+        finder.mark(nd, cl.data(), cr.data(), nl, nr, nm);
+        double WL = 0.0, WR = 0.0;
+        for (int c = 0; c < C; ++c) { WL += cl[c]; WR += cr[c]; }
+        // no missing value of the feature at this node: missing values go to the heavier child
+        res.missing_left[nd.id] = nm > 0 ? nd.best.mleft : (uint8_t)(WL > WR);
+        L.wimp = crit.wimp(cl.data(), WL);
+        R.wimp = crit.wimp(cr.data(), WR);
+        L.id = add_node(cl.data(), nl, WL, L.wimp);
+        R.id = add_node(cr.data(), nr, WR, R.wimp);
+        res.left[nd.id] = L.id;
+        res.right[nd.id] = R.id;
+        res.feature[nd.id] = nd.best.feature;
+        res.split_code[nd.id] = nd.best.code;
+        res.split_low[nd.id] = nd.best.low;
+        L.depth = R.depth = nd.depth + 1;
+        L.W = WL; R.W = WR;
+        L.hist = R.hist = -1;
+        openL = !terminal(cl.data(), nl, L.depth);
+        openR = !terminal(cr.data(), nr, R.depth);
+        if (openL || openR) finder.partition(nd, nl, L, R, openL, openR);
+        finder.release(nd);
+        if (openL) { finder.find(L, cl.data()); if (!splittable(L)) { openL = false; finder.release(L); } }
+        if (openR) { finder.find(R, cr.data()); if (!splittable(R)) { openR = false; finder.release(R); } }
+    }
+
+    void grow() {
+        const int C = P.C;
+        std::vector<double> tot(C, 0.0);
+        for (int64_t i = 0; i < P.n; ++i) tot[P.y[i]] += P.w[i];
+        for (int c = 0; c < C; ++c) Wtot += tot[c];
+        Node root;
+        root.depth = 0;
+        root.W = Wtot;
+        root.wimp = crit.wimp(tot.data(), Wtot);
+        root.id = add_node(tot.data(), P.n, Wtot, root.wimp);
+        if (terminal(tot.data(), P.n, 0)) return;
+        finder.init_root(root);
+        finder.find(root, tot.data());
+        if (!splittable(root)) { finder.release(root); return; }
+        if (prm.max_leaves < 0) {
+            std::vector<Node> stack{root};
+            while (!stack.empty()) {
+                Node nd = stack.back();
+                stack.pop_back();
+                Node L, R;
+                bool oL, oR;
+                split(nd, L, R, oL, oR);
+                if (oR) { finder.trim(R); stack.push_back(R); }
+                if (oL) stack.push_back(L);
+            }
+        } else {
+            // frontier ordered by (global gain descending, node id ascending); the leaf split is the
+            // one created first among those within GAIN_TOL of the largest gain
+            std::vector<Node> slots{root};
+            std::set<std::tuple<double, int64_t, size_t>> frontier{{-global_gain(root), root.id, 0}};
+            int64_t leaves = 1;
+            while (leaves < prm.max_leaves && !frontier.empty()) {
+                auto pick = frontier.begin();
+                const double top = -std::get<0>(*pick);
+                for (auto it = std::next(pick); it != frontier.end() && -std::get<0>(*it) >= top - GAIN_TOL; ++it)
+                    if (std::get<1>(*it) < std::get<1>(*pick)) pick = it;
+                const size_t si = std::get<2>(*pick);
+                frontier.erase(pick);
+                Node nd = slots[si];
+                Node L, R;
+                bool oL, oR;
+                split(nd, L, R, oL, oR);
+                ++leaves;
+                // the split node's slot is reused for its left child
+                if (oL) { finder.trim(L); slots[si] = L; frontier.insert({-global_gain(L), L.id, si}); }
+                if (oR) { finder.trim(R); slots.push_back(R); frontier.insert({-global_gain(R), R.id, slots.size() - 1}); }
+            }
+            for (auto& e : frontier) finder.release(slots[std::get<2>(e)]);
+        }
+    }
+};
+
+template <class Crit>
+inline void grow_with(const Problem& P, const Params& prm, Crit& crit, Result& res) {
+    crit.setup(P.w, P.n, P.C);
+    if (prm.hist) {
+        GrowerT<HistFinder, Crit> g(P, prm, crit, res);
+        if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
+        g.grow();
+    } else {
+        GrowerT<SortedFinder, Crit> g(P, prm, crit, res);
+        g.grow();
+    }
+}
+
+inline void grow(const Problem& P, const Params& prm, Result& res) {
+    if (prm.criterion < 0) {
+        tl::Callback crit;
+        crit.fn = prm.cost_cb;
+        crit.ctx = prm.cost_ctx;
+        grow_with(P, prm, crit, res);
+        res.cost_failed = crit.failed;
+        return;
+    }
+    tl::with_builtin(prm.criterion, [&](auto crit) { grow_with(P, prm, crit, res); });
+}
+
+}  // namespace tl::greedy

@@ -1,0 +1,295 @@
+// Greedy growth, histogram mode (few codes): HistFinder. Per node a histogram (feature x code x
+// class) built from the node's rows by the kernel of core/histogram.h, the larger child
+// by subtraction from the parent; histograms of waiting nodes are kept within a byte budget.
+// Also the split search of the sharded (distributed) fits. See _greedy_core.h for the scoring,
+// tie and missing-value rules it shares with SortedFinder.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/criteria.h"
+#include "core/histogram.h"
+#include "types.h"
+
+namespace tl::greedy {
+
+template <class Crit>
+class HistFinder {
+public:
+    const Problem& P;
+    const Crit& crit;
+    int64_t msl;
+    std::vector<int32_t> rows;     // node row ranges
+    std::vector<int32_t> tmp;
+    std::vector<uint8_t> right;
+    std::vector<int64_t> offset;   // per feature: offset of its block in a histogram
+    int64_t hsize;                 // doubles per histogram (classes x codes x features) + row counts
+    int64_t csize;                 // count block size (codes summed over features)
+    std::vector<std::vector<double>> pool;  // histograms by slot
+    std::vector<std::vector<int64_t>> cpool; // row counts per (feature, code)
+    std::vector<int64_t> free_slots;
+    // (n, d) row-major codes: one byte each when every feature has at most 256 codes (255
+    // thresholds and no missing value), else two
+    std::vector<uint8_t> bins8;
+    std::vector<uint16_t> bins16;
+    bool narrow = false;
+    std::vector<double> buf, pre, aux;
+    tl::CandidateBatch batch;
+    std::vector<Split> pending;
+
+    double budget = 256.0 * 1024 * 1024;
+
+    HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
+        : P(p), crit(c), msl(min_samples_leaf) {
+        const int64_t n = P.n;
+        rows.resize(n);
+        for (int64_t i = 0; i < n; ++i) rows[i] = (int32_t)i;
+        tmp.resize(n);
+        right.assign(n, 0);
+        offset.resize(P.d + 1);
+        offset[0] = 0;
+        for (int f = 0; f < P.d; ++f) offset[f + 1] = offset[f] + P.n_codes[f];
+        csize = offset[P.d];
+        hsize = csize * P.C;
+        int32_t max_codes = 0;
+        for (int f = 0; f < P.d; ++f) max_codes = std::max(max_codes, P.n_codes[f]);
+        narrow = max_codes <= 256;
+        if (narrow)
+            fill_bins(bins8);
+        else
+            fill_bins(bins16);
+        buf.resize(P.C);
+        pre.resize(P.C);
+        aux.resize(P.C);
+        batch.C = P.C;
+    }
+
+    template <class B>
+    void fill_bins(std::vector<B>& bins) {
+        const int64_t n = P.n;
+        const int d = P.d;
+        bins.resize((size_t)n * d);
+        // row blocks: each block's codes are written feature by feature while its rows stay in cache
+        const int64_t block = 4096;
+        for (int64_t r0 = 0; r0 < n; r0 += block) {
+            const int64_t r1 = std::min(n, r0 + block);
+            for (int f = 0; f < d; ++f) {
+                const int32_t* cf = P.codes + (size_t)f * n;
+                B* out = bins.data() + f;
+                for (int64_t i = r0; i < r1; ++i) out[(size_t)i * d] = (B)cf[i];
+            }
+        }
+    }
+
+    int64_t alloc() {
+        if (!free_slots.empty()) {
+            int64_t s = free_slots.back();
+            free_slots.pop_back();
+            return s;
+        }
+        pool.emplace_back((size_t)hsize);
+        cpool.emplace_back((size_t)csize);
+        return (int64_t)pool.size() - 1;
+    }
+    void release(Node& nd) {
+        if (nd.hist >= 0) { free_slots.push_back(nd.hist); nd.hist = -1; }
+    }
+    // best-first frontiers can be wide: past a memory budget, drop a waiting node's histogram
+    // (its children are then built from rows instead of by subtraction)
+    void trim(Node& nd) {
+        const double bytes = (double)(pool.size() - free_slots.size()) * (double)(hsize + csize) * 8.0;
+        if (bytes > budget) release(nd);
+    }
+
+    void build(Node& nd) {
+        nd.hist = alloc();
+        double* h = pool[nd.hist].data();
+        int64_t* hc = cpool[nd.hist].data();
+        std::fill(h, h + hsize, 0.0);
+        std::fill(hc, hc + csize, 0);
+        if (narrow)
+            tl::count_rows<tl::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start,
+                                                               bins8.data(), P.n, P.d, offset.data(), P.C, P.y, P.w,
+                                                               h, hc);
+        else
+            tl::count_rows<tl::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start,
+                                                               bins16.data(), P.n, P.d, offset.data(), P.C, P.y,
+                                                               P.w, h, hc);
+    }
+
+    void init_root(Node& root) { root.start = 0; root.end = P.n; build(root); }
+
+    // candidates `code >= k` over the present codes [0, kend) of feature f (block o of the
+    // histogram h, hc); `add` (the missing rows' class counts, nadd rows, weight wadd) joins the
+    // left side when given. Returns the number of non-empty present codes.
+    int32_t scan_numeric(int f, const Node& nd, const double* h, const int64_t* hc, int64_t o, int32_t kend,
+                         const double* tot, Picker<Crit>& pk, const double* add = nullptr, int64_t nadd = 0,
+                         double wadd = 0.0) {
+        const int C = P.C;
+        const int64_t m = nd.end - nd.start;
+        double* L = pre.data();
+        std::fill(pre.begin(), pre.end(), 0.0);
+        double wl = 0.0;
+        int64_t nl = 0;
+        int32_t present = 0;
+        // find first non-empty code; a candidate k sits before each later non-empty code
+        int32_t k = 0;
+        while (k < kend && hc[o + k] == 0) ++k;
+        int32_t last = k;
+        for (; k < kend; ++k) {
+            const int64_t cnt = hc[o + k];
+            if (cnt == 0) continue;
+            ++present;
+            if (nl > 0) {
+                const int64_t nlx = nl + nadd, nr = m - nlx;
+                if (nr == 0) break;
+                if (nlx >= msl && nr >= msl) {
+                    if (add) {
+                        for (int c = 0; c < C; ++c) aux[c] = L[c] + add[c];
+                        const double aw = wl + wadd;
+                        if (C == 2) pk.two(aux[0], aux[1], tot[0] - aux[0], tot[1] - aux[1], aw, nd.W - aw, f, k, last, 1);
+                        else pk.rest(aux.data(), tot, aw, nd.W - aw, buf.data(), f, k, last, 1);
+                    } else if (C == 2) {
+                        pk.two(L[0], L[1], tot[0] - L[0], tot[1] - L[1], wl, nd.W - wl, f, k, last);
+                    } else {
+                        pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, k, last);
+                    }
+                }
+            }
+            last = k;
+            const double* g = h + (o + k) * C;
+            for (int c = 0; c < C; ++c) { L[c] += g[c]; wl += g[c]; }
+            nl += cnt;
+        }
+        return present;
+    }
+
+    // one-vs-rest candidates `code == k` over the present codes [0, kend); radd (the missing
+    // rows' counts, nradd rows, weight wradd) joins the right side when given; ml: where they go
+    void scan_categorical(int f, const Node& nd, const double* h, const int64_t* hc, int64_t o, int32_t kend,
+                          const double* tot, Picker<Crit>& pk, const double* radd = nullptr, int64_t nradd = 0,
+                          double wradd = 0.0, uint8_t ml = 0) {
+        const int C = P.C;
+        const int64_t m = nd.end - nd.start;
+        const int32_t only = P.cat_only[f];
+        for (int32_t k = 0; k < kend; ++k) {
+            const int64_t ng = hc[o + k], nr = ng + nradd, nl = m - nr;
+            if (ng == 0 || (only >= 0 && k != only) || nl < msl || nr < msl) continue;
+            const double* g = h + (o + k) * C;
+            double wr = 0.0;
+            for (int c = 0; c < C; ++c) wr += g[c];
+            if (radd) {
+                for (int c = 0; c < C; ++c) aux[c] = g[c] + radd[c];
+                pk.rest(aux.data(), tot, wr + wradd, nd.W - wr - wradd, buf.data(), f, k, 0, ml);
+            } else {
+                pk.rest(g, tot, wr, nd.W - wr, buf.data(), f, k, 0, ml);
+            }
+        }
+    }
+
+    void find(Node& nd, const double* tot) {
+        Split best;
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P};
+        const int C = P.C;
+        const double* h = pool[nd.hist].data();
+        const int64_t* hc = cpool[nd.hist].data();
+        const int64_t m = nd.end - nd.start;
+        for (int f = 0; f < P.d && !pk.failed(); ++f) {
+            const int64_t o = offset[f];
+            const int32_t nc = P.n_codes[f];
+            const int32_t M = P.miss_code[f];
+            if (M < 0) {
+                if (P.is_cat[f]) scan_categorical(f, nd, h, hc, o, nc, tot, pk);
+                else scan_numeric(f, nd, h, hc, o, nc, tot, pk);
+                continue;
+            }
+            // scikit-learn's order: missing rows right, then left, then alone (present left);
+            // a feature whose values are all missing at the node is skipped, one with a single
+            // present value has only the missing-only split
+            const int64_t nmiss = hc[o + M];
+            const double* gm = h + (o + M) * C;
+            double wm = 0.0;
+            for (int c = 0; c < C; ++c) wm += gm[c];
+            int32_t present = 0;
+            for (int32_t k = 0; k < M && present < 2; ++k) present += hc[o + k] > 0;
+            if (present == 0) continue;
+            if (present == 2) {
+                if (P.is_cat[f]) {
+                    scan_categorical(f, nd, h, hc, o, M, tot, pk, nmiss ? gm : nullptr, nmiss, wm, 0);
+                    if (nmiss) scan_categorical(f, nd, h, hc, o, M, tot, pk, nullptr, 0, 0.0, 1);
+                } else {
+                    scan_numeric(f, nd, h, hc, o, M, tot, pk);
+                    if (nmiss) scan_numeric(f, nd, h, hc, o, M, tot, pk, gm, nmiss, wm);
+                }
+            }
+            if (nmiss && m - nmiss >= msl && nmiss >= msl) {  // the missing-only split
+                for (int c = 0; c < C; ++c) aux[c] = tot[c] - gm[c];
+                pk.rest(aux.data(), tot, nd.W - wm, wm, buf.data(), f, M, 0, 0);
+            }
+        }
+        pk.flush();
+        nd.best = best;
+    }
+
+    void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
+        const int f = nd.best.feature;
+        const int32_t k = nd.best.code;
+        const bool cat = P.is_cat[f];
+        const int32_t M = P.miss_code[f];  // -1 (no missing value) equals no code
+        const bool mright = !nd.best.mleft;
+        const int32_t* cf = P.codes + (size_t)f * P.n;
+        nl = nr = nm = 0;
+        for (int64_t p = nd.start; p < nd.end; ++p) {
+            const int32_t r = rows[p];
+            const int32_t x = cf[r];
+            const bool miss = x == M;
+            nm += miss;
+            const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
+            right[r] = rr;
+            if (rr) { cr[P.y[r]] += P.w[r]; ++nr; }
+            else { cl[P.y[r]] += P.w[r]; ++nl; }
+        }
+    }
+
+    // stable partition of the row range; histograms: smaller child built, larger by subtraction
+    void partition(Node& nd, int64_t nl, Node& L, Node& R, bool needL, bool needR) {
+        int64_t li = nd.start, ri = 0;
+        for (int64_t p = nd.start; p < nd.end; ++p) {
+            const int32_t r = rows[p];
+            const uint8_t g = right[r];
+            rows[li] = r;
+            tmp[ri] = r;
+            li += 1 - g;
+            ri += g;
+        }
+        std::memcpy(rows.data() + li, tmp.data(), (size_t)ri * sizeof(int32_t));
+        L.start = nd.start; L.end = nd.start + nl;
+        R.start = nd.start + nl; R.end = nd.end;
+        if (!needL && !needR) return;
+        Node* small = (L.end - L.start <= R.end - R.start) ? &L : &R;
+        Node* large = small == &L ? &R : &L;
+        const bool need_large = small == &L ? needR : needL;
+        const bool need_small = small == &L ? needL : needR;
+        if (nd.hist >= 0 && need_large) {
+            build(*small);
+            large->hist = alloc();
+            double* a = pool[large->hist].data();
+            const double* pp = pool[nd.hist].data();
+            const double* s = pool[small->hist].data();
+            for (int64_t i = 0; i < hsize; ++i) a[i] = pp[i] - s[i];
+            int64_t* ac = cpool[large->hist].data();
+            const int64_t* pc = cpool[nd.hist].data();
+            const int64_t* sc = cpool[small->hist].data();
+            for (int64_t i = 0; i < csize; ++i) ac[i] = pc[i] - sc[i];
+            if (!need_small) release(*small);
+        } else {
+            if (need_small) build(*small);
+            if (need_large) build(*large);
+        }
+    }
+};
+
+}  // namespace tl::greedy

@@ -1,0 +1,207 @@
+// Greedy growth: the types shared by the split finders and the growth loop, and the selection
+// rule of a node's split search (Picker). See _greedy_core.h for the whole.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/criteria.h"
+
+namespace tl::greedy {
+
+#if defined(__GNUC__)
+#define TL_INLINE inline __attribute__((always_inline))
+#else
+#define TL_INLINE inline
+#endif
+
+static const double GAIN_TOL = 1e-12;  // gains closer than this (normalised units) are ties
+
+// the sorted finder's entry: a row, its code in the feature and its class (kept inside the entry so
+// that a scan reads memory sequentially)
+struct Entry {
+    int32_t row;
+    int32_t code;
+    int32_t cls;
+};
+
+struct Params {
+    int n_classes;
+    int criterion;          // 0 entropy, 1 gini, 2 kearns-mansour, -1 user G (cost_cb)
+    int64_t max_depth;      // < 0: unlimited
+    int64_t max_leaves;     // < 0: depth-first (no leaf budget)
+    int64_t min_samples_leaf;
+    int64_t min_samples_split;  // a node with fewer rows is a leaf
+    double min_impurity_decrease;  // scikit-learn's units (Crit::sklearn_scale x normalised gain)
+    int hist;               // 1: histogram finder
+    double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
+    int n_jobs = 1;         // threads of the sorted finder (the same tree for any number)
+    tl::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
+    void* cost_ctx = nullptr;
+};
+
+struct Result {
+    std::vector<int64_t> left, right, feature, split_code, split_low, n_samples;
+    std::vector<uint8_t> missing_left;  // 1: a missing value goes left
+    std::vector<double> value, impurity;
+    int64_t n_nodes = 0;
+    bool cost_failed = false;  // the user criterion failed: the growth stopped early
+};
+
+struct Split {
+    int32_t feature = -1;
+    int32_t code = 0;
+    int32_t low = 0;   // numeric: the largest code present on the left side (code < `code`)
+    uint8_t mleft = 0; // missing rows go left (when the node has some in this feature)
+    double score = std::numeric_limits<double>::infinity();
+};
+
+struct Node {
+    int64_t id;
+    int64_t start, end;  // sorted finder: position range; hist finder: range in the row array
+    int64_t depth;
+    double W;            // weighted mass
+    double wimp;         // W * impurity
+    Split best;
+    int64_t hist = -1;   // hist finder: slot of the node's histogram (-1: none)
+};
+
+// ----------------------------------------------------------------------------------------------
+// Shared data and bookkeeping
+struct Problem {
+    int64_t n;
+    int d;
+    int C;
+    const int32_t* codes;      // (d, n): codes[f * n + row]
+    const int32_t* n_codes;    // (d,)
+    const uint8_t* is_cat;     // (d,)
+    const int32_t* cat_only;   // (d,): categorical feature with two values: the only candidate code, else -1
+    const int32_t* miss_code;  // (d,): the code of the missing rows (the largest), -1: no missing value
+    const int64_t* y;          // (n,)
+    const double* w;           // (n,)
+};
+
+// The width of a candidate split: how many of its column's candidate conditions cut the node's
+// rows the same way. A numeric split `code >= k` whose largest code on the left is `low`: k - low
+// (exact mode: the column's distinct training values in the gap between the node's largest value
+// going left and its smallest going right, counted as the midpoints between them; histogram mode:
+// the quantile thresholds in that gap). A categorical condition and the missing-only split: 1.
+TL_INLINE int32_t split_width(const Problem& P, int32_t f, int32_t code, int32_t low) {
+    return (P.is_cat[f] || code == P.miss_code[f]) ? 1 : code - low;
+}
+
+// The selection rule of a node's split search. Scores within tol of each other are ties; among
+// tied candidates the widest (split_width) wins, then the first in scan order (features in
+// index order, codes ascending). Precisely, in scan order, with m the lowest score seen so far
+// (this one included): a candidate replaces the best when its score is below best - tol, or when
+// it is at most m + tol and strictly wider than the best. The best's score stays within tol of m,
+// so only candidates at most m + tol can change anything (what Recorder relies on).
+// A batched criterion's candidates are kept (sides' counts and the split) and replayed through
+// the same rule once scored, in flushes of bounded size: the result is the one the rule gives
+// over the whole scan.
+template <class Crit>
+struct Picker {
+    const Crit& crit;
+    Split& best;
+    double tol;
+    tl::CandidateBatch* batch;
+    std::vector<Split>* pending;
+    const Problem* prob;
+    double low = std::numeric_limits<double>::infinity();    // m: the lowest score so far
+    double limit = std::numeric_limits<double>::infinity();  // m + tol
+    int32_t best_width = 0;
+    static constexpr size_t FLUSH = 1 << 16;
+
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
+        if (!(sc <= limit)) return;  // worse than every earlier candidate by more than tol
+        if (sc < low) { low = sc; limit = sc + tol; }
+        const int32_t wd = split_width(*prob, f, code, lo);
+        if (sc < best.score - tol || wd > best_width) {
+            best.score = sc; best.feature = f; best.code = code; best.low = lo; best.mleft = ml;
+            best_width = wd;
+        }
+    }
+    TL_INLINE void keep(int32_t f, int32_t code, int32_t low, uint8_t ml) {
+        Split s;
+        s.feature = f; s.code = code; s.low = low; s.mleft = ml;
+        pending->push_back(s);
+        if (pending->size() >= FLUSH) flush();
+    }
+    // two classes, both sides' counts given
+    TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
+                       int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
+        if constexpr (Crit::batched) {
+            const double l[2] = {l0, l1}, r[2] = {r0, r1};
+            batch->push(crit, l, r);
+            keep(f, code, low, ml);
+        } else {
+            take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, low, ml);
+        }
+    }
+    // one side's counts L (sum WL), the other tot - L (sum WR)
+    TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
+                        int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
+        if constexpr (Crit::batched) {
+            batch->push_rest(crit, L, tot);
+            keep(f, code, low, ml);
+        } else {
+            take(crit.score(L, tot, WL, WR, buf), f, code, low, ml);
+        }
+    }
+    void flush() {
+        if constexpr (Crit::batched) {
+            if (!pending->empty()) {
+                if (batch->evaluate(crit)) {
+                    for (size_t i = 0; i < pending->size(); ++i) {
+                        const Split& s = (*pending)[i];
+                        take(batch->score(i), s.feature, s.code, s.low, s.mleft);
+                    }
+                } else {
+                    best = Split();  // the criterion failed: no split
+                }
+            }
+            pending->clear();
+            batch->clear();
+        }
+    }
+    bool failed() const {
+        if constexpr (Crit::batched) return crit.failed;
+        return false;
+    }
+};
+
+// The split search of one thread's share of a node's features (built-in criteria only): keeps
+// the candidates at most tol above the lowest score it saw before them (included), in scan order.
+// Replaying every thread's records through Picker::take in feature order gives the Picker's
+// result over the whole scan: a candidate left out is above its thread's lowest earlier score +
+// tol, so above the whole scan's lowest earlier score m + tol, and Picker::take ignores it
+// (it changes neither m nor the best, whose score is at most m + tol).
+template <class Crit>
+struct Recorder {
+    const Crit& crit;
+    std::vector<Split>* out;
+    double tol;
+    double low = std::numeric_limits<double>::infinity();
+
+    TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
+        if (sc <= low + tol) {
+            if (sc < low) low = sc;
+            Split s;
+            s.feature = f; s.code = code; s.low = lo; s.mleft = ml; s.score = sc;
+            out->push_back(s);
+        }
+    }
+    TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
+                       int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
+        take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, lo, ml);
+    }
+    TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
+                        int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
+        take(crit.score(L, tot, WL, WR, buf), f, code, lo, ml);
+    }
+    bool failed() const { return false; }
+};
+
+}  // namespace tl::greedy

@@ -1,0 +1,653 @@
+"""Top-k and optimal decision trees (003: Blanc, Lange, Pabbaraju, Sullivan, Tan, Tiwari, NeurIPS 2023).
+
+Top-k (003 Fig. 1) generalises the greedy learners: at a node with depth budget h and sample S it
+scores every binary feature that splits S with an impurity-based heuristic H, keeps the k best
+(ties by feature index) and recursively builds, for each, the tree rooted at it; it returns the
+candidate with the fewest training errors on S (ties by rank). h = 0, a pure S or no splitting
+feature give the majority leaf (ties to the first class). k = 1 is ID3/CART (Top-1); k = d (all
+binary features) returns an optimal depth-h tree (minimum (weighted) training
+misclassifications): :class:`OptimalTreeClassifier`.
+
+Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot ``x == v``; numeric
+``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C, plus the
+thresholds of the greedy tree, the search's first incumbent); the returned
+:class:`treelearn.Tree` predicts on raw X, each numeric split at CART's node-local midpoint (the
+same training partition as its binary feature's threshold). Missing values: see
+:class:`treelearn.Binarizer` (both missing directions of every condition, and "is missing").
+
+The search is compiled (``learn/topk/``): exact (cover, depth) cache with lower bounds and a
+memory cap, branch-and-bound (Fig. 5) with both children bounded before either is solved, a
+specialised depth-2 step (child counts by one AND + popcount pass, siblings by subtraction),
+duplicate and complementary splits skipped, rows re-packed per node, an optional depth-1 cache;
+for k = all also similarity lower bounds and pair-count matrices (MurTree / STreeD style). None
+of these changes the returned training error (tests compare with a plain recursion of Fig. 1, a
+brute force over all trees and pystreed). Scores that differ by less than 1e-9 of the node
+weight are ties (so that ulp noise never decides a rank).
+"""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout, ProgressReporter, warn_limit
+from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
+from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree, node_local_midpoints
+from treelearn.criteria import get_criterion
+from treelearn.data.binarize import Binarizer
+from treelearn.data.bitmatrix import BinaryData
+from treelearn.learn.topk import _topk as _topk_baseline
+
+
+def _cpu_has_avx512_popcnt() -> bool:
+    """x86-64-v4 plus AVX-512 VPOPCNTDQ, as NumPy's CPU dispatcher sees the machine."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as feats
+    except ImportError:  # pragma: no cover - NumPy 1.x
+        try:
+            from numpy.core._multiarray_umath import __cpu_features__ as feats
+        except ImportError:
+            return False
+    need = ("AVX2", "BMI2", "FMA3", "F16C", "AVX512F", "AVX512BW", "AVX512CD", "AVX512DQ", "AVX512VL",
+            "AVX512VPOPCNTDQ")
+    return all(feats.get(f, False) for f in need)
+
+
+def _pick_search_module():
+    """The compiled search for this CPU: the AVX-512 build (popcounts of eight column words per
+    instruction) when the CPU has it and it was built, else the portable build. The environment
+    variable ``TREELEARN_SIMD=baseline`` forces the portable one. Both give identical results."""
+    import os
+
+    if os.environ.get("TREELEARN_SIMD", "").strip().lower() in ("baseline", "off", "none", "0"):
+        return _topk_baseline, "baseline"
+    if not _cpu_has_avx512_popcnt():
+        return _topk_baseline, "baseline"
+    try:
+        from treelearn.learn.topk import _topk_avx512
+    except ImportError:  # not built (compiler without the flags, or not x86-64)
+        return _topk_baseline, "baseline"
+    return _topk_avx512, "avx512"
+
+
+_topk, SEARCH_KERNEL = _pick_search_module()
+from treelearn.tree.tree import Tree, kernel_nodes
+
+__all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
+
+_SCORINGS = ("gain", "gain_ratio")
+#: times a search holds the packed sample (the caller's columns, read in place, and the row-major copy)
+SEARCH_COPIES = 2
+
+
+def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
+                memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
+                upper_bound=None, progress=None) -> dict:
+    """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
+    preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
+    names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
+    (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``).
+
+    Tuning switches (none changes the result): ``cache_depth1`` also caches depth-1 subproblems
+    (default: for k < d when there are at least twice as many features as 64-row words, i.e. when
+    ranking a node costs more than hashing its cover); ``feature_classes`` groups the features identical on
+    an h = 2 node before its depth-1 steps (off by default: the grouping costs more than it saves on
+    the benchmark data).
+
+    ``upper_bound``: the error of a known tree (the incumbent); the search only looks for trees
+    with a smaller error (branch and bound from the start). When there is none, ``found`` is
+    False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``)."""
+    crit = get_criterion(criterion)
+    # a user G (code -1): the search asks for a node's candidates' side costs in one batch
+    cost = crit.weighted_impurity if crit.code < 0 else None
+    d = data.n_features
+    kk = d if k is None or k == "all" else int(k)
+    if cache_depth1 is None:
+        cache_depth1 = d >= 2 * data.n_words and kk < d
+    kk = max(1, min(kk, max(d, 1)))
+    return kernel_nodes(_topk.search(
+        np.ascontiguousarray(data.columns, dtype=np.uint64).reshape(d, data.n_words),
+        np.ascontiguousarray(data.y, dtype=np.int64),
+        int(data.n_classes),
+        data.weights,
+        kk,
+        int(max_depth),
+        int(crit.code),
+        scoring == "gain_ratio",
+        float(time_limit) if time_limit is not None else 0.0,
+        float(memory_limit_mb) * 1024.0 * 1024.0,
+        int(n_jobs),
+        bool(cache_depth1),
+        bool(feature_classes),
+        cost,
+        None if upper_bound is None else float(upper_bound),
+        progress,
+    ))
+
+
+class TopKTreeClassifier(BaseTreeClassifier):
+    """Top-k decision tree (003 Fig. 1) of depth at most ``max_depth``.
+
+    Parameters
+    ----------
+    k : int or "all", default=2
+        Candidate features per node; ``"all"`` (or any k >= number of binary features) gives the
+        optimal tree. With every threshold asked for (``max_binary_features=None`` and
+        ``max_thresholds=None``) on data that is not all 0/1, such a k runs the continuous
+        solver of :class:`OptimalTreeClassifier` (same optimal training error, faster;
+        ``solver_`` says which search ran).
+    max_depth : int, default=3
+    criterion : {"entropy", "gini", "kearns_mansour"} or callable G, default="entropy"
+        Impurity function of the score H (the purity gain, 003 Definition 2). A callable G on
+        [0, 1] is checked as in :func:`treelearn.criteria.get_criterion`; the compiled search
+        then asks it for every ranked node's side impurities in one vectorised call (slower
+        than the built-in criteria, which are compiled).
+    scoring : {"gain", "gain_ratio"}, default="gain"
+        H = purity gain, or C4.5's gain ratio (gain / split information).
+    max_thresholds, max_binary_features : Binarizer options. The default
+        (``max_binary_features=100``) is 003 App. C (categorical one-hot, numeric thresholds
+        at quantiles of the distinct values, about 100 binary features in total), plus the
+        greedy tree's thresholds (``greedy_incumbent``); set both to None for every midpoint.
+    greedy_incumbent : bool, default=True
+        Grow ``GreedyTreeClassifier(max_depth, criterion)`` first, add its thresholds to the
+        binary features and start the search from it: its training error is the search's first
+        upper bound, and the greedy tree is returned when nothing better is found (also when the
+        time limit strikes). So the training accuracy is never below the greedy tree's, timed
+        out or not (``incumbent_source_`` says which tree was returned). On 0/1 data with
+        ``scoring="gain"`` the greedy tree is Top-1 on the same features, one of the trees
+        Top-k searches, so a search that finishes cannot be worse: the greedy tree is grown
+        only when the search stops early (time limit), as its fallback. Above 200,000 rows
+        (``treelearn.data.sketch.SKETCH_ROWS``) the greedy tree is grown in histogram mode
+        (``max_thresholds=255`` from the fixed threshold sample) and the budgeted thresholds are
+        chosen from that sample too: the fit a Dask cluster reproduces exactly
+        (docs/scaling.md). False: the binary features and the tree of the paper's Top-k exactly
+        (003 App. C and Fig. 1).
+    time_limit : float or None, default=600
+        Seconds for the whole ``fit`` (binarization, search and tree rebuild, from the start of
+        ``fit``); when hit, the best tree found so far is returned, ``timed_out_`` is True and a
+        :class:`treelearn.SearchLimitWarning` is given (a leaf when the deadline passes before
+        the search starts). None: no limit.
+    memory_limit_mb : float, default=1024
+        Cap of the packed binarized sample (beyond the input's own size) plus the search cache
+        (entries are evicted when it is reached, ``cache_evictions_``); a binarized sample that
+        cannot fit raises :class:`treelearn.ResourceLimitError` before it is allocated.
+    verbose : int, default=0
+        > 0: one progress line to stderr at most every 0.5 s while fitting (elapsed, phase,
+        and while the search runs its live counters: nodes, cache entries, the incumbent's
+        error at the root), and the final counters (error, lower bound) when it ends.
+        Ctrl-C stops the search within a second: ``fit`` raises KeyboardInterrupt whose
+        ``partial_tree`` is the best tree found so far (see the user guide, "Limits").
+    n_jobs : int or None
+        Threads over the root candidates (results identical to ``n_jobs=1``); -1: all cores.
+    random_state : ignored (the search is deterministic); kept for the common API.
+    categorical : column indices or names to treat as categorical, besides those inferred from
+        the dtypes (see ColumnSchema).
+    class_weight : None, "balanced" or dict {class: weight}, default=None
+        Multiplies ``sample_weight`` as in scikit-learn (``"balanced"``: n / (n_classes · count)).
+
+    Attributes
+    ----------
+    tree_, classes_, n_features_in_, binarizer_, training_error_ (weighted misclassifications),
+    timed_out_, is_optimal_, lower_bound_ (of the training misclassifications, for k = all),
+    n_nodes_searched_, cache_hits_, cache_evictions_, peak_memory_mb_, fit_time_.
+    is_optimal_ : bool
+        True when k = all and the search finished: the tree has the fewest training errors of
+        all trees of depth <= max_depth **over the binary features** (``feature_space_``), not
+        over every threshold of the numeric columns (unless ``thresholds == "all"``).
+    feature_space_ : dict
+        The binary feature space searched: ``thresholds`` ("all": every midpoint between
+        consecutive distinct values; "quantiles" / "distinct_quantiles": a budget, see
+        :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per raw column),
+        ``n_greedy_thresholds`` (greedy thresholds added) and ``description`` (in words).
+    greedy_error_ : float or None
+        Training error of the greedy incumbent (None with ``greedy_incumbent=False``, and on 0/1
+        data when the search finished without needing it, see ``greedy_incumbent``).
+    incumbent_source_ : {"search", "greedy"} ("top-k" too with the continuous solver)
+        "greedy" when no tree better than the greedy one was found (or the time limit struck
+        first) and the greedy tree was returned.
+    """
+
+    _parameter_constraints = {
+        "k": [Interval(numbers.Integral, 1, INT64_MAX), Options("all")],
+        "max_depth": [Interval(numbers.Integral, 0, 64)],
+        "criterion": [CRITERION],
+        "scoring": [Options(*_SCORINGS)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither")],
+        "verbose": VERBOSE,
+        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
+        "random_state": RANDOM_STATE,
+        "categorical": [COLUMNS, None],
+        "class_weight": CLASS_WEIGHT,
+        "greedy_incumbent": [BOOLEAN],
+    }
+
+    def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
+                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0):
+        self.k = k
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.scoring = scoring
+        self.max_thresholds = max_thresholds
+        self.max_binary_features = max_binary_features
+        self.time_limit = time_limit
+        self.memory_limit_mb = memory_limit_mb
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.categorical = categorical
+        self.class_weight = class_weight
+        self.greedy_incumbent = greedy_incumbent
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ params
+    def _k_value(self):
+        return self.k
+
+    def _n_threads(self) -> int:
+        import os
+
+        if self.n_jobs is None:
+            return 1
+        if self.n_jobs < 0:
+            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
+        return int(self.n_jobs)
+
+    # ------------------------------------------------------------------ fit
+    def _wants_continuous(self, sample) -> bool:
+        """The continuous solver when it gives the same optimum: k covers every binary feature of
+        every threshold (categorical one-hot), and X is not all 0/1 (one threshold per column:
+        the binary search is the natural one)."""
+        if self.max_binary_features is not None or self.max_thresholds is not None:
+            return False
+        if sample.is_binary():
+            return False
+        k = self._k_value()
+        if isinstance(k, str):
+            return True
+        from treelearn.learn.continuous.solver import count_binary_features
+
+        return int(k) >= count_binary_features(sample.encoded, sample.schema)
+
+    def _fit(self, sample, params) -> Tree:
+        if self._wants_continuous(sample):
+            return self._fit_continuous(sample, params)
+        self.solver_ = "binary"
+        clock = FitClock(self.time_limit)
+        crit = params["criterion"]
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            greedy, extra = None, None
+            binary = sample.is_binary()
+            Xe = None if binary else sample.encoded  # (shared by the greedy tree, the Binarizer and the midpoints)
+            from treelearn.learn.greedy.estimator import grow_greedy
+
+            grow = not binary  # the greedy learner grows the incumbent (it handles missing values)
+            if self.greedy_incumbent and grow:
+                progress.phase = "greedy incumbent"
+                g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
+                                     None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
+                                     max_depth=int(self.max_depth), max_thresholds=incumbent_thresholds(sample.n_samples))
+                extra = _numeric_thresholds_of(g_tree)
+                greedy = _Incumbent(_tree_error(g_tree), lambda: g_tree)
+            progress.phase = "binarizing"
+            cap = float(self.memory_limit_mb) * 2.0**20
+            allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
+            # the packed bits are held twice: here (the compiled search reads these columns in
+            # place, the root included) and as the search's row-major copy; the cache gets what is
+            # left of the cap
+            copies = SEARCH_COPIES
+            try:
+                binz, data = sample.binarize(max_thresholds=self.max_thresholds,
+                                             max_binary_features=self.max_binary_features, extra_thresholds=extra,
+                                             clock=clock, max_bytes=cap + allowance, copies=copies)
+            except FitTimeout:
+                return self._timed_out_leaf(sample, clock, greedy)
+            fallback = None
+            if self.greedy_incumbent and not grow and self._k_value() != 1:
+                # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
+                def top1(time_limit):
+                    res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit)
+                    if res1["timed_out"]:
+                        return None
+                    return _Incumbent(_leaf_error(res1["children_left"], res1["value"]),
+                                      lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
+
+                if self.scoring == "gain":
+                    # ... and Top-1's trees are among Top-k's (the same ranking, k >= 1), so a search
+                    # that finishes is never worse than it: grown only if the search stops early
+                    fallback = top1
+                else:  # the gain ratio ranks otherwise: the greedy (gain) tree is a real incumbent
+                    greedy = top1(clock.remaining())
+            extra_bytes = max(copies * float(data.columns.nbytes) - allowance, 0.0)
+            search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
+            return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, crit, greedy, Xe,
+                                  clock=clock, progress=progress, memory_limit_mb=search_cap_mb, fallback=fallback)
+
+    def _timed_out_leaf(self, sample, clock, greedy=None) -> Tree:
+        """The anytime answer when the deadline passes before the search starts: the greedy
+        incumbent when it was grown, else the majority leaf."""
+        if greedy is not None:
+            tree = greedy.tree()
+            self.incumbent_source_ = "greedy"
+            self.training_error_ = self.greedy_error_ = greedy.error
+        else:
+            counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
+            tree = Tree.leaf(counts, np.arange(sample.n_classes), schema=sample.schema)
+            tree.n_node_samples[0] = sample.n_samples
+            self.incumbent_source_ = "leaf"
+            self.greedy_error_ = None
+            self.training_error_ = float(counts.sum() - counts.max())
+        self.binarizer_ = None
+        self.timed_out_ = True
+        self.is_optimal_ = False
+        self.lower_bound_ = 0.0 if self._k_value() == "all" else None
+        self.n_nodes_searched_ = self.cache_hits_ = self.cache_evictions_ = 0
+        self.peak_memory_mb_ = 0.0
+        self.n_binary_features_ = 0
+        self.feature_space_ = None
+        self.fit_time_ = clock.elapsed()
+        warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s (before the search started)")
+        return tree
+
+    def _fit_continuous(self, sample, params) -> Tree:
+        from treelearn.learn.continuous.solver import continuous_fit
+
+        clock = FitClock(self.time_limit)
+        t0 = clock.t0
+        crit = params["criterion"]
+        with ProgressReporter(type(self).__name__, self.verbose) as progress:
+            progress.phase = "searching (continuous solver)"
+            live = progress.live()  # the search's counters, shown while it runs
+            tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+                                        max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
+                                        memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads(),
+                                        **({} if live is None else {"progress": live.array}))
+            progress.stats = {"nodes": int(info["nodes"]), "cache_hits": int(info["cache_hits"]),
+                              "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
+        tree.impurity = crit.impurity(tree.value)
+        self.solver_ = "continuous"
+        self.binarizer_ = None
+        self.timed_out_ = bool(info["timed_out"])
+        self.training_error_ = float(info["error"])
+        self.is_optimal_ = not self.timed_out_
+        self.lower_bound_ = float(info["lower_bound"])
+        self.incumbent_source_ = info["source"]
+        self.n_nodes_searched_ = int(info["nodes"])
+        self.cache_hits_ = int(info["cache_hits"])
+        self.cache_evictions_ = 0
+        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
+        self.n_binary_features_ = int(info["n_search_features"])
+        self.greedy_error_ = info.get("greedy_error")
+        self.feature_space_ = {"thresholds": "all", "n_binary_features": self.n_binary_features_,
+                               "n_greedy_thresholds": 0,
+                               "description": "every node-local midpoint threshold of every numeric column "
+                                              "(continuous solver); categorical columns one-hot"}
+        self.fit_time_ = time.perf_counter() - t0
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
+        return tree
+
+    def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None,
+                  Xe=None, *, clock=None, progress=None, memory_limit_mb=None, fallback=None) -> Tree:
+        """The search on ``data`` from the incumbent ``greedy`` (an :class:`_Incumbent` or None);
+        ``fallback(time_limit)`` grows the incumbent after a search that stopped early, when it was
+        not grown before (0/1 data, where a finished search cannot be worse than it)."""
+        self.binarizer_ = binz
+        k = self._k_value()
+        d = data.n_features
+        kk = d if (isinstance(k, str) or k >= d) else int(k)
+        if clock is None:
+            clock = FitClock(self.time_limit, t0)
+        g_err, ub = None, None
+        if greedy is not None:
+            g_err = greedy.error
+            # trees as good as the greedy one are searched for too (ties go to the search's tree)
+            total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
+            ub = g_err + 1e-9 * max(1.0, total)
+        live = None
+        if progress is not None:
+            progress.phase = f"searching ({d} binary features)"
+            live = progress.live(incumbent=g_err)  # the search's counters, shown while it runs
+        try:
+            res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
+                              time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
+                              memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
+                              n_jobs=self._n_threads(), upper_bound=ub,
+                              progress=None if live is None else live.array)
+        except KeyboardInterrupt as exc:
+            # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
+            # the search had found nothing better than the greedy incumbent, ``partial_result``
+            # holds the greedy tree's node arrays (raw columns) and ``source`` "greedy"
+            part = getattr(exc, "partial_result", None)
+            if part is not None:
+                found = part.get("found", True) and len(part.get("feature", ())) > 0
+                best = self._to_tree(kernel_nodes(part), binz, n_classes, schema) if found else None
+                if greedy is not None and (best is None or _tree_error(best) > ub):
+                    best = greedy.tree()
+                    exc.partial_result = {**part, "children_left": best.children_left,
+                                          "children_right": best.children_right, "feature": best.feature,
+                                          "value": best.value, "n_node_samples": best.n_node_samples,
+                                          "source": "greedy", "tree": best}
+                exc.partial_tree = best
+            raise
+        if progress is not None:
+            progress.phase = "rebuilding the tree"
+            progress.stats = {"nodes": int(res["nodes"]), "cache_hits": int(res["cache_hits"]),
+                              "error": float(res["error"]), "lower_bound": float(res["lower_bound"]),
+                              "peak_mb": round(float(res["peak_bytes"]) / 2**20, 1)}
+        self.timed_out_ = bool(res["timed_out"])
+        if greedy is None and fallback is not None and self.timed_out_:
+            # the slack the time limit allows past the deadline (x 1.1 + 0.5 s), in part
+            greedy = fallback(0.05 * float(self.time_limit) + 0.25)
+            g_err = None if greedy is None else greedy.error
+            if greedy is not None:
+                total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
+                ub = g_err + 1e-9 * max(1.0, total)
+        self.incumbent_source_ = "search"
+        tree = None
+        if res.get("found", True):
+            tree = self._to_tree(res, binz, n_classes, schema)
+            if Xe is not None:  # CART's node-local midpoints (the training partition is unchanged)
+                node_local_midpoints(tree, Xe)
+        err = None if tree is None else _tree_error(tree)
+        if greedy is not None and (tree is None or err > ub):
+            # nothing better than the greedy tree (or a timed-out search's tree is worse)
+            tree = greedy.tree()
+            err = _tree_error(tree)
+            self.incumbent_source_ = "greedy"
+        tree.impurity = crit.impurity(tree.value)
+        # the returned tree's own (weighted) training misclassifications: the search's error when it
+        # finished, and the truth for an anytime tree
+        self.training_error_ = err
+        if progress is not None:  # the final line shows the returned tree's error (maybe the greedy one's)
+            progress.stats["error"] = self.training_error_
+        self.greedy_error_ = g_err
+        self.is_optimal_ = bool(kk >= d and not self.timed_out_)
+        lb = float(res["lower_bound"])
+        self.lower_bound_ = min(lb, self.training_error_) if kk >= d else None
+        self.n_nodes_searched_ = int(res["nodes"])
+        self.cache_hits_ = int(res["cache_hits"])
+        self.cache_evictions_ = int(res["evictions"])
+        self.peak_memory_mb_ = float(res["peak_bytes"]) / (1024.0 * 1024.0)
+        self.n_binary_features_ = d
+        self.feature_space_ = _feature_space(binz)
+        self.fit_time_ = time.perf_counter() - t0
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
+        return tree
+
+    @staticmethod
+    def _to_tree(res, binz, n_classes, schema) -> Tree:
+        return binary_tree(binz, res["feature"], children_left=res["children_left"],
+                           children_right=res["children_right"], value=res["value"],
+                           n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
+
+
+#: thresholds per column of the greedy incumbent above ``sketch.SKETCH_ROWS`` rows (issue 14)
+INCUMBENT_THRESHOLDS = 255
+
+
+def incumbent_thresholds(n_rows: int):
+    """``max_thresholds`` of the greedy incumbent on numeric data: None (every threshold: the
+    exact greedy tree) up to :data:`~treelearn.data.sketch.SKETCH_ROWS` rows; above, the
+    histogram mode with :data:`INCUMBENT_THRESHOLDS` thresholds of the fixed threshold sample,
+    the greedy tree a fit on Dask row shards grows identically (issue 14)."""
+    from treelearn.data import sketch
+
+    return None if n_rows <= sketch.SKETCH_ROWS else INCUMBENT_THRESHOLDS
+
+
+def _leaf_error(children_left, value) -> float:
+    """Weighted training misclassifications of a tree's leaves (their minority counts)."""
+    v = np.asarray(value)[np.asarray(children_left) < 0]
+    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+
+
+def _tree_error(tree: Tree) -> float:
+    """Weighted training misclassifications of a tree (its leaves' minority counts)."""
+    return _leaf_error(tree.children_left, tree.value)
+
+
+class _Incumbent:
+    """The greedy incumbent of a Top-k / optimal fit: its training error at once, its Tree (a
+    fresh copy) only when it is returned, since on 0/1 data it is a Top-1 result that most fits
+    never need as a Tree."""
+
+    def __init__(self, error: float, build):
+        self.error = float(error)
+        self._build = build
+        self._tree = None
+
+    def tree(self) -> Tree:
+        if self._tree is None:
+            self._tree = self._build()
+        return self._tree.copy()
+
+
+def _numeric_thresholds_of(tree: Tree) -> dict:
+    """{raw column: thresholds of the tree's numeric splits on it}."""
+    out: dict = {}
+    for i in np.flatnonzero((tree.children_left >= 0) & (tree.kind == 0)):
+        out.setdefault(int(tree.feature[i]), []).append(float(tree.threshold[i]))
+    return out
+
+
+def _feature_space(binz: Binarizer) -> dict:
+    return {"thresholds": binz.thresholds_, "n_binary_features": int(binz.n_binary_features_),
+            "n_thresholds": binz.n_thresholds_, "n_greedy_thresholds": int(binz.n_added_thresholds_),
+            "description": binz.describe_space()}
+
+
+_SOLVERS = ("auto", "binary", "continuous")
+
+
+class OptimalTreeClassifier(TopKTreeClassifier):
+    """Optimal depth-``max_depth`` tree: minimum (weighted) training misclassifications over all
+    trees on the binary features (Top-k with k = all, 003 §1.1.1). ``is_optimal_`` is True when
+    the search finished within ``time_limit``: optimal **over the binarized feature space**
+    that ``feature_space_`` describes (by default about 100 quantile thresholds plus the greedy
+    tree's; every threshold with ``max_binary_features=None``); ``lower_bound_`` bounds that
+    optimum from below. With ``greedy_incumbent`` (default) the greedy tree of the same depth and
+    criterion is the first incumbent, so the training accuracy is never below
+    ``GreedyTreeClassifier(max_depth=max_depth)``'s, timed out or not.
+
+    ``solver`` chooses the search (same objective, same optimal training error):
+
+    * ``"binary"``: the binary search over the Binarizer's features (``max_binary_features``,
+      ``max_thresholds``);
+    * ``"continuous"``: every node-local midpoint threshold of every numeric column, searched in
+      sorted order (:mod:`treelearn.learn.continuous.solver`, after ConTree); categorical columns
+      one-hot. The greedy tree of the same depth and criterion is its first incumbent (on tiny
+      data: its fallback after a time-out), so a
+      timed-out fit is never less accurate on the training data than
+      ``GreedyTreeClassifier(max_depth=max_depth)``. ``max_binary_features`` and
+      ``max_thresholds`` are ignored; ``n_jobs`` threads share the root's features (the same
+      tree as one thread). Among trees of equal training error it returns a fixed one, a
+      function of the data alone (:mod:`treelearn.learn.continuous.solver`, "the tie rule"): the leaf
+      or the depth-1 tree when no deeper tree is better, else at every node the first optimal
+      split in the order features by depth-1 error (ties by column), thresholds ascending;
+      exact with unit or integer weights (fractional weights: up to ties within 1e-9 of
+      the total weight). On Dask input the root's features are dealt to tasks and the tree is
+      the same (:mod:`treelearn.distributed`).
+      Attributes as for the binary search (``binarizer_`` is None, ``n_binary_features_`` the
+      number of searched columns), plus ``solver_`` and ``incumbent_source_`` ("search";
+      "top-k" or "greedy" when the time limit struck before the search found a tree at least as
+      good). From depth 4 on, a Top-k search over the columns (each node of depth budget >= 3
+      split only on the k columns with the best ``criterion`` split, k = 1, 2, 4, ... within a
+      tenth of ``time_limit``) improves the greedy incumbent before the exact search starts
+      (:mod:`treelearn.learn.continuous.solver`).
+    * ``"auto"`` (default): ``"continuous"`` when every threshold is asked for
+      (``max_binary_features=None`` and ``max_thresholds=None``) and X is not all 0/1, else
+      ``"binary"``.
+    """
+
+    _parameter_constraints = {**{k: v for k, v in TopKTreeClassifier._parameter_constraints.items() if k != "k"},
+                              "solver": [Options(*_SOLVERS)]}
+
+    def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
+                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
+                 verbose=0):
+        self.solver = solver
+        self.greedy_incumbent = greedy_incumbent
+        self.verbose = verbose
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.scoring = scoring
+        self.max_thresholds = max_thresholds
+        self.max_binary_features = max_binary_features
+        self.time_limit = time_limit
+        self.memory_limit_mb = memory_limit_mb
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.categorical = categorical
+        self.class_weight = class_weight
+
+    def _k_value(self):
+        return "all"
+
+    def _wants_continuous(self, sample) -> bool:
+        if self.solver != "auto":
+            return self.solver == "continuous"
+        return super()._wants_continuous(sample)
+
+
+# ---------------------------------------------------------------- issue 14: the search on Dask
+def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, criterion="entropy", scoring="gain",
+                time_limit=None, memory_limit_mb=1024, cache_depth1=None, feature_classes=False):
+    """The search of the root's candidates one at a time, for a caller that runs shares of them
+    elsewhere (:mod:`treelearn.distributed`): a compiled ``RootSearch`` over the packed columns
+    ``(d, n_words)``, class codes ``y`` and weights (None: unit), with the settings of
+    :func:`topk_search` (built-in criteria). Its ``candidates()`` are the root's candidates in
+    rank order (duplicates removed), ``search(f, ub)`` the error of the best tree whose root
+    splits on f when it is below ``ub`` (else None), ``build(f)`` that tree (node arrays as
+    :func:`topk_search` returns them, before :func:`~treelearn.tree.tree.kernel_nodes`),
+    ``stats()`` the search statistics. Taking, for every share, its candidates' errors below the
+    share's best and the lowest rank among the smallest errors gives :func:`topk_search`'s tree
+    (the root's candidates are what ``n_jobs`` threads share too)."""
+    crit = get_criterion(criterion)
+    if crit.code < 0:
+        raise TypeError("root_search takes a built-in criterion")
+    columns = np.ascontiguousarray(columns, dtype=np.uint64)
+    d, n_words = columns.shape
+    kk = d if k is None or k == "all" else int(k)
+    if cache_depth1 is None:
+        cache_depth1 = d >= 2 * n_words and kk < d
+    kk = max(1, min(kk, max(d, 1)))
+    y = np.asarray(y)
+    y = y if y.dtype == np.uint8 else np.ascontiguousarray(y, dtype=np.int64)  # bytes: read in place
+    return _topk.RootSearch(columns, y, int(n_classes), weights, kk,
+                            int(max_depth), int(crit.code), scoring == "gain_ratio",
+                            float(time_limit) if time_limit is not None else 0.0,
+                            float(memory_limit_mb) * 1024.0 * 1024.0, bool(cache_depth1), bool(feature_classes))
+
+
+#: the public names of the helpers a fit elsewhere (treelearn.distributed) finishes with
+leaf_error = _leaf_error
+tree_error = _tree_error
+feature_space = _feature_space
+numeric_thresholds_of = _numeric_thresholds_of
+Incumbent = _Incumbent

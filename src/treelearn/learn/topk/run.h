@@ -1,0 +1,208 @@
+// Top-k / optimal search: one search from a Problem and Options to an Output.
+//
+// One thread: solve the root, then rebuild the returned tree from the cache (build). Several
+// (n_jobs > 1, depth >= 3): the root's candidates are dealt round-robin to the threads (thread
+// t takes candidates t, t + T, ...); each prunes with its own best only (earlier ranks), so the
+// winner is the same as with one job; the winner's subtrees are rebuilt by the thread that
+// searched it (warm cache). Threads, the deadline and the stop flag: tl_limits.h.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "core/limits.h"
+#include "problem.h"
+#include "ranking.h"
+#include "search.h"
+
+namespace tl::topk {
+
+template <typename CT, typename Obj>
+struct Run {
+    using S = Searcher<CT, Obj>;
+    static constexpr double INF = std::numeric_limits<double>::infinity();
+
+    const Problem& P;
+    const Options& O;
+    // the clock starts before the sample is laid out (that takes seconds on 100,000s of
+    // features): the deadline counts it, and the layout stops at it (Sample::complete)
+    tl::steady::time_point t0;
+    std::atomic<bool> stop{false};
+    tl::DeadlineWatch watch;  // big samples (slow single nodes): the stop flag raised on time
+    tl::Clock setup_clock;
+    Sample D;
+    Criterion crit;
+    double thread_cap;
+
+    Run(const Problem& p, const Options& o)
+        : P(p), O(o), t0(tl::steady::now()), watch(t0, o.time_limit, &stop, (double)p.d * p.nw >= 65536.0),
+          setup_clock(t0, o.time_limit, &stop), D(p, &setup_clock),
+          crit(o, p), thread_cap(o.memory_limit_bytes / std::max(1, o.n_jobs)) {}
+
+    std::unique_ptr<S> searcher() { return std::unique_ptr<S>(new S(D, crit, O, thread_cap, t0, &stop)); }
+
+    static void add_stats(const S& s, Output& out) {
+        out.nodes += s.nodes;
+        out.cache_hits += s.cache.hits;
+        out.evictions += s.cache.evictions;
+        out.peak_bytes += s.mem.peak;
+        out.cache_entries += (long long)s.cache.size();
+    }
+    void push_root(int f, const CT* tot, Output& out) const {
+        out.feature.push_back(f);
+        out.left.push_back(-1);
+        out.right.push_back(-1);
+        for (int c = 0; c < D.C; ++c) out.value.push_back((double)tot[c]);
+        out.nsamp.push_back(P.n);
+    }
+
+    double one_thread(Output& out) {
+        auto s = searcher();
+        s->fr.set_root();
+        Res r = s->solve(0, O.max_depth, O.upper_bound);
+        if (!r.ok) {  // nothing below the incumbent's error: r.err is a lower bound (>= it)
+            out.found = false;
+            add_stats(*s, out);
+            return r.err;
+        }
+        s->sw.recon = true;
+        s->build(0, O.max_depth, out);
+        add_stats(*s, out);
+        return r.err;
+    }
+
+    // the root's candidates (rank order, duplicates removed) on searcher s
+    std::vector<int> root_candidates(S& s, double& Wn) {
+        auto& v0 = s.fr.lv[0];
+        s.fr.totals(v0, v0.tot.data(), Wn);
+        std::vector<int> cand;
+        if (s.fr.n_present(v0.tot.data()) > 1) {
+            s.fr.build_local(v0);
+            s.fr.count_pass(v0, s.fr.ones.data(), v0.cnt.data(), v0.rc.data());
+            s.rk.rank(v0.cnt.data(), v0.rc.data(), v0.tot.data(), Wn, v0.m, v0.cand, v0.keyed);
+            for (size_t ci = 0; ci < v0.cand.size(); ++ci)
+                if (ci == 0 || !s.fr.duplicate(v0, v0.cand[ci], (int)ci)) cand.push_back(v0.cand[ci]);
+        }
+        return cand;
+    }
+
+    // thread t's share of the root candidates: errs[ci] of each it completes
+    static void search_share(S& s, const std::vector<int>& cand, int t, int T, int h, double ub,
+                             std::vector<double>& errs) {
+        auto& r0 = s.fr.lv[0];
+        double best = ub;
+        for (size_t ci = t; ci < cand.size(); ci += T) {
+            int f = cand[ci];
+            if (s.timed_out()) break;
+            s.fr.split_rows(r0, f, 0, s.fr.lv[1]);
+            Res a = s.solve(1, h - 1, best);
+            if (!a.ok) continue;
+            s.fr.split_rows(r0, f, 1, s.fr.lv[1]);
+            Res b = s.solve(1, h - 1, best - a.err);
+            if (!b.ok) continue;
+            errs[ci] = a.err + b.err;
+            best = a.err + b.err;
+            s.feed.incumbent(best);  // live counters (verbose)
+            if (best <= 0) break;
+        }
+    }
+
+    double parallel(Output& out) {
+        const int h = O.max_depth;
+        auto main = searcher();
+        main->fr.set_root();
+        double Wn;
+        std::vector<int> cand = root_candidates(*main, Wn);
+        const int T = std::min<int>(O.n_jobs, std::max<size_t>(1, cand.size()));
+        std::vector<double> errs(cand.size(), INF);
+        std::vector<std::unique_ptr<S>> ss(T);
+        ss[0] = std::move(main);
+        tl::run_workers(T, [&](int t) {
+            if (t > 0) {
+                ss[t] = searcher();
+                ss[t]->fr.set_root();
+            }
+            search_share(*ss[t], cand, t, T, h, O.upper_bound, errs);
+        });
+        int win = -1;
+        double be = INF;
+        for (size_t ci = 0; ci < cand.size(); ++ci)
+            if (errs[ci] < be) {
+                be = errs[ci];
+                win = (int)ci;
+            }
+        S& m0 = *ss[0];
+        auto& v0 = m0.fr.lv[0];
+        m0.fr.totals(v0, v0.tot.data(), Wn);
+        const double leaf = Obj::leaf(v0.tot.data(), D.C, Wn);
+        for (int t = 0; t < T; ++t) add_stats(*ss[t], out);
+        if ((win < 0 || leaf < be) && !(leaf < O.upper_bound)) {
+            out.found = false;  // nothing below the incumbent's error (every candidate >= it)
+            return O.upper_bound;
+        }
+        if (win < 0 || leaf < be) {
+            push_root(-1, v0.tot.data(), out);
+            return leaf;
+        }
+        const int f = cand[win];
+        S& s = *ss[win % T];
+        s.sw.recon = true;
+        push_root(f, v0.tot.data(), out);
+        auto& r0 = s.fr.lv[0];
+        s.fr.split_rows(r0, f, 0, s.fr.lv[1]);
+        out.left[0] = s.build(1, h - 1, out);
+        s.fr.split_rows(r0, f, 1, s.fr.lv[1]);
+        out.right[0] = s.build(1, h - 1, out);
+        return be;
+    }
+
+    // the training error of the returned tree (the sum of its leaves' errors)
+    double tree_error(const Output& out) const {
+        double e = 0.0;
+        for (size_t i = 0; i < out.feature.size(); ++i) {
+            if (out.feature[i] >= 0) continue;
+            const double* t = &out.value[i * (size_t)D.C];
+            double Wsum = 0.0;
+            for (int c = 0; c < D.C; ++c) Wsum += t[c];
+            e += Obj::leaf(t, D.C, Wsum);
+        }
+        return e;
+    }
+
+    // stopped before the search began (Sample::complete false): the root as a leaf
+    double root_leaf(Output& out) const {
+        std::vector<CT> tot(D.C, CT(0));
+        double Wn = 0.0;
+        for (int i = 0; i < D.n; ++i) {
+            const double wi = D.weighted ? D.w[i] : 1.0;
+            tot[D.y[i]] += (CT)wi;
+            Wn += wi;
+        }
+        push_root(-1, tot.data(), out);
+        return Obj::leaf(tot.data(), D.C, Wn);
+    }
+
+    void run(Output& out) {
+        const int n_jobs = std::max(1, O.n_jobs);
+        double root_err = !D.complete ? root_leaf(out)
+                          : (n_jobs > 1 && O.max_depth >= 3) ? parallel(out) : one_thread(out);
+        // stopped (deadline, Ctrl-C): nodes rebuilt after the stop are leaves, so the error is
+        // the returned tree's own
+        if (stop.load() && out.found) root_err = tree_error(out);
+        out.root_lb = stop.load() ? 0.0 : root_err;
+        out.error = root_err;
+        out.cost_failed = crit.failed();
+        out.interrupted = stop.load() && tl::interrupted();
+        out.timed_out = stop.load() && !out.cost_failed && !out.interrupted;
+    }
+};
+
+inline void run_search(const Problem& P, const Options& O, Output& out) {
+    if (P.w != nullptr)
+        Run<double, Misclassification<double>>(P, O).run(out);
+    else
+        Run<int32_t, Misclassification<int32_t>>(P, O).run(out);
+}
+
+}  // namespace tl::topk

@@ -1,0 +1,319 @@
+// Top-k / optimal decision-tree search (003 Fig. 1, optimised as in Fig. 5 and beyond).
+//
+// Semantics (exactly Fig. 1): at a node with depth budget h and sample S, if h = 0, S is pure or
+// no feature splits S, return the best constant (majority, ties to the lowest class code).
+// Otherwise score every feature that splits S (both sides non-empty; a feature queried higher
+// on the path never splits S) with H, take the k best (ties by feature index), build T_i for
+// each and return the one with the fewest (weighted) training errors on S (ties by rank).
+//
+// Accelerations, none of which changes the returned error:
+// * nodes are solved on their own rows, re-packed into a local column matrix (frame.h);
+// * an exact cache keyed by (cover bitset, remaining depth) holding the solved error and split
+//   or a lower bound (a failed branch-and-bound call), with a memory cap (cache.h);
+// * branch-and-bound: an upper bound passed down (a child must beat best - sibling's bound),
+//   loops stop on a zero-error (or lower-bound-reaching) candidate;
+// * a specialised depth-2 step (depth2.h);
+// * a candidate whose partition equals (or complements) an earlier candidate's is skipped
+//   (identical subproblems, and ties go to the earlier rank);
+// * optimum only (k = all): similarity lower bounds (bounds.h);
+// * both children are bounded (cache entries, similarity) before either is solved;
+// * anytime: on time_limit the best tree found so far is returned (timed_out flag).
+//
+// The Searcher is one thread's search: it owns its cache, frames and bounds; run.h runs one or
+// several of them. Obj is the objective policy (objective.h).
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/limits.h"
+#include "core/progress.h"
+#include "bounds.h"
+#include "cache.h"
+#include "depth2.h"
+#include "frame.h"
+#include "objective.h"
+#include "problem.h"
+#include "ranking.h"
+
+namespace tl::topk {
+
+struct Res {
+    double err;  // ok: the subtree's error (< ub); !ok: a lower bound (>= ub)
+    int f;       // root feature of the subtree, -1 for a leaf
+    bool ok;
+};
+
+template <typename CT, typename Obj = Misclassification<CT>>
+class Searcher {
+  public:
+    static constexpr bool W = std::is_same<CT, double>::value;
+    static constexpr double INF = std::numeric_limits<double>::infinity();
+    using Lvl = Level<CT>;
+
+    const Sample& D;
+    Switches sw;
+    int d, C, nw;
+    tl::Clock clock;
+    tl::MemoryMeter mem;
+    Frames<CT> fr;
+    Cache cache;
+    SimilarityBounds sim;
+    Ranker<CT> rk;
+    Depth2<CT, Obj> d2;
+    long long nodes = 0;
+    tl::Feed feed;  // live counters (verbose): written where the clock is read
+
+    Searcher(const Sample& data, const Criterion& crit, const Options& opt, double mem_cap_bytes,
+             tl::steady::time_point start, std::atomic<bool>* stopflag)
+        : D(data), sw(make_switches(opt, data.d)), d(data.d), C(data.C), nw(data.nw),
+          clock(start, opt.time_limit, stopflag), mem(mem_cap_bytes), fr(data, n_levels(opt, data)), cache(data.nw, mem),
+          sim(n_levels(opt, data), data.nw, data.weighted ? data.w.data() : nullptr),
+          rk(crit, data.d, data.C, opt.k, stopflag), d2(fr, cache, rk, sw, opt.max_depth, mem_cap_bytes) {
+        mem.fixed = fr.fixed_bytes();
+        mem.peak = mem.fixed;
+        feed.p = opt.progress;
+        // the levels' local matrices: within the cap, at least 16 MB, at most 64 MB per thread
+        fr.frame_budget = std::max(16.0 * 1024 * 1024, std::min(mem_cap_bytes, 64.0 * 1024 * 1024));
+    }
+
+    // work space for every depth a path can reach: at most max_depth splits, and at most d (a
+    // feature used on the path no longer splits its rows)
+    static int n_levels(const Options& opt, const Sample& data) { return std::min(opt.max_depth, data.d) + 2; }
+
+    static Switches make_switches(const Options& opt, int d) {
+        Switches s;
+        s.all_k = opt.k >= d;
+        s.c1cache = opt.cache_depth1;
+        s.use_reps = opt.feature_classes && opt.criterion != tl::Callback::code;
+        return s;
+    }
+
+    bool timed_out() { return clock.timed_out(); }
+
+    // the best subtree of depth <= h on the rows of level L, if its error is below ub
+    Res solve(int L, int h, double ub) {
+        Lvl& v = fr.lv[L];
+        ++nodes;
+        double Wn;
+        fr.totals(v, v.tot.data(), Wn);
+        const bool preset = v.cover_ready;
+        v.cover_ready = false;
+        const bool borrowed = v.frame_ready;  // (cleared on entry: early returns leave nothing stale)
+        v.frame_ready = false;
+        const double leaf = Obj::leaf(v.tot.data(), C, Wn);
+        if (h == 0 || fr.n_present(v.tot.data()) <= 1) return Res{leaf, -1, leaf < ub};
+        double node_lb = 0.0;
+        Res known;
+        if (h >= 2 && bounded(v, L, h, ub, preset, node_lb, known)) return known;
+        if (feed.due(clock)) feed.counts((double)nodes, (double)cache.size());  // live counters (verbose)
+        if (time_checked(h) && clock.timed_out()) {
+            if (h >= 2) store(v, h, Entry{leaf, -1, ANYTIME});
+            return Res{leaf, -1, leaf < ub};
+        }
+        if (!borrowed) fr.build_local(v);
+        fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
+        if (h == 1) {
+            int f;
+            double e = d2.depth1(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, f, v.cand, v.keyed);
+            return Res{e, f, e < ub};
+        }
+        rk.rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
+        const bool sub_here = h == 3 && d2.use_sub && !sw.recon;
+        d2.begin_node(v, h, sub_here);
+        if (v.cand.empty()) {
+            store(v, h, Entry{leaf, -1, SOLVED});
+            return Res{leaf, -1, leaf < ub};
+        }
+        double best = INF;
+        int bestf = -1;
+        const bool incomplete = search_candidates(L, h, ub, node_lb, sub_here, best, bestf);
+        return finish(v, L, h, ub, leaf, node_lb, best, bestf, incomplete);
+    }
+
+    // rebuild the tree of a solved node (rows in level L) into out, preorder
+    int build(int L, int h, Output& out) {
+        Lvl& v = fr.lv[L];
+        int idx = (int)out.feature.size();
+        out.feature.push_back(-1);
+        out.left.push_back(-1);
+        out.right.push_back(-1);
+        double Wn;
+        fr.totals(v, v.tot.data(), Wn);
+        for (int c = 0; c < C; ++c) out.value.push_back((double)v.tot[c]);
+        out.nsamp.push_back(v.m);
+        Res r = solve(L, h, INF);
+        if (r.f < 0) return idx;
+        int f = r.f;
+        out.feature[idx] = f;
+        fr.split_rows(v, f, 0, fr.lv[L + 1]);
+        int l = build(L + 1, h - 1, out);
+        out.left[idx] = l;
+        fr.split_rows(v, f, 1, fr.lv[L + 1]);
+        int rr = build(L + 1, h - 1, out);
+        out.right[idx] = rr;
+        return idx;
+    }
+
+  private:
+    // the deadline (and Ctrl-C) is checked at every node of the search, and while the returned
+    // tree is rebuilt (recon) at the nodes that may cost a search of their own (h >= 3, evicted
+    // from the cache): after the deadline they become leaves, so the rebuild is bounded too.
+    // Nodes of depth <= 2 are always rebuilt exactly (one depth-2 step at most).
+    bool time_checked(int h) const { return !sw.recon || h >= 3; }
+
+    void store(const Lvl& v, int h, const Entry& e) { cache.store(v.cover.data(), v.hash, h, e); }
+    void remember(int L, const Lvl& v, int h, double val) {
+        if (sw.all_k && sw.use_sim) sim.remember(L, v.cover.data(), h, val);
+    }
+
+    // an h >= 2 node: its cover and fingerprint, then its cache entry and similarity bound;
+    // true (answer in out) when they settle the node; node_lb: the bound otherwise
+    bool bounded(Lvl& v, int L, int h, double ub, bool preset, double& node_lb, Res& out) {
+        if (preset)
+            v.hash = cover_hash(v.cover.data(), nw, v.m);
+        else
+            fr.make_cover(v);
+        Entry e;
+        if (cache.lookup(v.cover.data(), v.hash, h, e)) {
+            if (e.status != LOWER_BOUND) {
+                out = Res{e.err, e.f, e.err < ub};
+                return true;
+            }
+            if (e.err >= ub) {
+                out = Res{e.err, -1, false};
+                return true;
+            }
+            node_lb = e.err;
+        }
+        if (sw.all_k && sw.use_sim) {
+            // similarity lower bound (optimal search only): opt_h(S) >= opt_h(S') - w(S' \ S)
+            // for the last subproblems S' of the same depth solved at this level
+            node_lb = std::max(node_lb, sim.lb(L, v.cover.data(), h));
+            if (node_lb >= ub) {
+                store(v, h, Entry{node_lb, -1, LOWER_BOUND});
+                remember(L, v, h, node_lb);
+                out = Res{node_lb, -1, false};
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // every candidate of the (ranked) node at level L in rank order; best / bestf the best
+    // found; true when the time ran out before every candidate was tried
+    bool search_candidates(int L, int h, double ub, double node_lb, bool sub_here, double& best, int& bestf) {
+        Lvl& v = fr.lv[L];
+        for (size_t ci = 0; ci < v.cand.size(); ++ci) {
+            const int f = v.cand[ci];
+            if (time_checked(h) && clock.timed_out()) return true;
+            if (ci > 0 && fr.duplicate(v, f, (int)ci)) continue;
+            const double bound = std::min(ub, best);
+            double err;
+            bool better;
+            if (h == 2 && d2.use_pairs && !W && !sw.recon)
+                better = d2.step_pairs(v, f, bound, err);
+            else if (h == 2)
+                better = d2.step(v, f, bound, err);
+            else
+                better = split(L, h, f, bound, sub_here, err) && err < best;
+            if (!better) continue;
+            best = err;
+            bestf = f;
+            if (L == 0) feed.incumbent(best);  // live counters (verbose): the root's best so far
+            if (best <= node_lb) break;
+        }
+        return false;
+    }
+
+    // candidate f of an h >= 3 node: both children bounded, then solved (f = 0 side first);
+    // true with their total error when both beat the bound
+    TL_INLINE bool split(int L, int h, int f, double bound, bool sub_here, double& err) {
+        Lvl& v = fr.lv[L];
+        Lvl& c = fr.lv[L + 1];
+        // lower bounds of both children (cache entries; similarity for the optimum)
+        double lb0 = 0.0, lb1 = 0.0;
+        fr.child_covers(v, f);
+        const u64* c1c = v.child1.data();
+        const u64* c0c = v.child0.data();
+        if (sw.use_child_lb) {
+            int m1 = v.rc[f], m0 = v.m - m1;
+            lb1 = child_lb(L + 1, c1c, m1, h - 1);
+            lb0 = child_lb(L + 1, c0c, m0, h - 1);
+            if (lb0 + lb1 >= bound) return false;
+        }
+        int small = 0;
+        if (sub_here) {
+            // pair matrix of the smaller child, on its own rows
+            small = (2 * v.rc[f] <= v.m) ? 1 : 0;
+            fr.split_rows_local(v, f, small, c);
+            fr.build_local(c);
+            fr.count_pass(c, fr.ones.data(), c.cnt.data(), c.rc.data());
+            d2.full_pairs(c, d2.PT.data(), d2.PRT.data());
+            d2.set_child_pairs(small == 0);
+        }
+        Res r0 = solve_child(L, f, 0, c0c, h, sub_here, bound - lb1);
+        if (!r0.ok) return false;
+        if (sub_here) d2.set_child_pairs(small == 1);
+        Res r1 = solve_child(L, f, 1, c1c, h, sub_here, bound - r0.err);
+        if (!r1.ok) return false;
+        err = r0.err + r1.err;
+        return true;
+    }
+    // side `side` of feature f of the node at level L (cover `cover`) as level L + 1, solved
+    TL_INLINE Res solve_child(int L, int f, int side, const u64* cover, int h, bool sub_here, double ub) {
+        Lvl& v = fr.lv[L];
+        Lvl& c = fr.lv[L + 1];
+        fr.split_rows_local(v, f, side, c);
+        std::copy(cover, cover + nw, c.cover.begin());
+        c.cover_ready = true;
+        fr.lend_frame(v, f, side, c, h - 1, sw.all_k);
+        d2.pairs_ready = sub_here;
+        Res r = solve(L + 1, h - 1, ub);
+        d2.pairs_ready = false;
+        return r;
+    }
+
+    // the node's answer once its candidates are done (or the time ran out): stored in the cache
+    Res finish(Lvl& v, int L, int h, double ub, double leaf, double node_lb, double best, int bestf, bool incomplete) {
+        if (incomplete || (time_checked(h) && clock.stopped())) {
+            if (bestf < 0 || leaf < best) {
+                // nothing better found in time: the best tree found is the constant
+                best = leaf;
+                bestf = -1;
+            }
+            store(v, h, Entry{best, bestf, ANYTIME});
+            return Res{best, bestf, best < ub};
+        }
+        if (bestf >= 0) {
+            store(v, h, Entry{best, bestf, SOLVED});
+            remember(L, v, h, best);
+            return Res{best, bestf, true};
+        }
+        double lb = std::max(node_lb, ub);
+        store(v, h, Entry{lb, -1, LOWER_BOUND});
+        remember(L, v, h, lb);
+        return Res{lb, -1, false};
+    }
+
+    // a lower bound on the error of the subproblem (cover, h) at level Lc: its cache entry (exact
+    // error or lower bound) and, for the optimum, the similarity bound from Lc's recent nodes
+    double child_lb(int Lc, const u64* cover, int m, int h) {
+        if (m == 0) return 0.0;
+        double lb = 0.0;
+        if (h >= 2) {
+            Entry e;
+            if (cache.lookup(cover, cover_hash(cover, nw, m), h, e)) {
+                if (e.status == SOLVED || e.status == LOWER_BOUND) lb = e.err;
+                if (e.status == SOLVED) return lb;
+            }
+        }
+        if (sw.all_k && sw.use_sim && h >= 2) lb = std::max(lb, sim.lb(Lc, cover, h));
+        return lb;
+    }
+};
+
+}  // namespace tl::topk
