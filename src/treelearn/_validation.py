@@ -449,19 +449,6 @@ class Check:
         return self.description
 
 
-class Instance:
-    """An instance of one of the given types."""
-
-    def __init__(self, *types, description: str):
-        self.types, self.description = types, description
-
-    def is_satisfied_by(self, value) -> bool:
-        return isinstance(value, self.types)
-
-    def __str__(self) -> str:
-        return self.description
-
-
 def _check_random_state(value) -> None:
     if isinstance(value, (np.random.RandomState, np.random.Generator)):
         return

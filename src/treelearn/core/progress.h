@@ -1,4 +1,4 @@
-// Live counters of a running search, for `verbose` (issue 12).
+// Live counters of a running search, for `verbose`.
 //
 // The caller owns a small array of doubles (a NumPy array of N_SLOTS entries, NaN where a value
 // is not known yet) and passes its address to the search; the search writes its counters there

@@ -1,4 +1,4 @@
-"""The fixed row sample that histogram thresholds are computed from (issue 14).
+"""The fixed row sample that histogram thresholds are computed from.
 
 Above :data:`SKETCH_ROWS` rows, the greedy learner's quantile thresholds (``max_thresholds``) are
 the thresholds of a sample of about that many rows instead of all rows, as LightGBM bins from a

@@ -1,4 +1,4 @@
-"""Boolean functions over {±1}^n for the membership-query learners (issue 6).
+"""Boolean functions over {±1}^n for the membership-query learners.
 
 Every generator returns a :class:`treelearn.Oracle` (or a ±1 :class:`treelearn.Tree`): random
 size-s decision trees, Majority, Tribes (003 Def. 6–7, 000 §4), the lower-bound function

@@ -1,4 +1,4 @@
-"""000's agnostic guarantee in practice (issue 6, experiment c): top-down error against size.
+"""000's agnostic guarantee in practice (experiment c): top-down error against size.
 
 Monotone targets on n <= 12 variables, given by their whole truth table (the uniform
 distribution exactly): Majority, Tribes, a random monotone threshold function and a random

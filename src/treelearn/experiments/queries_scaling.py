@@ -1,4 +1,4 @@
-"""004 in practice (issue 6, experiment a): queries and time of BuildDT against n and s.
+"""004 in practice (experiment a): queries and time of BuildDT against n and s.
 
 For every n (variables) and s (size) of the grid and every seed, a random size-s decision tree
 over {±1}^n (:func:`treelearn.datasets.random_tree`) is learned with ε (default 0.1) and the

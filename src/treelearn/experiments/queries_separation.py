@@ -1,4 +1,4 @@
-"""The separation of 000 §4 (issue 6, experiment b): top-down heuristics on f_{ℓ,k}.
+"""The separation of 000 §4 (experiment b): top-down heuristics on f_{ℓ,k}.
 
 f_{ℓ,k}(x, y) = TRIBES'_ℓ(x) ∨ (REST_ℓ(x) ∧ MAJ_k(y)) (:func:`treelearn.datasets.lower_bound_function`)
 is within Pr[REST]·Pr[MAJ_k = 0] of TRIBES_ℓ, which a tree of size <= 2^ℓ computes (000 Prop. 4.1);

@@ -292,44 +292,6 @@ def partitioning_functions_upper_bound(shape, n_examples: int, n_features: int, 
 
 
 # ---------------------------------------------------------------------- tight bound by convolution
-def _mpz(x):
-    return _gmpy2.mpz(x) if _gmpy2 is not None else x
-
-
-def _convolve_exact(f: list, g: list, n_out: int) -> list:
-    """Exact convolution h[m] = Σ_k f[k] g[m-k] of nonnegative integer sequences, m < n_out.
-
-    Kronecker substitution: both sequences are packed into one big integer each with slots wide
-    enough that no slot of the product overflows, multiplied once (GMP's FFT multiplication when
-    gmpy2 is installed), and unpacked.
-    """
-    # trim trailing zeros / leading zeros
-    f0 = next((i for i, v in enumerate(f) if v), None)
-    g0 = next((i for i, v in enumerate(g) if v), None)
-    if f0 is None or g0 is None:
-        return [0] * n_out
-    f = f[f0:min(len(f), n_out - g0)]
-    g = g[g0:min(len(g), n_out - f0)]
-    if not f or not g:
-        return [0] * n_out
-    shift = f0 + g0
-    bits = max(int(v).bit_length() for v in f) + max(int(v).bit_length() for v in g) + min(len(f), len(g)).bit_length() + 1
-    nbytes = (bits + 7) // 8
-    F = int.from_bytes(b"".join(int(v).to_bytes(nbytes, "little") for v in f), "little")
-    G = int.from_bytes(b"".join(int(v).to_bytes(nbytes, "little") for v in g), "little")
-    if _gmpy2 is not None:
-        P = int(_gmpy2.mpz(F) * _gmpy2.mpz(G))
-    else:
-        P = F * G
-    n_prod = len(f) + len(g) - 1
-    raw = P.to_bytes(n_prod * nbytes + 1, "little")
-    out = [0] * n_out
-    stop = min(n_prod, n_out - shift)
-    for i in range(max(stop, 0)):
-        out[shift + i] = int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little")
-    return out
-
-
 def _pack(seq, lo: int, hi: int, nbytes: int):
     """Kronecker packing: Σ_{k=lo}^{hi} seq[k] 2^(8·nbytes·k) (entries outside [lo, hi] are zero)."""
     if hi < lo:

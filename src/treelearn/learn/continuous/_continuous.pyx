@@ -1,4 +1,4 @@
-# Binding of the continuous-feature optimal search (_continuous_search.h, issue 13).
+# Binding of the continuous-feature optimal search (search.h).
 import numpy as np
 cimport numpy as cnp
 import threading
@@ -153,7 +153,7 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     ``upper_bound`` (when > 0) are searched: if none exists, the returned tree may be a worse one.
     ``n_threads`` > 1 farms the root's features to threads (same optimal error). ``nan_mode``
     (int8 per column, or None): where the column's missing values (NaN) go, 1 left, 2 right.
-    ``progress``: None, or a float64 array (tl_progress.h's slots) the search writes its live
+    ``progress``: None, or a float64 array (core/progress.h's slots) the search writes its live
     counters to while it runs (the verbose progress reporter reads it). ``root_hint_feature`` (a
     column, -1: none) and ``root_hint_threshold``: the root split searched first (the anytime
     order; the same tree)."""

@@ -1,4 +1,4 @@
-// Continuous optimal search (issue 13), part 3 of 6: interval bounds over one feature's thresholds.
+// Continuous optimal search, part 3 of 6: interval bounds over one feature's thresholds.
 //
 // With L(p), R(p) the optimal errors of the left / right children when the first p rows (in
 // feature order) go left, L is non-decreasing in p, R non-increasing, and both change by at most

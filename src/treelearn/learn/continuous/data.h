@@ -1,12 +1,12 @@
-// Continuous optimal search (issue 13), part 1 of 6: parameters, results, sorted-column data.
+// Continuous optimal search, part 1 of 6: parameters, results, sorted-column data.
 //
 // The search's files, by responsibility:
-//   _continuous_data.h    Params/Output, trees (Sol), the ranked columns and views, depth-1 scans
-//   _continuous_depth2.h  the specialised depth-2 solver (both children of one root threshold)
-//   _continuous_bounds.h  interval bounds over the thresholds of one feature
-//   _continuous_cache.h   the (rows, depth) cache with lower bounds, memory capped, thread safe
-//   _continuous_search.h  branch and bound, limits (tl_limits.h) and root-level threads
-//   _continuous_lookahead.h  the Top-k incumbent: a restricted search run before the exact one
+//   data.h    Params/Output, trees (Sol), the ranked columns and views, depth-1 scans
+//   depth2.h  the specialised depth-2 solver (both children of one root threshold)
+//   bounds.h  interval bounds over the thresholds of one feature
+//   cache.h   the (rows, depth) cache with lower bounds, memory capped, thread safe
+//   search.h  branch and bound, limits (core/limits.h) and root-level threads
+//   lookahead.h  the Top-k incumbent: a restricted search run before the exact one
 //
 // Data: every column is ranked once (rank = index of the distinct value); a node's rows are held
 // as a "view": per feature, its (row, rank) pairs in ascending order of that feature. Splitting a
@@ -42,7 +42,7 @@ struct Params {
     int max_depth = 2;
     double upper_bound = 0.0;    // only trees of error < upper_bound are searched; <= 0: none given
     double time_limit = 0.0;     // seconds, <= 0: none
-    double* progress = nullptr;  // live counters for verbose (tl_progress.h), or none
+    double* progress = nullptr;  // live counters for verbose (core/progress.h), or none
     double mem_limit_bytes = 1e9;
     int n_threads = 1;           // root-level features farmed to this many threads
     // ablation switches (none changes the result, only the time)

@@ -1,4 +1,4 @@
-// Continuous optimal search (issue 13), part 2 of 6: the specialised depth-2 solver.
+// Continuous optimal search, part 2 of 6: the specialised depth-2 solver.
 //
 // For one root threshold ("the first p rows of feature f's order go left"), a single pass over
 // every feature computes the optimal depth-1 subtrees of both sides (two count vectors, rows

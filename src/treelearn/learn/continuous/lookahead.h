@@ -1,4 +1,4 @@
-// Continuous optimal search (issue 13), part 6 of 6: the Top-k incumbent of the anytime search.
+// Continuous optimal search, part 6 of 6: the Top-k incumbent of the anytime search.
 //
 // Before the exact search of a deep tree (continuous.py runs it from depth 4), a restricted
 // search gives a far better first incumbent than the greedy tree: the idea of Top-k (paper 003:
@@ -191,7 +191,7 @@ struct LookaheadOutput {
 
 // rounds k = 1, 2, 4, ... (k_max <= 0: up to every column) within P.time_limit (the phase's
 // budget), the root's candidates dealt to P.n_threads threads (within the memory cap; the same
-// tree); crit_code as tl_criteria.h (0 entropy, 1 Gini, 2 Kearns-Mansour; others: entropy)
+// tree); crit_code as core/criteria.h (0 entropy, 1 Gini, 2 Kearns-Mansour; others: entropy)
 inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadOutput& res) {
     using namespace detail;
     Params P = P0;

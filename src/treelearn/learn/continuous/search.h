@@ -1,7 +1,7 @@
-// Optimal classification trees over every threshold of numeric columns (issue 13), part 5 of 6:
-// branch and bound, limits and threads. The other parts: _continuous_data.h (the file map is in
-// its header comment), _continuous_depth2.h, _continuous_bounds.h, _continuous_cache.h,
-// _continuous_lookahead.h.
+// Optimal classification trees over every threshold of numeric columns, part 5 of 6:
+// branch and bound, limits and threads. The other parts: data.h (the file map is in
+// its header comment), depth2.h, bounds.h, cache.h,
+// lookahead.h.
 //
 // The same objective as the binary search (topk/): minimum weighted training misclassifications
 // over all trees of depth <= max_depth whose splits are "x_f >= t", here with t ranging over
@@ -12,8 +12,8 @@
 //
 // * A node: its leaf error, the cache, a depth-1 pass over every feature (incumbent, and the
 //   order in which features are searched: best depth-1 error first); then, per feature, the
-//   interval search of _continuous_bounds.h over its thresholds.
-// * A threshold: at depth 2 the specialised solver of _continuous_depth2.h; deeper, the view is
+//   interval search of bounds.h over its thresholds.
+// * A threshold: at depth 2 the specialised solver of depth2.h; deeper, the view is
 //   split and both children solved recursively with upper bounds (the smaller child first, the
 //   other with the remaining budget).
 // * Anytime: an initial upper bound (the greedy tree's error) prunes from the start; on the time
@@ -30,7 +30,7 @@
 //   (best depth-1 error first, ties by column), then the feature's thresholds ascending; the
 //   children are their own canonical subtrees. The search meets the splits in another order
 //   (bisection, shaped by the bounds; features dealt to threads or Dask shares,
-//   _continuous_share.h), so it keeps the smallest (error, position, threshold) it meets: a
+//   share.h), so it keeps the smallest (error, position, threshold) it meets: a
 //   split that comes before the incumbent is searched for ties too, one after it only below
 //   it (Incumbent::bound_at), and bounds skip only splits that lose that comparison. Whatever
 //   was met first, the result is the same tree. Errors are compared with the search's tolerance eps
@@ -174,7 +174,7 @@ class Worker {
     bool stopped() const { return S.stop.load(std::memory_order_relaxed); }
 
     // the children's views of a node at this level, and n scratch ints (the Top-k incumbent,
-    // _continuous_lookahead.h, splits its nodes with them)
+    // lookahead.h, splits its nodes with them)
     Entry* level_buffer(int level) { return buf[level].data(); }
     int32_t* side_scratch() { return side.data(); }
 

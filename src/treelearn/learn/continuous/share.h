@@ -1,9 +1,9 @@
-// Continuous optimal search (issue 13): the root's features one at a time, for a caller that
-// deals them to tasks elsewhere (the Dask fit, treelearn/distributed/_continuous.py; issue 14).
+// Continuous optimal search: the root's features one at a time, for a caller that
+// deals them to tasks elsewhere (the Dask fit, treelearn/distributed/_continuous.py).
 //
 // Every task builds the same root (ranked columns, leaf, depth-1 pass, feature order) and then
 // searches the features at the positions it is given, in increasing position, each below the
-// smaller of its own bound (the tie rule of _continuous_search.h: its own best comes from an
+// smaller of its own bound (the tie rule of search.h: its own best comes from an
 // earlier position, so strictly below it) and the best error any task has published so far plus
 // the tie allowance (a split of equal error at an earlier position than the publisher's must
 // still be found). A task's best is then the tie rule's winner among its positions whenever that

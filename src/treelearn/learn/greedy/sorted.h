@@ -1,13 +1,13 @@
 // Greedy growth, exact mode: SortedFinder. Per feature, the rows sorted by code (one stable
 // radix sort); every node owns the same position range [start, end) in every feature's array,
 // kept by a stable partition when the node is split (O(d * n_node) per node). See
-// _greedy_core.h for the scoring, tie and missing-value rules it shares with HistFinder.
+// grow.h for the scoring, tie and missing-value rules it shares with HistFinder.
 //
 // Memory is touched in order: an entry carries its row's class (a scan reads no other array
 // with unit weights), the side of each row is one bit (the whole set stays in cache), and a
 // partition streams through the node's range. With n_jobs > 1 the features of a large node are
 // dealt to threads (scans, then partitions); the threads' records are replayed in feature
-// order through the selection rule (Recorder, _greedy_types.h), so the tree is the same for
+// order through the selection rule (Recorder, types.h), so the tree is the same for
 // any number of threads. A user criterion (a Python callback) always runs on one thread.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Greedy growth: the types shared by the split finders and the growth loop, and the selection
-// rule of a node's split search (Picker). See _greedy_core.h for the whole.
+// rule of a node's split search (Picker). See grow.h for the whole.
 #pragma once
 
 #include <cstddef>

@@ -70,7 +70,7 @@ cdef class RankSearch:
         if B.shape[0] != y.shape[0]:
             raise ValueError("B and y have different numbers of rows")
         cdef Py_ssize_t n = B.shape[0], d = B.shape[1], W = (B.shape[0] + 63) // 64
-        # the columns packed as bitsets (tl_bitpack.h: row bitsets, then 64x64 transposes)
+        # the columns packed as bitsets (core/bitpack.h: row bitsets, then 64x64 transposes)
         packed = np.zeros((max(d, 1), W), dtype=np.uint64)
         ones = np.empty(max(d, 1), dtype=np.int64)
         cdef uint64_t[:, ::1] pk = packed
@@ -93,7 +93,7 @@ cdef class RankSearch:
         del self.s
 
     def set_progress(self, progress):
-        """Live counters for verbose: None, or a float64 array of tl_progress.h's slots that
+        """Live counters for verbose: None, or a float64 array of core/progress.h's slots that
         ``find`` writes (FIND calls so far, memo entries) while it runs."""
         cdef double[::1] live
         if progress is None:

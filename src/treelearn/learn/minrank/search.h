@@ -15,7 +15,7 @@
 //  * failure of FIND(S', r) proves r(S') > r (Lemma 2), so FIND(S', r') fails for every r' <= r:
 //    one number per cover, the largest r known to fail.
 // The bitset operations (class bitsets, sparse splits, purity and informativeness tests) are
-// the shared counting layer's (tl_count.h).
+// the shared counting layer's (core/count.h).
 // FIND(S', 1) has a dedicated kernel: per variable one scan that decides informativeness and
 // the purity of both sides (FIND(S'_v, 0) of step 3.1) without building the split.
 #pragma once
@@ -102,7 +102,7 @@ class Solver {
     int abort_reason = 0;       // 0 none, 1 time, 2 memory, 3 interrupted (Ctrl-C)
     uint64_t n_calls = 0, n_memo_hits = 0, n_memo_entries = 0;
     uint64_t words_split = 0, n_split = 0, words_find1 = 0, n_find1 = 0;  // work counters
-    double* progress = nullptr;  // live counters for verbose (tl_progress.h), or none
+    double* progress = nullptr;  // live counters for verbose (core/progress.h), or none
     std::chrono::steady_clock::time_point start;
 
     // cols: n_vars * W packed column words (bit i % 64 of word i / 64 is row i)

@@ -1,4 +1,4 @@
-"""Learning decision trees from membership queries (issue 6).
+"""Learning decision trees from membership queries.
 
 Implements Blanc, Lange, Qiao, Tan, *Properly learning decision trees in almost polynomial time*
 (paper 004: influence, smoothing, PRUNE of Fig. 1, BuildDT of Fig. 2, the monotone

@@ -235,7 +235,7 @@ class _MonotoneProvider:
         if not want_S:
             return _Stat(mean, (), None, cnt)
         # E[f·x_i | π] over the consistent rows, a block of rows at a time: float64 work space of
-        # BLOCK_BYTES, never a float copy of the sample (issue 12: memory within the cap)
+        # BLOCK_BYTES, never a float copy of the sample (memory within the cap)
         rows = np.arange(self.XT.shape[1]) if mask is None else np.flatnonzero(mask)
         step = max(1, self.BLOCK_BYTES // (8 * max(self.XT.shape[0], 1)))
         acc = np.zeros(self.XT.shape[0], dtype=np.float64)

@@ -49,7 +49,7 @@ struct Options {
     // tuning switches (none changes the result)
     bool cache_depth1 = true;      // also cache depth-1 subproblems
     bool feature_classes = false;  // group the features identical on an h = 2 node
-    double* progress = nullptr;    // live counters for verbose (tl_progress.h), or none
+    double* progress = nullptr;    // live counters for verbose (core/progress.h), or none
 };
 
 struct Output {
@@ -102,7 +102,7 @@ struct Sample {
         if (weighted) w.assign(P.w, P.w + n);
         clsbits.assign((size_t)C * nw, 0);
         tl::class_bitsets(y.data(), n, nw, clsbits.data());
-        // ---- the layout in chunks, the clock checked between them (time limit, issue 12)
+        // ---- the layout in chunks, the clock checked between them (time limit)
         auto stopped = [&]() { return clock != nullptr && clock->timed_out() && !(complete = false); };
         colbits = P.columns;  // read in place: the caller holds the array for the search's duration
         if (stopped()) return;

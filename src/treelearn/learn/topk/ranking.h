@@ -3,7 +3,7 @@
 // A node's candidates are the features that split it, ordered by the key of their split
 // (lower = better; ties by feature index) and cut to the k best. The key is the split's score
 // (weighted impurity of the two sides, n_1 G(side 1) + n_0 G(side 0)) from the criterion's
-// policy type of tl_criteria.h -- the definitions the greedy learner and treelearn.criteria use
+// policy type of core/criteria.h -- the definitions the greedy learner and treelearn.criteria use
 // -- quantised to 1e-9 of the node's weight in the policy's `rank_unit` (or minus the gain
 // ratio), so that equal splits compare equal whatever the rounding.
 //

@@ -4,7 +4,7 @@
 // (n_jobs > 1, depth >= 3): the root's candidates are dealt round-robin to the threads (thread
 // t takes candidates t, t + T, ...); each prunes with its own best only (earlier ranks), so the
 // winner is the same as with one job; the winner's subtrees are rebuilt by the thread that
-// searched it (warm cache). Threads, the deadline and the stop flag: tl_limits.h.
+// searched it (warm cache). Threads, the deadline and the stop flag: core/limits.h.
 #pragma once
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-// Top-k / optimal search driven one root candidate at a time (issue 14: Dask).
+// Top-k / optimal search driven one root candidate at a time (the Dask fit).
 //
 // run.h's parallel mode deals the root's candidates round-robin to threads that each prune with
 // their own best only; the same tree comes out because the returned tree is a function of the
