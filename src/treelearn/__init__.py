@@ -13,20 +13,20 @@ from treelearn.tree.export import (
 from treelearn.tree.html import export_html  # noqa: E402
 from treelearn.tree.plot import dtreeviz_model, plot_tree  # noqa: E402
 
-# --- foundation: greedy learners (issue 2) ---
+# --- foundation: greedy learners ---
 from treelearn.learn.greedy.estimator import GreedyTreeClassifier, grow_greedy
 
-# --- top-k and optimal trees (issue 3) ---
+# --- top-k and optimal trees ---
 from treelearn.learn.topk.estimator import OptimalTreeClassifier, TopKTreeClassifier  # noqa: E402
 
-# --- minimum-rank trees (issue 4) ---
+# --- minimum-rank trees ---
 from treelearn.learn.minrank.estimator import (  # noqa: F401
     InconsistentSampleError, MinRankSearch, MinRankTreeClassifier, RankSearchLimitError, eh_sample_size,
     eh_sample_size_for_size, find, find_min, rank_class_size_bound, rank_tree_node_bounds,
     rank_upper_bound_for_size,
 )
 
-# --- bounds and pruning (issue 5) ---
+# --- bounds and pruning ---
 from treelearn.prune.bounds import (  # noqa: E402
     TreeShape, all_shapes, as_shape, growth_function_upper_bound, log_growth_function_upper_bound,
     partitioning_function_upper_bound, partitioning_functions_upper_bound, shawe_taylor_bound, stirling2,
@@ -37,7 +37,7 @@ from treelearn.prune.pruners import (  # noqa: E402
     PrunedTreeClassifier, cost_complexity_pruning_path, prune_cost_complexity, prune_with_bound, tree_bound,
 )
 
-# --- membership-query learning (issue 6) ---
+# --- membership-query learning ---
 from treelearn.learn.queries import (  # noqa: E402
     Oracle,
     QueryTreeClassifier,
@@ -47,10 +47,10 @@ from treelearn.learn.queries import (  # noqa: E402
     top_down_influence,
 )
 
-# --- Dask input for every estimator's fit (issue 14; Dask itself is imported only when used) ---
+# --- Dask input for every estimator's fit (Dask itself is imported only when used) ---
 import treelearn.distributed  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
-# --- limits of the searches (issue 12) ---
-from treelearn._limits import DEFAULT_TIME_LIMIT, ResourceLimitError, SearchLimitWarning  # noqa: E402,F401
+# --- limits of the searches ---
+from treelearn._limits import DEFAULT_TIME_LIMIT, LimitError, ResourceLimitError, SearchLimitWarning  # noqa: E402,F401

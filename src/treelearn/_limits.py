@@ -1,4 +1,4 @@
-"""Limits of a whole fit (issue 12): one clock from the start of ``fit`` over binarization, search
+"""Limits of a whole fit: one clock from the start of ``fit`` over binarization, search
 and tree rebuild, the default time limit of the exponential searches, the warning a learner gives
 when it stops at a limit, and the ``verbose`` progress reporter.
 
@@ -13,8 +13,11 @@ when it stops at a limit, and the ``verbose`` progress reporter.
 * :class:`SearchLimitWarning`: a learner that stops at its time limit or memory cap says so with
   this warning (and ``timed_out_``); filter it with ``warnings.simplefilter("ignore",
   SearchLimitWarning)``.
-* :class:`ResourceLimitError`: work that cannot fit in ``memory_limit_mb`` at all (a binarized
-  sample larger than the cap) is refused before it is allocated.
+* :class:`LimitError`: the one base of the errors a limit raises, so that one ``except`` clause
+  catches them all: :class:`ResourceLimitError` (work that cannot fit in ``memory_limit_mb`` at
+  all, e.g. a binarized sample larger than the cap, refused before it is allocated), the
+  min-rank search's ``RankSearchLimitError`` and the query learner's ``SearchLimitError``
+  (each keeps its own bases too).
 * :class:`ProgressReporter`: ``verbose > 0`` prints one line to stderr at most every 0.5 s while a
   search runs (elapsed seconds, phase, and the counters a search publishes: incumbent error, lower
   bound, nodes, cache entries), from a daemon thread that is stopped and joined when the fit ends.
@@ -41,15 +44,22 @@ DEFAULT_TIME_LIMIT = 600.0
 VERBOSE = [Interval(numbers.Integral, 0, INT32_MAX), BOOLEAN]
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
-__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "FitTimeout", "LiveCounters", "ProgressReporter",
-           "ResourceLimitError", "SearchLimitWarning", "warn_limit"]
+__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "FitTimeout", "LimitError", "LiveCounters",
+           "ProgressReporter", "ResourceLimitError", "SearchLimitWarning", "warn_limit"]
 
 
 class SearchLimitWarning(UserWarning):
     """A search stopped at its time limit or memory cap and returned its best tree so far."""
 
 
-class ResourceLimitError(TreeLearnValueError, MemoryError):
+class LimitError(Exception):
+    """A fit or search stopped at, or was refused by, one of its limits (time, memory, queries):
+    the base of :class:`ResourceLimitError`, :class:`treelearn.RankSearchLimitError` and
+    :class:`treelearn.SearchLimitError`. (An anytime search that stops at its time limit returns
+    its best tree with a :class:`SearchLimitWarning` instead.)"""
+
+
+class ResourceLimitError(TreeLearnValueError, MemoryError, LimitError):
     """The work asked for cannot be done within ``memory_limit_mb`` (refused before allocating)."""
 
 
@@ -108,7 +118,7 @@ class LiveCounters:
     search runs.
     """
 
-    SLOTS = ("nodes", "cache", "incumbent", "lower_bound")  # tl_progress.h's Slot order
+    SLOTS = ("nodes", "cache", "incumbent", "lower_bound")  # core/progress.h's Slot order
 
     def __init__(self, incumbent=None):
         self.array = np.full(len(self.SLOTS), np.nan)

@@ -256,25 +256,16 @@ MAX_MODEL_BYTES = 256 * 1024 * 1024
 
 
 def _load_model(path: Path):
-    from treelearn.tree.export import tree_from_json
+    from treelearn.tree.export import load_tree_json
 
     if not path.exists():
         raise CLIError(f"{path}: no such file")
     if path.is_dir():
         raise CLIError(f"{path}: is a directory, expected a JSON model")
     try:
-        size = path.stat().st_size
-        if size > MAX_MODEL_BYTES:  # checked before reading anything
-            raise CLIError(f"{path}: not a valid treelearn model: the file has {size} bytes, "
-                           f"more than the {MAX_MODEL_BYTES} a model may have")
-        with path.open("rb") as fh:
-            text = fh.read(MAX_MODEL_BYTES + 1)
+        tree, meta = load_tree_json(path, max_bytes=MAX_MODEL_BYTES, return_metadata=True)
     except OSError as exc:
         raise CLIError(f"{path}: {exc.strerror or exc}") from None
-    if len(text) > MAX_MODEL_BYTES:
-        raise CLIError(f"{path}: not a valid treelearn model: more than {MAX_MODEL_BYTES} bytes")
-    try:
-        tree, meta = tree_from_json(text, return_metadata=True)
     except TreeLearnValueError as exc:
         raise CLIError(f"{path}: not a valid treelearn model: {exc}") from None
     return tree, (meta if isinstance(meta, dict) else {})
@@ -407,13 +398,6 @@ def make_learner(learner: str, params: dict):
 _CLI_PARAMS = {"criterion", "max_depth", "max_leaves", "min_samples_leaf", "max_thresholds", "k",
                "max_binary_features", "max_rank", "pruning", "delta", "cv", "time_limit", "memory_limit_mb",
                "n_jobs", "random_state", "verbose", "categorical"}
-
-
-def _make_learner(criterion: str, max_depth, max_leaves, min_samples_leaf, max_thresholds, random_state):
-    """The greedy learner with the given limits (kept for callers of the former API)."""
-    return make_learner("greedy", dict(criterion=criterion, max_depth=max_depth, max_leaves=max_leaves,
-                                       min_samples_leaf=min_samples_leaf, max_thresholds=max_thresholds,
-                                       random_state=random_state))
 
 
 def _fitted_facts(est) -> dict:

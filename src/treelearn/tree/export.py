@@ -20,7 +20,9 @@ Threshold convention
 treelearn sends a row **right** when ``x >= t`` (so left when ``x < t``); scikit-learn sends a
 row **left** when ``x <= t``. The sklearn export therefore uses the threshold
 ``t' = nextafter(t, -inf)`` (the largest float64 below ``t``): for every float64 ``x``,
-``x <= t'`` exactly when ``x < t``, so both models route every row the same way. (scikit-learn
+``x <= t'`` exactly when ``x < t``, so both models route every row the same way. The learners
+store ``t = nextafter(m, +inf)`` for a split's midpoint ``m`` (:mod:`treelearn.tree.build`), so
+``t'`` is ``m`` itself, scikit-learn's threshold. (scikit-learn
 casts X to float32 before comparing; a float64 value that rounds across ``t`` in that cast can
 still go the other way: only values within float32 rounding of a threshold are affected.)
 Categorical conditions ``x_j == v`` have no counterpart in scikit-learn: the export adds one
@@ -86,8 +88,7 @@ def load_tree_json(path, *, max_bytes: int = MAX_JSON_SIZE, return_metadata: boo
     that cannot be opened raises the usual ``OSError`` (``FileNotFoundError``,
     ``IsADirectoryError``, ``PermissionError``).
     """
-    tree = Tree.load(path, max_bytes=max_bytes, return_metadata=return_metadata)
-    return tree
+    return Tree.load(path, max_bytes=max_bytes, return_metadata=return_metadata)
 
 
 # ---------------------------------------------------------------------------------------- sklearn

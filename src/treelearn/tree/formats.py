@@ -30,7 +30,8 @@ from treelearn.tree._nodes import CATEGORICAL, LEAF, NUMERIC
 if TYPE_CHECKING:  # annotations only
     from treelearn.tree.tree import Tree
 
-__all__ = ["export_text", "export_graphviz", "tree_to_json", "read_json", "read_json_file", "JSON_FORMAT",
+__all__ = ["export_text", "export_graphviz", "tree_to_json", "read_json", "read_json_file", "read_model_file",
+           "JSON_FORMAT",
            "JSON_VERSION", "MAX_JSON_SIZE", "MAX_INT_DIGITS", "MAX_CLASSES_BYTES", "MAX_UNUSED_LABEL_WIDTH"]
 
 JSON_FORMAT = "treelearn.tree"
@@ -612,7 +613,13 @@ def read_json(text, *, max_size: int = MAX_JSON_SIZE) -> tuple[dict, Any]:
 
 
 def read_json_file(path, *, max_bytes: int = MAX_JSON_SIZE) -> tuple[dict, Any]:
-    """:func:`read_json` of a JSON model file, checking its size before reading it.
+    """:func:`read_json` of a JSON model file, its size checked before it is read
+    (:func:`read_model_file`)."""
+    return read_json(read_model_file(path, max_bytes=max_bytes), max_size=max_bytes)
+
+
+def read_model_file(path, *, max_bytes: int = MAX_JSON_SIZE) -> bytes:
+    """The bytes of a JSON model file, checking its size before reading it.
 
     A file larger than ``max_bytes`` raises :class:`TreeLearnValueError` without being read (a
     regular file by its size on disk; a pipe, device or growing file after at most
@@ -636,7 +643,7 @@ def read_json_file(path, *, max_bytes: int = MAX_JSON_SIZE) -> tuple[dict, Any]:
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise TreeLearnValueError(f"JSON model file {path} is too large (more than max_bytes={max_bytes} bytes)")
-    return read_json(data, max_size=max_bytes)
+    return data
 
 
 def _tree_from_doc(doc) -> tuple[dict, Any]:

@@ -449,7 +449,9 @@ class Tree:
     @classmethod
     def from_json(cls, text, *, return_metadata: bool = False, max_size: int = formats.MAX_JSON_SIZE):
         """The tree of a JSON document of :meth:`to_json` (``(tree, metadata)`` with
-        ``return_metadata``); see :func:`treelearn.tree.formats.read_json` for the checks."""
+        ``return_metadata``); see :func:`treelearn.tree.formats.read_json` for the checks. The one
+        way a JSON model becomes a Tree (:meth:`load`, ``tree_from_json``, ``load_tree_json`` and
+        the command line come here)."""
         fields, metadata = formats.read_json(text, max_size=max_size)
         try:
             tree = cls(**fields)
@@ -461,14 +463,10 @@ class Tree:
     def load(cls, path, *, max_bytes: int | None = None, return_metadata: bool = False):
         """A tree from a JSON model file, its size checked before it is read: a file over
         ``max_bytes`` (default ``treelearn.tree.formats.MAX_JSON_SIZE``, 256 MiB) raises
-        :class:`TreeLearnValueError` (see :func:`treelearn.tree.formats.read_json_file`)."""
-        fields, metadata = formats.read_json_file(path, max_bytes=formats.MAX_JSON_SIZE if max_bytes is None
-                                                  else max_bytes)
-        try:
-            tree = cls(**fields)
-        except TreeLearnValueError as exc:
-            raise TreeLearnValueError(f"JSON model: {exc}") from None
-        return (tree, metadata) if return_metadata else tree
+        :class:`TreeLearnValueError` (see :func:`treelearn.tree.formats.read_model_file`)."""
+        max_bytes = formats.MAX_JSON_SIZE if max_bytes is None else max_bytes
+        data = formats.read_model_file(path, max_bytes=max_bytes)
+        return cls.from_json(data, return_metadata=return_metadata, max_size=max_bytes)
 
 
 def _categories_equal(a: ColumnSchema, b: ColumnSchema) -> bool:

@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from treelearn._limits import DEFAULT_TIME_LIMIT, VERBOSE, FitClock, FitTimeout, ProgressReporter
+from treelearn._limits import DEFAULT_TIME_LIMIT, VERBOSE, FitClock, FitTimeout, LimitError, ProgressReporter
 from treelearn._validation import (
     CLASS_WEIGHT,
     COLUMNS,
@@ -83,7 +83,7 @@ class InconsistentSampleError(TreeLearnValueError):
         self.groups = groups
 
 
-class RankSearchLimitError(TreeLearnValueError):
+class RankSearchLimitError(TreeLearnValueError, LimitError):
     """The search hit its time limit or memory cap.
 
     ``bound``: ``"time"`` or ``"memory"``; ``rank_lower_bound``: the best rank proven so far,

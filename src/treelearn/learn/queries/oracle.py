@@ -18,6 +18,7 @@ import numbers
 
 import numpy as np
 
+from treelearn._limits import LimitError
 from treelearn._validation import TreeLearnValueError
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree._tree import pm1_index, tree_eval, tree_eval_flips
@@ -27,7 +28,7 @@ MAX_EXACT_N = 20  # exact enumeration (truth tables) up to 2^20 points
 PM1_CLASSES = np.array([-1, 1])
 
 
-class SearchLimitError(RuntimeError):
+class SearchLimitError(RuntimeError, LimitError):
     """BuildDT (or another query search) hit its time limit, memory cap or query budget."""
 
 
