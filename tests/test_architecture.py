@@ -11,7 +11,9 @@ cycle, and every edge must go to the same layer or a lower one:
     4 learn.*, prune.*                 the learners
     5 datasets.*, experiments.*, cli, demo, the package __init__ files (facades)
 
-Within the learners, a learner imports another one only where listed in ``ALLOWED_ACROSS``.
+Within the learners, a learner imports another one only where listed in ``ALLOWED_ACROSS``; a
+module directly in ``learn/`` (not a room folder, e.g. ``learn/anytime.py``) is shared by every
+learner and imports no room.
 """
 from __future__ import annotations
 
@@ -168,10 +170,18 @@ def forbidden_edges(graph: dict[str, set[str]]) -> list[str]:
                 bad.append(f"{mod} -> {t}: module outside the layer table")
             elif lt > lm:
                 bad.append(f"{mod} (layer {lm}) -> {t} (layer {lt}): imports upwards")
-            elif lm == lt == 4 and not _same_learner(mod, t) and \
+            elif lm == lt == 4 and is_shared_learner_module(mod) and not is_shared_learner_module(t):
+                bad.append(f"{mod} -> {t}: a module every learner shares importing one learner")
+            elif lm == lt == 4 and not _same_learner(mod, t) and not is_shared_learner_module(t) and \
                     learner_room(t) not in ALLOWED_ACROSS.get(learner_room(mod), ()):
                 bad.append(f"{mod} -> {t}: one learner importing another (not in ALLOWED_ACROSS)")
     return bad
+
+
+def is_shared_learner_module(module: str) -> bool:
+    """A module directly in ``learn/`` (a file, not a room folder): what every learner shares."""
+    parts = module.split(".")
+    return len(parts) == 3 and parts[1] == "learn" and (PKG / "learn" / f"{parts[2]}.py").is_file()
 
 
 def learner_room(module: str) -> str:
@@ -204,6 +214,8 @@ def test_the_checker_sees_cycles_and_upward_imports():
         "treelearn.data.schema (layer 1) -> treelearn.base (layer 3): imports upwards"]
     assert forbidden_edges({"treelearn.learn.topk.estimator": {"treelearn.learn.minrank.estimator"}}) != []
     assert forbidden_edges({"treelearn.learn.topk.estimator": {"treelearn.learn.topk._topk"}}) == []
+    assert forbidden_edges({"treelearn.learn.topk.estimator": {"treelearn.learn.anytime"}}) == []
+    assert forbidden_edges({"treelearn.learn.anytime": {"treelearn.learn.topk.estimator"}}) != []
 
 
 @pytest.mark.parametrize("module", ["treelearn.tree.tree", "treelearn.learn.queries.oracle", "treelearn.base"])

@@ -590,6 +590,25 @@ def test_leaf_labels_majority_and_node_statistics():
 
 
 # ------------------------------------------------------------------ feature coding
+def reference_numeric_thresholds(col, m):
+    """The numeric thresholds written out in NumPy (an independent reference of the compiled
+    coding, which numeric_thresholds and the greedy learner share): every midpoint of the distinct
+    values (one that rounds onto the upper value is that value); with more than m of them, the
+    midpoints just above the data quantiles s[(i n) // (m + 1)], i = 1..m."""
+    col = col[~np.isnan(col)]
+    u = np.unique(col)
+    if u.size <= 1:
+        return np.zeros(0)
+    mids = (u[:-1] + u[1:]) / 2.0
+    mids = np.where(mids <= u[:-1], u[1:], mids)
+    if m is None or mids.size <= m:
+        return mids
+    s = np.sort(col)
+    qs = s[np.clip((np.arange(1, m + 1) * s.size) // (m + 1), 0, s.size - 1)]
+    idx = np.unique(np.searchsorted(u, qs, side="left"))
+    return mids[idx[idx < mids.size]]
+
+
 @pytest.mark.parametrize("m", [None, 1, 3, 16, 255])
 def test_coding_reproduces_numeric_thresholds(m):
     from treelearn.learn.greedy.estimator import code_features
@@ -601,7 +620,8 @@ def test_coding_reproduces_numeric_thresholds(m):
             np.array([5.0, 5.0, -2.0]), rng.integers(0, 2, 1000).astype(float)]
     for col in cols:
         cf = code_features(col.reshape(-1, 1), None, m)
-        ref = numeric_thresholds(col, m)
+        ref = reference_numeric_thresholds(col, m)
+        np.testing.assert_array_equal(numeric_thresholds(col, m), ref)
         np.testing.assert_array_equal(cf.thresholds[0], ref)
         np.testing.assert_array_equal(cf.codes[0], np.searchsorted(ref, col, side="right"))
         if m is None:

@@ -223,7 +223,9 @@ def test_plus_minus_one_input_and_binarizer_input():
     tpm = find_min(2 * B.astype(int) - 1, y)
     assert t01.rank == tpm.rank
     internal = t01.children_left >= 0
-    assert np.all(t01.threshold[internal] == 0.5) and np.all(tpm.threshold[internal] == 0.0)
+    # the midpoints of the two values, a value equal to one going left (scikit-learn's x <= 0.5, x <= 0)
+    assert np.all(t01.threshold[internal] == np.nextafter(0.5, np.inf))
+    assert np.all(tpm.threshold[internal] == np.nextafter(0.0, np.inf))
     assert tree_to_tuple(t01) == tree_to_tuple(tpm)
     # real-valued data through the exact Binarizer: consistent on the training set
     Xr = rng.normal(size=(60, 3))

@@ -50,10 +50,19 @@ from treelearn._validation import (
     validate_parameters,
 )
 from treelearn.criteria import get_criterion
-from treelearn.data.binarize import Binarizer, binarize_sample, tree_splits
+from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree.tree import Tree
+
+# A learner's result becomes a Tree in treelearn.tree.build (not here: this module is the seam).
+# Its functions stay importable from here for the Dask fit, which calls them by these names.
+from treelearn.tree.build import (  # noqa: E402,F401
+    apply_node_midpoints,
+    binary_tree,
+    node_local_midpoints,
+    node_split_extremes,
+)
 
 
 def _weight_scale(w: np.ndarray) -> float:
@@ -148,82 +157,6 @@ class TrainingSample:
         if raw.dtype.kind == "u":
             return bool((raw <= 1).all())
         return bool(((raw == 0) | (raw == 1)).all())
-
-
-def binary_tree(binz: Binarizer, split_feature, **fields) -> Tree:
-    """The Tree on raw columns of a learner's result on binary features: ``split_feature`` per
-    node the binarizer's feature it splits on (-1 at a leaf), ``fields`` the Tree's other arrays
-    (children, value, ...). Each split's missing values go where its binary feature sends them
-    (see :func:`treelearn.data.binarize.tree_splits`), and to the child with more training weight
-    when its column had no missing value in training."""
-    feature, threshold, kind, missing_left = tree_splits(binz, split_feature)
-    # trusted construction: a kernel's node arrays and the binarizer's splits are a tree by
-    # construction (Tree._check, the validation of arrays from outside, would only repeat it)
-    tree = Tree(feature=feature, threshold=threshold, kind=kind, validate=False, **fields)
-    rec = missing_left >= 0
-    if rec.any():
-        m = tree.missing_go_to_left.copy()
-        m[rec] = missing_left[rec]
-        tree = Tree(feature=feature, threshold=threshold, kind=kind, missing_go_to_left=m, validate=False, **fields)
-    return tree
-
-
-def node_local_midpoints(tree: Tree, Xe: np.ndarray) -> Tree:
-    """A final pass for trees learnt on binarized features: every numeric split's threshold
-    becomes CART's node-local midpoint, halfway between the largest training value going left
-    and the smallest going right at that node (rows with a missing value aside). The training
-    partition of every node is unchanged (so are training errors and optimality); what changes is
-    where new values between those two fall. The tree is changed in place and returned."""
-    if tree.node_count == 1:
-        return tree
-    lo, hi = node_split_extremes(tree, Xe)
-    return apply_node_midpoints(tree, lo, hi)
-
-
-def node_split_extremes(tree: Tree, Xe: np.ndarray):
-    """Per node of ``tree``, over the rows of ``Xe`` reaching it (routed by the tree's thresholds
-    and missing directions): the largest value of its split column going left (``lo``, -inf when
-    none) and the smallest going right (``hi``, +inf when none), for numeric splits with a finite
-    threshold (the others: -inf, +inf), missing values aside. Row shards' extremes merge by
-    max / min (issue 14: the midpoints of a Dask fit)."""
-    n_nodes = tree.node_count
-    lo, hi = np.full(n_nodes, -np.inf), np.full(n_nodes, np.inf)
-    left, right = tree.children_left, tree.children_right
-    miss_left = getattr(tree, "missing_go_to_left", None)
-    stack = [(0, np.arange(Xe.shape[0]))]
-    while stack:
-        node, rows = stack.pop()
-        if left[node] < 0:
-            continue
-        x = Xe[rows, tree.feature[node]]
-        t = tree.threshold[node]
-        nan = np.isnan(x)
-        if tree.kind[node] == 0:
-            cond = x >= t
-        else:
-            cond = x == t
-        if tree.kind[node] == 0 and np.isfinite(t):
-            a, b = x[~nan & ~cond], x[cond]
-            if a.size:
-                lo[node] = float(a.max())
-            if b.size:
-                hi[node] = float(b.min())
-        if nan.any():
-            cond = np.where(nan, miss_left is None or not miss_left[node], cond)
-        stack.append((int(right[node]), rows[cond]))
-        stack.append((int(left[node]), rows[~cond]))
-    return lo, hi
-
-
-def apply_node_midpoints(tree: Tree, lo: np.ndarray, hi: np.ndarray) -> Tree:
-    """Set each numeric split's threshold halfway between ``lo`` and ``hi`` of
-    :func:`node_split_extremes` where both are finite (the upper value when the midpoint rounds
-    outside ``(lo, hi]``); in place, returns the tree."""
-    for node in np.flatnonzero(np.isfinite(lo) & np.isfinite(hi)).tolist():
-        a, b = float(lo[node]), float(hi[node])
-        mid = (a + b) / 2.0
-        tree.threshold[node] = mid if a < mid <= b else b
-    return tree
 
 
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:

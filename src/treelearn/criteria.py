@@ -36,7 +36,7 @@ from treelearn import _criteria
 from treelearn._validation import TreeLearnValueError
 
 __all__ = ["Criterion", "get_criterion", "ENTROPY", "GINI", "KEARNS_MANSOUR", "purity_gain", "gain_ratio",
-           "kappa", "impurity", "split_information"]
+           "kappa", "impurity", "split_information", "gini_index"]
 
 _GRID = np.linspace(0.0, 1.0, 201)
 
@@ -169,6 +169,17 @@ def kappa(criterion) -> float:
 def impurity(counts, criterion="entropy") -> np.ndarray:
     """Impurity of class-count vectors (multiclass form)."""
     return get_criterion(criterion).impurity(counts)
+
+
+def gini_index(counts) -> np.ndarray:
+    """scikit-learn's Gini impurity ``1 − Σ p_c²`` of class-count vectors (rows; an empty row has
+    no proportions: 1), the proportions' squares summed in NumPy: the ``impurity`` array of trees learnt
+    without an impurity criterion (min-rank trees, local and on Dask alike). The Gini policy of
+    ``core/criteria.h`` (``GINI.sklearn_impurity``) gives the same value up to rounding."""
+    value = np.asarray(counts, dtype=np.float64)
+    tot = value.sum(axis=-1, keepdims=True)
+    p = value / np.where(tot > 0, tot, 1.0)
+    return 1.0 - (p * p).sum(axis=-1)
 
 
 def purity_gain(parent_counts, left_counts, right_counts=None, criterion="entropy", *, reach=None) -> float:

@@ -1,5 +1,7 @@
-// Feature coding for the greedy learner: one numeric column -> integer codes, its distinct values
-// and thresholds (see code_column).
+// Coding of numeric columns: one column -> integer codes, its distinct values and its thresholds
+// (see code_column). The one definition of the numeric thresholds: the greedy learner codes its
+// features with it, and treelearn.data.binarize.numeric_thresholds (the Binarizer's thresholds)
+// reads them from it (data/_binning.pyx, column_thresholds).
 #pragma once
 #include <type_traits>
 #include <algorithm>
@@ -10,10 +12,9 @@
 
 #include "core/limits.h"
 
-namespace tl::greedy {
+namespace tl {
 
-// Feature coding: one numeric column -> codes, distinct values and thresholds, reproducing
-// treelearn.data.binarize.numeric_thresholds exactly (a test checks it): exact mode every
+// Feature coding: one numeric column -> codes, distinct values and thresholds: exact mode every
 // midpoint between consecutive distinct values; with max_thr = m > 0 and more than m midpoints,
 // the midpoints just above the data quantiles s[(i*n)//(m+1)], i = 1..m. The code of a value is
 // the number of thresholds <= it. One LSD radix sort per column instead of two comparison sorts.
@@ -275,4 +276,16 @@ inline void code_columns(const T* X, int64_t n, int64_t rs, int64_t cs, const in
     });
 }
 
-}  // namespace tl::greedy
+// The thresholds of one numeric column x (n values, stride apart; NaN ignored): every midpoint
+// between consecutive distinct values, or (max_thr > 0, more midpoints than that) the quantile
+// ones of code_column.
+inline std::vector<double> column_thresholds(const double* x, int64_t n, int64_t stride, int64_t max_thr) {
+    std::vector<int32_t> codes((size_t)n);
+    std::vector<double> u, thr;
+    std::vector<KeyRow> a, tmp;
+    int64_t n_distinct = 0;
+    code_column(x, n, stride, max_thr, codes.data(), u, thr, a, tmp, true, n_distinct);
+    return thr;
+}
+
+}  // namespace tl

@@ -1,9 +1,12 @@
 # distutils: language = c++
-"""Compiled histogram coding of numeric columns (see ``_binning.h``): code = #thresholds <= x."""
+"""Compiled histogram coding of numeric columns (see ``_binning.h``): code = #thresholds <= x; and
+the numeric thresholds of a column (``core/coding.h``, the one definition the greedy learner codes
+its features with)."""
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
 from libcpp cimport bool as cbool
+from libcpp.vector cimport vector
 
 cnp.import_array()
 
@@ -18,6 +21,28 @@ cdef extern from "_binning.h" namespace "tl::bin":
                            int64_t out_stride) nogil
     int64_t code_column_nan[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m,
                                   Code* out, const double* u, cbool& all_in_u) nogil
+
+
+cdef extern from "core/coding.h" namespace "tl":
+    vector[double] column_thresholds_cpp "tl::column_thresholds"(const double* x, int64_t n, int64_t stride,
+                                                                   int64_t max_thr) except + nogil
+
+
+def column_thresholds(x, int64_t max_thresholds):
+    """The thresholds (ascending) of one numeric column ``x`` (NaN ignored): every midpoint between
+    consecutive distinct values (``max_thresholds`` <= 0, or no more midpoints than it), else the
+    midpoints just above the data quantiles ``s[(i * n) // (m + 1)]``, i = 1..m, of the sorted
+    present values ``s`` (``core/coding.h``)."""
+    cdef const double[::1] xv = np.ascontiguousarray(x, dtype=np.float64).ravel()
+    cdef vector[double] thr
+    cdef int64_t n = xv.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    with nogil:
+        thr = column_thresholds_cpp(&xv[0], n, 1, max_thresholds)
+    if thr.size() == 0:
+        return np.zeros(0)
+    return np.asarray(<double[:thr.size()]> thr.data()).copy()
 
 
 cdef _code_into(const double[:, :] X, list thresholds, code_t[:, :] out, bint by_row):

@@ -50,7 +50,7 @@ from treelearn._validation import (
     _as_2d_raw,
     validate_parameters,
 )
-from treelearn.data import _bitset, sketch
+from treelearn.data import _binning, _bitset, sketch
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 
@@ -67,40 +67,28 @@ MISSING_FALSE = 1
 MISSING_TRUE = 2
 
 
-def _midpoints(u: np.ndarray) -> np.ndarray:
-    mid = (u[:-1] + u[1:]) / 2.0
-    # a midpoint may round onto the upper value; it must stay strictly above the lower one
-    bad = mid <= u[:-1]
-    mid[bad] = u[1:][bad]
-    return mid
-
-
 def numeric_thresholds(col: np.ndarray, max_thresholds: int | None = None, *, distinct_quantiles: bool = False):
     """Thresholds t (ascending) for conditions ``x >= t`` on one numeric column (its missing
-    values ignored)."""
+    values ignored): every midpoint between consecutive distinct values (a midpoint that rounds
+    onto the upper value is that value) when there are at most ``max_thresholds`` (or it is
+    None); else the midpoints just above the data quantiles ``s[(i n) // (m + 1)]``, i = 1..m, of
+    the sorted values ``s`` (as histogram bins of about equal mass), or with
+    ``distinct_quantiles`` those just below the i/(m+1) quantiles of the *distinct* values (003
+    App. C). The midpoints and the data quantiles are computed by the compiled coding the greedy
+    learner codes its features with (``core/coding.h``): one definition."""
     col = np.asarray(col)
-    if col.dtype.kind == "f":
-        col = col[~np.isnan(col)]
-    u = np.unique(col)
-    if u.size <= 1:
-        return np.zeros(0)
-    mids = _midpoints(u)
-    if max_thresholds is None or mids.size <= max_thresholds:
+    if not distinct_quantiles or max_thresholds is None:
+        return _binning.column_thresholds(col, 0 if max_thresholds is None else int(max_thresholds))
+    mids = _binning.column_thresholds(col, 0)
+    if mids.size <= max_thresholds:
         return mids
-    if distinct_quantiles:
-        # 003 App. C / the Top-k code: the condition x >= q_i with q_i the (linearly interpolated)
-        # i/(m+1) quantile of the *distinct* values, i = 1..m. On the training values that is
-        # x >= u[pos_i] with pos_i the first distinct value >= q_i, i.e. x >= the midpoint below it.
-        q = np.quantile(u, np.arange(1, max_thresholds + 1) / (max_thresholds + 1))
-        pos = np.unique(np.clip(np.searchsorted(u, q, side="left"), 1, u.size - 1))
-        return mids[pos - 1]
-    # quantiles of the data: cut the sorted sample into m + 1 bins of about equal mass
-    s = np.sort(col)
-    qs = s[np.clip((np.arange(1, max_thresholds + 1) * s.size) // (max_thresholds + 1), 0, s.size - 1)]
-    # the threshold just above the quantile value separates it from the next distinct value
-    idx = np.unique(np.searchsorted(u, qs, side="left"))
-    idx = idx[idx < mids.size]
-    return mids[idx]
+    # 003 App. C / the Top-k code: the condition x >= q_i with q_i the (linearly interpolated)
+    # i/(m+1) quantile of the *distinct* values, i = 1..m. On the training values that is
+    # x >= u[pos_i] with pos_i the first distinct value >= q_i, i.e. x >= the midpoint below it.
+    u = np.unique(col[~np.isnan(col)] if col.dtype.kind == "f" else col)
+    q = np.quantile(u, np.arange(1, max_thresholds + 1) / (max_thresholds + 1))
+    pos = np.unique(np.clip(np.searchsorted(u, q, side="left"), 1, u.size - 1))
+    return mids[pos - 1]
 
 
 class Binarizer(TransformerMixin, BaseEstimator):
@@ -135,6 +123,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``"distinct_quantiles"`` (``max_binary_features``)
     n_added_thresholds_ : thresholds added to those by ``extra_thresholds`` of :meth:`fit_encoded`
         (the estimators add their greedy tree's thresholds)
+    binary_values_ : ``(0.0, 1.0)`` or ``(-1.0, 1.0)`` when fitted by :meth:`fit_binary_columns`
+        (every column holds these two values, each feature's threshold lies between them), else
+        None
     n_thresholds_ : (n_features_in_,) binary features per raw column
     """
 
@@ -250,6 +241,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.threshold_ = np.asarray(threshold, dtype=np.float64)
         self.missing_ = np.asarray(missing, dtype=np.int8)
         self.n_added_thresholds_ = n_added
+        self.binary_values_ = None
         self._feature_names_out = None  # built on first use (thousands of names cost a fit's time)
         return self
 
@@ -268,6 +260,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.missing_ = np.zeros(self.feature_.size, dtype=np.int8)
         self.thresholds_ = "all"  # the one threshold of a two-valued column is every threshold
         self.n_added_thresholds_ = 0
+        self.binary_values_ = (2.0 * float(threshold) - 1.0, 1.0)  # (0, 1) or (-1, +1)
         self._feature_names_out = None
         return self
 
@@ -440,8 +433,8 @@ def tree_splits(binz: Binarizer, f: np.ndarray):
 
 
 def threshold_sample_rows(n: int, binz: Binarizer):
-    """The rows whose values choose a budgeted Binarizer's numeric thresholds in a learner's fit
-    (issue 14): above :data:`~treelearn.data.sketch.SKETCH_ROWS` rows, the fixed index-hashed sample
+    """The rows whose values choose a budgeted Binarizer's numeric thresholds in a learner's fit:
+    above :data:`~treelearn.data.sketch.SKETCH_ROWS` rows, the fixed index-hashed sample
     of :func:`~treelearn.data.sketch.sketch_mask` (as the greedy learner's histogram thresholds),
     so that row shards find the same thresholds from their offsets alone; else (or with every
     threshold asked for) every row (None)."""
@@ -470,7 +463,7 @@ def binarize_sample(X, schema: ColumnSchema, y_codes, n_classes: int, sample_wei
     thresholds from the fixed threshold sample (:func:`threshold_sample_rows`), so that a fit on
     Dask row shards binarizes exactly as this one.
 
-    Limits (issue 12): ``clock`` (a :class:`treelearn._limits.FitClock`) is checked between
+    Limits: ``clock`` (a :class:`treelearn._limits.FitClock`) is checked between
     blocks (:class:`~treelearn._limits.FitTimeout` when the fit's deadline passed);
     ``max_bytes`` refuses, before allocating them, packed columns whose ``copies`` (the learner's
     own copies of the bits counted in) need more than that

@@ -41,7 +41,11 @@ from treelearn.prune.bounds import (
     DEFAULT_R, LEAF, TightEvaluator, TreeShape, _falling, as_shape, log_growth_function_upper_bound,
     log_p_wedderburn, log_q_geometric, stirling2,
 )
-from treelearn.tree.tree import Tree
+from treelearn.tree.tree import Tree, leaf_errors
+from treelearn.tree.weakest_link import LINK_TIE, weakest_link_path
+
+#: held-out error totals of the CV closer than this tie (the larger α wins)
+CV_ERROR_TIE = 1e-12
 
 __all__ = [
     "tree_bound", "prune_with_bound", "cost_complexity_pruning_path", "prune_cost_complexity",
@@ -55,7 +59,7 @@ def _tree_stats(tree: Tree):
     m = int(tree.n_node_samples[0])
     total_w = float(tree.value[0].sum())
     scale = m / total_w if total_w > 0 else 1.0
-    leaf_err = (tree.value.sum(axis=1) - tree.value.max(axis=1)) * scale
+    leaf_err = leaf_errors(tree.value) * scale
     return m, leaf_err
 
 
@@ -290,98 +294,27 @@ def cost_complexity_pruning_path(tree: Tree, complexity: str = "leaves", n_featu
     if not isinstance(tree, Tree):
         raise TreeLearnValueError(f"cost_complexity_pruning_path needs a fitted Tree, got {type(tree).__name__}")
     left, right = tree.children_left, tree.children_right
-    N = tree.node_count
-    parent = tree.parents()
     total = float(tree.value[0].sum())
     if total <= 0:
         total = 1.0
-    leaf_r = (tree.value.sum(axis=1) - tree.value.max(axis=1)) / total
+    leaf_r = leaf_errors(tree.value) / total
     m = int(tree.n_node_samples[0])
     l = tree.n_features if n_features is None else n_features
     cfun = _complexity_fn(complexity, m, l)
-    cut: set[int] = set()
-    alive_leaf = left < 0
-    alphas, risks, comps, leaves, cuts = [], [], [], [], []
-
-    def stats():
-        # R of subtree and leaves of subtree for every node of the current tree (children after parents)
-        R = np.zeros(N)
-        Lc = np.zeros(N, dtype=np.int64)
-        for v in range(N - 1, -1, -1):
-            if left[v] < 0 or v in cut:
-                R[v], Lc[v] = leaf_r[v], 1
-            else:
-                R[v] = R[left[v]] + R[right[v]]
-                Lc[v] = Lc[left[v]] + Lc[right[v]]
-        return R, Lc
-
-    def alive_internal():
-        out, stack = [], [0]
-        while stack:
-            v = stack.pop()
-            if left[v] >= 0 and v not in cut:
-                out.append(v)
-                stack.append(int(left[v]))
-                stack.append(int(right[v]))
-        return sorted(out)
-
-    R, Lc = stats()
-    alpha_prev = 0.0
-    alphas.append(0.0)
-    risks.append(float(R[0]))
-    comps.append(cfun(int(Lc[0])))
-    leaves.append(int(Lc[0]))
-    cuts.append(set())
-    while True:
-        nodes = alive_internal()
-        if not nodes:
-            break
-        LT = int(Lc[0])
-        CT = cfun(LT)
-        g = {}
-        for v in nodes:
-            dR = leaf_r[v] - R[v]
-            if complexity == "leaves":
-                g[v] = dR / (Lc[v] - 1)
-            else:
-                dC = CT - cfun(LT - int(Lc[v]) + 1)
-                g[v] = dR / dC if dC > 0 else math.inf
-        gmin = min(g.values())
-        if math.isinf(gmin):
-            dRs = {v: leaf_r[v] - R[v] for v in nodes}
-            best = min(dRs.values())
-            chosen = [min(v for v in nodes if dRs[v] <= best + 1e-12)]
-        elif complexity == "leaves":
-            chosen = [v for v in nodes if g[v] <= gmin + 1e-12 * max(1.0, abs(gmin))]
-        else:
-            chosen = [min(v for v in nodes if g[v] <= gmin + 1e-12 * max(1.0, abs(gmin)))]
-        # collapse the chosen nodes (a chosen node inside another chosen subtree disappears with it)
-        new_cut = set(cut)
-        for v in sorted(chosen):
-            if any(a in new_cut for a in _ancestors(parent, v)):
-                continue
-            sub = set(tree.subtree_nodes(v))
-            new_cut = {u for u in new_cut if u not in sub} | {v}
-        cut = new_cut
-        alpha = max(alpha_prev, max(0.0, gmin))
-        alpha_prev = alpha
-        R, Lc = stats()
-        alphas.append(alpha)
-        risks.append(float(R[0]))
-        comps.append(cfun(int(Lc[0])))
-        leaves.append(int(Lc[0]))
-        cuts.append(set(cut))
-    return Bunch(ccp_alphas=np.array(alphas), impurities=np.array(risks), complexities=np.array(comps),
-                 n_leaves=np.array(leaves), pruned_nodes=cuts, complexity=complexity)
-
-
-def _ancestors(parent: np.ndarray, v: int):
-    out = []
-    v = parent[v]
-    while v >= 0:
-        out.append(int(v))
-        v = parent[v]
-    return out
+    L0 = tree.n_leaves
+    # CART's complexity (the leaves) is additive: every tie of the weakest link is collapsed at
+    # once; M-CART's is not: one node per step (the lowest id among the ties)
+    comp = None if complexity == "leaves" else np.array([0.0] + [cfun(L) for L in range(1, L0 + 1)])
+    path = weakest_link_path(tree, leaf_r, complexity=comp, all_ties=complexity == "leaves", tol=LINK_TIE)
+    R = leaf_r.copy()  # the unpruned tree's risk, summed as the routine sums it (children first)
+    for v in range(tree.node_count - 1, -1, -1):
+        if left[v] >= 0:
+            R[v] = R[left[v]] + R[right[v]]
+    alphas = [0.0] + np.maximum.accumulate(np.maximum(path.g_min, 0.0)).tolist()
+    leaves = [L0] + path.n_leaves.tolist()
+    return Bunch(ccp_alphas=np.array(alphas), impurities=np.array([float(R[0])] + path.risk.tolist()),
+                 complexities=np.array([cfun(int(L)) for L in leaves]), n_leaves=np.array(leaves),
+                 pruned_nodes=[path.cut(s) for s in range(-1, path.g_min.size)], complexity=complexity)
 
 
 def _select_from_path(path: Bunch, alpha: float) -> int:
@@ -391,7 +324,7 @@ def _select_from_path(path: Bunch, alpha: float) -> int:
     else:
         obj = path.impurities + alpha * path.complexities
     best = np.min(obj)
-    idx = np.nonzero(obj <= best + 1e-12 * max(1.0, abs(best)))[0]
+    idx = np.nonzero(obj <= best + LINK_TIE * max(1.0, abs(best)))[0]
     return int(idx[-1])
 
 
@@ -447,7 +380,7 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
             pred = pt.leaf_class_index()[leaves_te]
             errs[gi] += float(np.sum(w[te] * (pred != y[te])))
     best = errs.min()
-    idx = np.nonzero(errs <= best + 1e-12)[0]
+    idx = np.nonzero(errs <= best + CV_ERROR_TIE)[0]
     return float(grid[idx[-1]])
 
 

@@ -18,10 +18,11 @@ Array-based, like scikit-learn's ``Tree``: node ``i`` has
   "missing-only" split.
 
 A row goes to the **right** child when the node's condition holds and to the left otherwise.
-(scikit-learn sends ``x <= t`` left; our left side is ``x < t``. With midpoint thresholds the two
-agree on every training value.) A missing value goes where ``missing_go_to_left`` says, in both.
-
-Binary data in {0, 1} uses thresholds 0.5, data in {-1, +1} thresholds 0: the same model.
+(scikit-learn sends ``x <= t`` left; our left side is ``x < t``.) Every learner stores a numeric
+split between the training values ``a < b`` as ``t = nextafter((a + b) / 2, +inf)``, so that a
+value equal to the midpoint goes left as in scikit-learn (:mod:`treelearn.tree.build`, the one
+path from a learner's result to a Tree). A missing value goes where ``missing_go_to_left`` says,
+in both.
 """
 from __future__ import annotations
 
@@ -38,6 +39,21 @@ from treelearn.tree._nodes import CATEGORICAL, LEAF, NUMERIC, UNDEFINED  # noqa:
 KERNEL_NODE_KEYS = ("children_left", "children_right", "feature", "value", "n_node_samples")
 # names some kernels use for the same arrays (renamed here, at the one seam)
 _KERNEL_ALIASES = {"left": "children_left", "right": "children_right", "nsamp": "n_node_samples"}
+
+
+def leaf_errors(value) -> np.ndarray:
+    """Per row of class counts (a node's ``value``): the weight outside its majority class, the
+    node's training misclassifications were it a leaf."""
+    v = np.asarray(value)
+    return v.sum(axis=1) - v.max(axis=1)
+
+
+def training_errors(children_left, value) -> float:
+    """Weighted training misclassifications of a tree given by its arrays: the sum over its
+    leaves of :func:`leaf_errors` (the one definition: a Tree's
+    :meth:`Tree.training_misclassifications`, the estimators' ``training_error_``, the incumbents
+    of the exact searches, the pruners' risks)."""
+    return float(np.sum(leaf_errors(np.asarray(value)[np.asarray(children_left) < 0])))
 
 
 def kernel_nodes(out: dict) -> dict:
@@ -302,19 +318,28 @@ class Tree:
             return float(np.sum(d[leaves] * np.power(0.5, d[leaves])))
         return float(d[self.apply(X)].mean())
 
-    def training_error(self) -> float:
-        """Weighted misclassification rate of the tree on its training sample (from the leaf counts)."""
-        leaves = self.children_left < 0
-        v = self.value[leaves]
-        total = v.sum()
+    def training_misclassifications(self) -> float:
+        """Weighted training misclassifications of the tree (from the leaf counts): the unit of
+        the estimators' ``training_error_``."""
+        return training_errors(self.children_left, self.value)
+
+    def training_error_rate(self) -> float:
+        """Weighted misclassification rate of the tree on its training sample (from the leaf counts):
+        :meth:`training_misclassifications` over the total weight."""
+        total = float(self.value[self.children_left < 0].sum())
         if total <= 0:
             return 0.0
-        return float((total - v.max(axis=1).sum()) / total)
+        return self.training_misclassifications() / total
 
-    def training_misclassifications(self) -> float:
-        leaves = self.children_left < 0
-        v = self.value[leaves]
-        return float(v.sum() - v.max(axis=1).sum())
+    def training_error(self) -> float:
+        """Deprecated name of :meth:`training_error_rate` (a rate, where the estimators'
+        ``training_error_`` is a count: :meth:`training_misclassifications`)."""
+        import warnings
+
+        warnings.warn("Tree.training_error() is a rate, unlike the estimators' training_error_ (a count); "
+                      "call Tree.training_error_rate() for the rate or Tree.training_misclassifications() "
+                      "for the count", FutureWarning, stacklevel=2)
+        return self.training_error_rate()
 
     def error(self, X, y, sample_weight=None) -> float:
         """Weighted misclassification rate on (X, y)."""

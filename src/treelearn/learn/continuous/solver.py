@@ -1,4 +1,4 @@
-"""Optimal trees over every threshold of numeric columns (issue 13).
+"""Optimal trees over every threshold of numeric columns.
 
 :class:`~treelearn.OptimalTreeClassifier` with ``solver="continuous"`` (or ``solver="auto"``
 with all thresholds: ``max_binary_features=None`` and ``max_thresholds=None``) minimises the
@@ -60,7 +60,9 @@ import time
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
-from treelearn.tree.tree import Tree
+from treelearn.learn.anytime import Incumbent, error_tie, incumbent_bound
+from treelearn.tree.build import node_local_midpoints, recount, route
+from treelearn.tree.tree import Tree, training_errors
 
 __all__ = ["expand_columns", "count_binary_features", "continuous_fit", "search_backend"]
 
@@ -152,31 +154,14 @@ def count_binary_features(Xe, schema) -> int:
     return total
 
 
-def _node_values(Xe, y, w, n_classes, feature, threshold, kind, miss_left, left, right):
-    """Per node of a preorder tree over raw columns: weighted class counts and row counts."""
-    nn = feature.shape[0]
-    value = np.zeros((nn, n_classes))
-    nsamp = np.zeros(nn, np.int64)
-    rows = {0: np.arange(y.shape[0])}
-    for i in range(nn):
-        r = rows.pop(i)
-        value[i] = np.bincount(y[r], weights=w[r], minlength=n_classes)
-        nsamp[i] = r.size
-        if left[i] >= 0:
-            x = Xe[r, feature[i]]
-            go = (x == threshold[i]) if kind[i] == 1 else (x >= threshold[i])
-            if not miss_left[i]:
-                go |= np.isnan(x)
-            rows[left[i]] = r[~go]
-            rows[right[i]] = r[go]
-    return value, nsamp
-
-
 def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tree:
     """The search's preorder tree over searched columns as a Tree over the raw columns. A split of
     a column with missing values records their direction (its nan_mode); on a one-hot column, the
     split "missing or not" (a threshold next to the missing rank) becomes the numeric split
-    ``x >= inf`` (missing right) or ``x >= 0`` (every category code right, missing left)."""
+    ``x >= inf`` (missing right) or ``x >= 0`` (every category code right, missing left). The node
+    counts are the training rows' (routed by the compiled router), and each numeric threshold
+    the node-local midpoint of :mod:`treelearn.tree.build` (the search's own splits the rows the
+    same way)."""
     f = res["feature"]
     internal = f >= 0
     fi = np.where(internal, f, 0)
@@ -189,8 +174,13 @@ def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tre
     tkind[miss_only] = 0
     threshold[miss_only] = np.where(mode[miss_only] == 2, np.inf, 0.0)
     miss_left = (mode == 1).astype(np.uint8)
-    value, nsamp = _node_values(Xe, y, w, n_classes, feature, threshold, tkind, miss_left, res["left"], res["right"])
-    fields = dict(children_left=res["left"], children_right=res["right"], feature=feature, threshold=threshold,
+    left, right = res["left"], res["right"]
+    routed = Tree(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=tkind,
+                  value=np.zeros((left.size, n_classes)), classes=np.arange(n_classes), schema=schema,
+                  missing_go_to_left=miss_left, validate=False)
+    value, nsamp = recount(left, right, route(routed, Xe), y, w, n_classes)
+    node_local_midpoints(routed, Xe)
+    fields = dict(children_left=left, children_right=right, feature=feature, threshold=routed.threshold,
                   kind=tkind, value=value, n_node_samples=nsamp, classes=np.arange(n_classes), schema=schema)
     if not (mode > 0).any():
         return Tree(**fields)  # no missing value in training: the Tree's default directions
@@ -201,27 +191,11 @@ def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tre
     return Tree(**fields, missing_go_to_left=miss_left)
 
 
-class _GreedyIncumbent:
-    """The greedy tree of the same depth and criterion, grown on first use."""
+def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth) -> Tree:
+    """The greedy tree of the same depth and criterion (the first incumbent)."""
+    from treelearn.learn.greedy.estimator import grow_greedy
 
-    def __init__(self, Xe, y, n_classes, w, schema, criterion, max_depth):
-        self.args = (Xe, y, n_classes, w, schema)
-        self.criterion, self.max_depth = criterion, max_depth
-        self.tree, self.err = None, None
-
-    def error(self) -> float:
-        if self.tree is None:
-            from treelearn.learn.greedy.estimator import grow_greedy
-
-            self.tree = grow_greedy(*self.args, criterion=self.criterion, max_depth=self.max_depth)
-            self.err = _tree_error(self.tree)
-        return self.err
-
-
-def _tree_error(tree: Tree) -> float:
-    leaves = tree.children_left < 0
-    v = tree.value[leaves]
-    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
+    return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=max_depth)
 
 
 # below this many (rows x searched columns) the greedy tree is grown only if the search times out:
@@ -271,22 +245,25 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
     X_fm, raw, kind, code, nan_mode = expand_columns(Xe, schema)
     W = float(w.sum())
-    greedy = _GreedyIncumbent(Xe, y, n_classes, w if weighted else None, schema, criterion, int(max_depth))
+    greedy = Incumbent(None, lambda: _grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion,
+                                                  int(max_depth)))
     ub = 0.0
-    tie = 1e-8 * max(1.0, W)  # the search looks for trees no worse than an incumbent, ties included
+    # the search keeps trees of error below ub - tie: trees no worse than an incumbent, ties included
+    tie = error_tie(W)
     nan_arg = nan_mode if nan_mode.any() else None
     memory_bytes = float(memory_limit_mb) * 1024.0 * 1024.0
     first = incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS)
     if first:
         # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
-        ub = greedy.error() + tie
+        ub = incumbent_bound(greedy.error, W) + tie
     la = None
     if incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
         la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
                         None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
                         switches.get("progress"), int(n_jobs or 1))
         if la is not None:  # (ub 0: none yet)
-            ub = float(la["cost"]) + tie if ub == 0.0 else min(ub, float(la["cost"]) + tie)
+            la_ub = incumbent_bound(float(la["cost"]), W) + tie
+            ub = la_ub if ub == 0.0 else min(ub, la_ub)
     limit = 0.0
     if time_limit is not None:  # the incumbents' time counts
         limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
@@ -305,17 +282,18 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
             f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
     columns = (raw, kind, code, nan_mode)
     tree = _to_tree(res, Xe, y, w, n_classes, schema, *columns)
-    err = _tree_error(tree)
+    err = training_errors(tree.children_left, tree.value)
     source = "search"
     # a search that stopped early (or found nothing below the bound) may be beaten by an incumbent
-    if la is not None and err > float(la["cost"]) + 1e-9 * max(1.0, W):
+    if la is not None and err > incumbent_bound(float(la["cost"]), W):
         tree = _to_tree(la, Xe, y, w, n_classes, schema, *columns)
-        err, source = _tree_error(tree), "top-k"
-    if (res["timed_out"] and incumbent is not False) or greedy.tree is not None:
-        if err > greedy.error() + 1e-9 * max(1.0, W):
-            tree, err, source = greedy.tree, greedy.error(), "greedy"  # nothing as good found (time limit)
+        err, source = training_errors(tree.children_left, tree.value), "top-k"
+    if (res["timed_out"] and incumbent is not False) or greedy.grown:
+        if err > incumbent_bound(greedy.error, W):
+            tree, err, source = greedy.tree(), greedy.error, "greedy"  # nothing as good found (time limit)
     info = dict(res)
-    info.update(error=err, greedy_error=greedy.err, source=source, lower_bound=min(float(res["lower_bound"]), err),
+    info.update(error=err, greedy_error=greedy.error if greedy.grown else None, source=source,
+                lower_bound=min(float(res["lower_bound"]), err),
                 n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0,
                 topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]))
     return tree, info

@@ -46,9 +46,9 @@ cdef extern from "grow.h" namespace "tl::greedy":
         cbool cost_failed
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
-    int64_t ccp_prune(int64_t m, const int64_t* left, const int64_t* right, const double* r, double alpha,
-                      uint8_t* cut) except + nogil
 
+
+cdef extern from "core/coding.h" namespace "tl":
     cdef cppclass ColumnCode:
         vector[double] u, thr
         int64_t n_missing
@@ -259,15 +259,3 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
     return out
 
-
-def prune_ccp(const int64_t[::1] left, const int64_t[::1] right, const double[::1] r, double alpha):
-    """Minimal cost-complexity pruning (``greedy/prune.h``): a bool mask of the nodes that become
-    leaves (roots of the removed subtrees). ``r[i]`` = (weight of node i / root weight) x its
-    impurity in scikit-learn's units; children have larger ids than their parents."""
-    cdef Py_ssize_t m = left.shape[0]
-    cut = np.zeros(m, dtype=np.uint8)
-    cdef uint8_t[::1] c = cut
-    if m:
-        with nogil:
-            ccp_prune(m, &left[0], &right[0], &r[0], alpha, &c[0])
-    return cut.astype(bool)

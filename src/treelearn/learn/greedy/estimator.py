@@ -61,8 +61,8 @@ one batch of candidate splits per node.
 """
 from __future__ import annotations
 
-import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -81,10 +81,13 @@ from treelearn._validation import (
     check_sample_weight,
 )
 from treelearn.base import CRITERION, BaseTreeClassifier
-from treelearn.criteria import get_criterion
+from treelearn.criteria import Criterion, get_criterion
 from treelearn.data.schema import ColumnSchema
 from treelearn.data import _binning, sketch
+from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
+from treelearn.tree.build import split_thresholds
+from treelearn.tree.weakest_link import prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
@@ -163,7 +166,7 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
             n_distinct, n_missing = _greedy.code_numeric_ranks(Xe, cols, codes, int(n_jobs))
             thr = [None] * len(numeric)
             vals = [_RankValues(Xe, j, codes[j], int(u)) for j, u in zip(numeric, n_distinct.tolist())]
-        elif n > sketch.SKETCH_ROWS:  # issue 14: thresholds of a fixed sample
+        elif n > sketch.SKETCH_ROWS:  # thresholds of a fixed sample (the Dask fit's too)
             thr, vals, n_missing = sketch_code_numeric(Xe, cols, m, codes)
         else:
             thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, True, int(n_jobs))
@@ -239,7 +242,7 @@ class _Midpoints:
         return np.where(m <= a, b, m)
 
 
-# --- issue 14: histogram thresholds from the fixed row sample of treelearn.data.sketch --------
+# --- histogram thresholds from the fixed row sample of treelearn.data.sketch --------
 def sample_thresholds(sample: np.ndarray, max_thresholds: int):
     """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
     the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
@@ -320,154 +323,146 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
         coded = None
     if schema is None:
         schema = ColumnSchema(categories=[None] * d)
-    crit = get_criterion(criterion)
-    max_depth = check_int_param("max_depth", max_depth, low=0, allow_none=True)
-    max_leaves = check_int_param("max_leaves", max_leaves, low=1, allow_none=True)
-    min_samples_leaf = check_int_param("min_samples_leaf", min_samples_leaf, low=1)
-    min_impurity_decrease = check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0)
-    max_thresholds = check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True)
-    min_samples_split = check_int_param("min_samples_split", min_samples_split, low=2)
-    ccp_alpha = check_float_param("ccp_alpha", ccp_alpha, low=0.0)
-    if finder not in ("auto", "sorted", "hist"):
-        raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
-    return _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf,
-                         min_impurity_decrease, max_thresholds, classes, coded, finder,
-                         min_samples_split=min_samples_split, ccp_alpha=ccp_alpha, random_state=random_state,
-                         n_jobs=_n_threads(n_jobs))
+    params = GrowParams.checked(criterion=criterion, max_depth=max_depth, max_leaves=max_leaves,
+                                min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+                                max_thresholds=max_thresholds, min_samples_split=min_samples_split,
+                                ccp_alpha=ccp_alpha, finder=finder, random_state=random_state, n_jobs=n_jobs)
+    return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
-def _n_threads(n_jobs) -> int:
-    """scikit-learn's ``n_jobs`` -> a number of threads (None: 1; -1: every core; -2: all but one)."""
-    if n_jobs is None:
-        return 1
-    n_jobs = int(n_jobs)
-    if n_jobs < 0:
-        import os
+@dataclass(frozen=True)
+class GrowParams:
+    """The checked parameters of a greedy growth (see :func:`grow_greedy`): ``criterion`` a
+    :class:`~treelearn.criteria.Criterion`, ``n_jobs`` a number of threads. The estimator builds
+    them from its parameters, which ``fit`` has checked; :meth:`checked` checks them first."""
 
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, n_jobs)
+    criterion: Criterion
+    max_depth: int | None = None
+    max_leaves: int | None = None
+    min_samples_leaf: int = 1
+    min_impurity_decrease: float = 0.0
+    max_thresholds: int | None = None
+    min_samples_split: int = 2
+    ccp_alpha: float = 0.0
+    finder: str = "auto"
+    random_state: object = None
+    n_jobs: int = 1
+
+    @classmethod
+    def checked(cls, *, criterion, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease, max_thresholds,
+                min_samples_split, ccp_alpha, finder, random_state, n_jobs) -> "GrowParams":
+        """The parameters of :func:`grow_greedy`, each checked (a named TreeLearnValueError)."""
+        if finder not in ("auto", "sorted", "hist"):
+            raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
+        return cls(criterion=get_criterion(criterion),
+                   max_depth=check_int_param("max_depth", max_depth, low=0, allow_none=True),
+                   max_leaves=check_int_param("max_leaves", max_leaves, low=1, allow_none=True),
+                   min_samples_leaf=check_int_param("min_samples_leaf", min_samples_leaf, low=1),
+                   min_impurity_decrease=check_float_param("min_impurity_decrease", min_impurity_decrease, low=0.0),
+                   max_thresholds=check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True),
+                   min_samples_split=check_int_param("min_samples_split", min_samples_split, low=2),
+                   ccp_alpha=check_float_param("ccp_alpha", ccp_alpha, low=0.0), finder=finder,
+                   random_state=random_state, n_jobs=n_threads(n_jobs))
 
 
-def _grow_checked(Xe, y, n_classes, w, schema, crit, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease,
-                  max_thresholds, classes, coded, finder, *, min_samples_split=2, ccp_alpha=0.0,
-                  random_state=None, n_jobs=1) -> Tree:
-    """:func:`grow_greedy` on checked arguments (positive weights, a Criterion, ints, a schema)."""
-    if classes is None:
-        classes = np.arange(n_classes)
-    if coded is None:
-        coded = code_features(Xe, schema, max_thresholds, n_jobs=n_jobs)
-    args = (-1 if max_depth is None else max_depth, -1 if max_leaves is None else max_leaves,
-            min_samples_leaf, min_impurity_decrease)
+def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int) -> str:
+    """The compiled split finder: ``p.finder``, or for "auto" the cheaper one (the same tree)."""
+    finder = p.finder
     if finder == "auto":
         # histograms cost O(sum of codes x classes) per node on top of the rows; sorted lists
         # O(rows x features): histograms win when the codes are few (measured on the benchmarks)
         # (~1 ns per histogram cell per node vs ~5 ns per row and feature per level), with the
         # number of nodes bounded by the depth and leaf budgets
         cells = float(coded.n_codes.sum()) * n_classes
-        rows_x_features = float(Xe.shape[0]) * Xe.shape[1]
+        rows_x_features = float(n) * d
         few = cells <= _HIST_CODE_FRACTION * rows_x_features
-        if not few and (max_depth is not None or max_leaves is not None):
-            depth_est = min(max_depth if max_depth is not None else 64, 64)
-            nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (max_leaves or Xe.shape[0]) - 1)
+        if not few and (p.max_depth is not None or p.max_leaves is not None):
+            depth_est = min(p.max_depth if p.max_depth is not None else 64, 64)
+            nodes_est = min(2.0 ** (depth_est + 1) - 1, 2.0 * (p.max_leaves or n) - 1)
             few = nodes_est * cells < 4.0 * rows_x_features * max(1, min(depth_est, np.log2(nodes_est + 1)))
-        finder = "hist" if (max_thresholds is not None or few) else "sorted"
+        finder = "hist" if (p.max_thresholds is not None or few) else "sorted"
     if finder == "hist" and int(coded.n_codes.max()) > 65536:
         finder = "sorted"
-    cost = None
-    if crit.code < 0:
-        # a user G: the engine asks for the weighted impurities of a node's candidates in batches
+    return finder
 
-        def cost(counts, _imp=crit.impurity):
-            return counts.sum(axis=1) * _imp(counts)
-    if random_state is None:
+
+def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) -> Tree:
+    """The growth on checked arguments (positive weights, int64 class codes, a schema)."""
+    if classes is None:
+        classes = np.arange(n_classes)
+    if coded is None:
+        coded = code_features(Xe, schema, p.max_thresholds, n_jobs=p.n_jobs)
+    finder = _finder(p, coded, n_classes, Xe.shape[0], Xe.shape[1])
+    crit = p.criterion
+    # a user G: the engine asks for the weighted impurities of a node's candidates in batches
+    cost = crit.weighted_impurity if crit.code < 0 else None
+    if p.random_state is None:
         grow_on, perm = coded, None
     else:  # the same coded features in a random order: equally wide ties broken at random
-        rng = random_state if isinstance(random_state, np.random.Generator) else check_random_state(random_state)
+        rs = p.random_state
+        rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
         perm = rng.permutation(coded.n_codes.size)
         grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
                                 np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
                                 None, None, np.ascontiguousarray(coded.miss_code[perm]))
     out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
-                             y, w, n_classes,
-                             crit.code, *args, finder == "hist", cost=cost, min_samples_split=min_samples_split,
-                             n_jobs=int(n_jobs))
+                             y, w, n_classes, crit.code, -1 if p.max_depth is None else p.max_depth,
+                             -1 if p.max_leaves is None else p.max_leaves, p.min_samples_leaf,
+                             p.min_impurity_decrease, finder == "hist", cost=cost,
+                             min_samples_split=p.min_samples_split, n_jobs=int(p.n_jobs))
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
     tree = _to_tree(out, coded, classes, schema)
-    if ccp_alpha > 0.0:
-        tree = _prune_ccp(tree, out, ccp_alpha)
+    if p.ccp_alpha > 0.0:
+        tree = prune_ccp(tree, p.ccp_alpha)
     return tree
-
-
-def _prune_ccp(tree: Tree, out: dict, alpha: float) -> Tree:
-    """Minimal cost-complexity pruning as scikit-learn's ``ccp_alpha``: R(t) = (weight of t /
-    total) x impurity(t) in scikit-learn's units, weakest links collapsed while their effective
-    alpha is <= alpha (nodes in creation order: children after parents)."""
-    W = tree.value.sum(axis=1)
-    r = np.ascontiguousarray(W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W))
-    cut = _greedy.prune_ccp(out["children_left"], out["children_right"], r, float(alpha))
-    return tree.prune(np.nonzero(cut)[0]) if cut.any() else tree
 
 
 def _numeric_thresholds(coded: CodedFeatures, f, low, k) -> np.ndarray:
     """Thresholds of numeric splits ``code >= k`` of nodes whose largest code on the left is low.
 
-    Codes that are ranks of the distinct values u: the node-local midpoint m (CART's) between the
-    node's largest value going left, u[low], and its smallest going right, u[k]. CART sends
-    x <= m left; here a row goes right when x >= t, so t is the next double above m (a value
-    equal to m, unseen in training, goes left as in CART), and t = u[k] when no double lies
-    strictly between u[low] and u[k]. Quantile codes (histogram mode): thresholds t[low]..t[k-1]
-    cut the node's rows the same way; the middle one (the lower of two middles).
+    Codes that are ranks of the distinct values u: the Tree threshold of the node-local midpoint
+    between the node's largest value going left, u[low], and its smallest going right, u[k]
+    (:func:`treelearn.tree.build.split_thresholds`: a value equal to the midpoint goes left, as
+    in CART). Quantile codes (histogram mode): thresholds t[low]..t[k-1] cut the node's rows the
+    same way; the middle one (the lower of two middles).
     """
-    if f.size <= _SCALAR_MIDPOINTS:  # small trees: Python floats beat a dozen NumPy calls per feature
-        return np.array([_scalar_threshold(coded, g, lo, kk)
-                         for g, lo, kk in zip(f.tolist(), low.tolist(), k.tolist())], dtype=np.float64)
     out = np.empty(f.size)
     a = np.empty(f.size)
     b = np.empty(f.size)
     exact = np.ones(f.size, dtype=bool)
-    order = np.argsort(f, kind="stable")
-    fs = f[order]
-    starts = np.flatnonzero(np.concatenate(([True], fs[1:] != fs[:-1])))
-    ends = starts[1:].tolist() + [f.size]
-    for s, e, g in zip(starts.tolist(), ends, fs[starts].tolist()):  # per feature used (at most d)
-        idx = order[s:e]
-        lo, kk = low[idx], k[idx]
-        u = coded.values[g]
-        if u is None:
-            out[idx] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
-            exact[idx] = False
-        else:
-            a[idx] = u[lo]
-            b[idx] = u[kk]
-    if not exact.all():
-        a, b = a[exact], b[exact]
-    with np.errstate(over="ignore", invalid="ignore"):
-        m = (a + b) / 2.0
-    fin = np.isfinite(m)
-    if not fin.all():
-        m = np.where(fin, m, a / 2.0 + b / 2.0)
-    t = np.nextafter(m, np.inf)
-    out[exact] = np.where((a < t) & (t <= b), t, b)
+    if f.size <= _SCALAR_SPLITS:  # small trees: a read per split beats a dozen NumPy calls per feature
+        for i, (g, lo, kk) in enumerate(zip(f.tolist(), low.tolist(), k.tolist())):
+            u = coded.values[g]
+            if u is None:
+                out[i] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
+                exact[i] = False
+            else:
+                a[i], b[i] = u[[lo, kk]]  # (one read of the column when u is _RankValues)
+    else:
+        order = np.argsort(f, kind="stable")
+        fs = f[order]
+        starts = np.flatnonzero(np.concatenate(([True], fs[1:] != fs[:-1])))
+        ends = starts[1:].tolist() + [f.size]
+        for s, e, g in zip(starts.tolist(), ends, fs[starts].tolist()):  # per feature used (at most d)
+            idx = order[s:e]
+            lo, kk = low[idx], k[idx]
+            u = coded.values[g]
+            if u is None:
+                out[idx] = coded.thresholds[g][lo + (kk - lo - 1) // 2]
+                exact[idx] = False
+            else:
+                a[idx] = u[lo]
+                b[idx] = u[kk]
+    if exact.all():
+        return split_thresholds(a, b)
+    out[exact] = split_thresholds(a[exact], b[exact])
     return out
 
 
-#: up to this many numeric splits, :func:`_numeric_thresholds` takes them one by one
-_SCALAR_MIDPOINTS = 24
-
-
-def _scalar_threshold(coded: CodedFeatures, g: int, lo: int, kk: int) -> float:
-    """:func:`_numeric_thresholds` of one split, in Python floats (the same IEEE operations)."""
-    u = coded.values[g]
-    if u is None:
-        return float(coded.thresholds[g][lo + (kk - lo - 1) // 2])
-    a, b = (float(v) for v in u[[lo, kk]])  # (one read of the column when u is _RankValues)
-    m = (a + b) / 2.0
-    if not math.isfinite(m):
-        m = a / 2.0 + b / 2.0
-    t = math.nextafter(m, math.inf)
-    return t if a < t <= b else b
+#: up to this many numeric splits, :func:`_numeric_thresholds` reads them one by one
+_SCALAR_SPLITS = 24
 
 
 def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> Tree:
@@ -619,13 +614,19 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         mss = self.min_samples_split
         if not isinstance(mss, numbers.Integral):
             mss = max(2, int(np.ceil(mss * sample.n_samples)))
-        return _grow_checked(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema,
-                             params["criterion"], self.max_depth, self.max_leaves, int(msl),
-                             float(self.min_impurity_decrease), self.max_thresholds, None, None, "auto",
-                             min_samples_split=int(mss), ccp_alpha=float(self.ccp_alpha),
-                             random_state=self.random_state, n_jobs=_n_threads(self.n_jobs))
+        grow = GrowParams(criterion=params["criterion"], max_depth=self.max_depth, max_leaves=self.max_leaves,
+                          min_samples_leaf=int(msl), min_impurity_decrease=float(self.min_impurity_decrease),
+                          max_thresholds=self.max_thresholds, min_samples_split=int(mss),
+                          ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
+                          n_jobs=n_threads(self.n_jobs))
+        return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
 
 
-# --- issue 14: what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
+# --- what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
 tree_from_kernel = _to_tree
-prune_ccp_tree = _prune_ccp
+
+
+def prune_ccp_tree(tree: Tree, out: dict, alpha: float) -> Tree:
+    """:func:`treelearn.tree.weakest_link.prune_ccp` (``out``, the kernel's result, is not needed:
+    the signature the Dask fit calls)."""
+    return prune_ccp(tree, alpha)

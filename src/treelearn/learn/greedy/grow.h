@@ -1,7 +1,7 @@
 // Greedy top-down tree growth (ID3/C4.5/CART depth-first, and BuildTopDownDT best-first).
 //
 // Input: every feature pre-coded to small integers ("codes", 0..n_codes-1, ascending in the raw
-// value; see _greedy_coding.h). A numeric feature's candidate conditions are `code >= k`
+// value; see core/coding.h). A numeric feature's candidate conditions are `code >= k`
 // (k = 1..n_codes-1, i.e. x >= threshold[k-1]); a categorical one's are `code == v` (one-vs-rest).
 //
 // The impurity is a template parameter (a policy of core/criteria.h: entropy, Gini,
@@ -18,7 +18,7 @@
 // scanning features in index order and codes ascending; scores within a tolerance are ties, won
 // by the widest split (the most of its column's thresholds cutting the node's rows the same way:
 // the widest gap in the column's training values), then by the lowest feature, then the lowest
-// threshold (Picker, _greedy_types.h).
+// threshold (Picker, types.h).
 //
 // Missing values (scikit-learn >= 1.3's rule): a feature with missing values has one more code,
 // miss_code[f], above every present value's. At a node where the feature has missing rows, every
@@ -28,9 +28,9 @@
 // scan order as scikit-learn's. A split whose node had no missing value in
 // its feature sends missing values to the child with more training weight (right on a tie).
 //
-// Files: _greedy_types.h (the shared types and the selection rule, Picker), _greedy_sorted.h
-// (SortedFinder), _greedy_hist.h (HistFinder), and this one: the growth loop (GrowerT) and the
-// entry point grow(). _greedy_coding.h codes the features, _greedy_prune.h prunes the tree.
+// Files: types.h (the shared types and the selection rule, Picker), sorted.h (SortedFinder),
+// hist.h (HistFinder), and this one: the growth loop (GrowerT) and the entry point grow().
+// core/coding.h codes the features; core/weakest_link.h prunes the tree (ccp_alpha).
 #pragma once
 
 #include <algorithm>
@@ -44,10 +44,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/coding.h"
 #include "core/criteria.h"
-#include "coding.h"
 #include "hist.h"
-#include "prune.h"
 #include "sorted.h"
 #include "types.h"
 

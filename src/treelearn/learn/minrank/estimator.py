@@ -46,12 +46,14 @@ from treelearn._validation import (
     check_int_param,
     check_target,
 )
-from treelearn.base import BaseTreeClassifier, binary_tree, node_local_midpoints
+from treelearn.base import BaseTreeClassifier
+from treelearn.criteria import gini_index
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.learn.minrank._rank import RankSearch
 from treelearn.tree._tree import tree_eval
+from treelearn.tree.build import binary_tree, recount
 from treelearn.tree.tree import LEAF, Tree
 
 __all__ = [
@@ -152,27 +154,34 @@ class MinRankSearch:
         raw = _as_2d_raw(X)
         classes, codes = check_target(y, raw.shape[0])
         binarizer, data = binarize_sample(raw, schema, codes, len(classes), signed=True)
-        self._setup(binarizer, data, classes, time_limit, memory_limit_mb, memoize)
+        # a matrix binarized through thresholds: its values place each tree's node-local midpoints
+        Xe = schema.encode(raw) if binarizer.binary_values_ is None else None
+        self._setup(binarizer, data, classes, time_limit, memory_limit_mb, memoize, Xe=Xe)
 
     @classmethod
     def from_binary(cls, binarizer: Binarizer, data: BinaryData, classes, *, time_limit=None,
                     memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True, clock=None,
-                    allowance_bytes=0.0) -> "MinRankSearch":
+                    allowance_bytes=0.0, Xe=None) -> "MinRankSearch":
         """The search on a binarized sample: ``binarizer`` (fitted; its features are the
         variables) and ``data`` (its BinaryData, class codes into ``classes``). ``clock``: a
         :class:`treelearn._limits.FitClock` whose start also starts the first call's time limit
         (the estimator's whole-fit clock); ``allowance_bytes``: memory the caller's input already
-        accounts for (the unpacked rows up to it are not charged to the memory cap)."""
+        accounts for (the unpacked rows up to it are not charged to the memory cap); ``Xe``: the
+        encoded training rows, whose values place the numeric thresholds of the trees at their
+        node-local midpoints (:mod:`treelearn.tree.build`; None: the binarizer's thresholds, or on
+        0/1 and ±1 data the midpoint of the two values)."""
         self = cls.__new__(cls)
         self._setup(binarizer, data, np.asarray(classes), time_limit, memory_limit_mb, memoize, clock,
-                    allowance_bytes)
+                    allowance_bytes, Xe)
         return self
 
-    def _setup(self, binarizer, data, classes, time_limit, memory_limit_mb, memoize, clock=None, allowance_bytes=0.0):
+    def _setup(self, binarizer, data, classes, time_limit, memory_limit_mb, memoize, clock=None, allowance_bytes=0.0,
+               Xe=None):
         self.time_limit = check_float_param("time_limit", time_limit, low=0, low_open=True, allow_none=True)
         self.memory_limit_mb = check_float_param("memory_limit_mb", memory_limit_mb, low=0, low_open=True,
                                                  allow_none=True)
         self._clock = clock
+        self._Xe = Xe
         # the search reads rows as bytes (n x d) plus their packed keys: refused before they are
         # made when that is over the cap (an n-row single float column has ~n thresholds: n^2 bytes)
         need = float(data.n_rows) * max(data.n_features, 1) * (1.0 + 1.0 / 8.0) * 2.0
@@ -300,7 +309,7 @@ class MinRankSearch:
         nodes = self._search.nodes()
         bz = self.binarizer_
         C = len(self.classes_)
-        w = np.ones(self.y_.size) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         left, right, variables = [], [], []
         stack = [(int(root), -1, 0)]  # (dag node, parent, side)
         while stack:
@@ -316,24 +325,11 @@ class MinRankSearch:
                 continue
             stack.append((int(nodes[d, 2]), me, 1))
             stack.append((int(nodes[d, 1]), me, 0))
-        n_nodes = len(left)
-        # node counts: the leaf of every training row (routed on its binary variables), then
-        # sums up the tree (children are listed after their parents)
-        leaves = _route_rows(self.B_, variables, left, right)
-        value = np.zeros((n_nodes, C))
-        np.add.at(value, (leaves, self.y_), w)
-        nsamp = np.bincount(leaves, minlength=n_nodes).astype(np.int64)
-        parent = np.full(n_nodes, -1, dtype=np.int64)
-        for node in range(n_nodes):
-            if left[node] >= 0:
-                parent[left[node]] = parent[right[node]] = node
-        for node in range(n_nodes - 1, 0, -1):
-            value[parent[node]] += value[node]
-            nsamp[parent[node]] += nsamp[node]
-        tot = value.sum(axis=1, keepdims=True)
-        p = value / np.where(tot > 0, tot, 1.0)
-        return binary_tree(bz, np.asarray(variables, dtype=np.int64), children_left=left, children_right=right,
-                           value=value, n_node_samples=nsamp, impurity=1.0 - (p * p).sum(axis=1),
+        # node counts: the leaf of every training row, routed on its binary variables by the
+        # compiled evaluator of trees over binary points
+        value, nsamp = recount(left, right, _route_rows(self.B_, variables, left, right), self.y_, w, C)
+        return binary_tree(bz, np.asarray(variables, dtype=np.int64), Xe=self._Xe, children_left=left,
+                           children_right=right, value=value, n_node_samples=nsamp, impurity=gini_index(value),
                            classes=self.classes_, schema=self.schema_)
 
 
@@ -439,7 +435,8 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             progress.phase = "searching"
             search = MinRankSearch.from_binary(binarizer, data, np.arange(sample.n_classes),
                                                time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
-                                               clock=clock, allowance_bytes=allowance)
+                                               clock=clock, allowance_bytes=allowance,
+                                               Xe=None if binarizer.binary_values_ is not None else sample.encoded)
             live = progress.live()  # FIND calls and memo entries, written by the search while it runs
             if live is not None:
                 search._search.set_progress(live.array)
@@ -454,10 +451,7 @@ class MinRankTreeClassifier(BaseTreeClassifier):
             raise TreeLearnValueError(
                 f"no decision tree of rank <= max_rank={self.max_rank} is consistent with the training sample "
                 f"(FIND(S, {self.max_rank}) returned none, so r(S) > {self.max_rank}); raise max_rank or use None")
-        tree = root_tree if sample.unit_weights else search.tree(sample.weights)  # counts with the weights
-        if not sample.is_binary():
-            node_local_midpoints(tree, sample.encoded)  # CART's thresholds (same training partition)
-        return tree
+        return root_tree if sample.unit_weights else search.tree(sample.weights)  # counts with the weights
 
     def _after_fit(self):
         self.rank_ = self.tree_.rank

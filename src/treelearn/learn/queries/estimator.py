@@ -11,6 +11,12 @@ from treelearn.base import BaseTreeClassifier
 from treelearn._validation import CLASS_WEIGHT, INT32_MAX, RANDOM_STATE, Interval, Options, TreeLearnValueError
 from treelearn.learn.queries.builddt import build_monotone, default_parameters, learn_from_queries
 from treelearn.learn.queries.oracle import PM1_CLASSES, as_oracle
+from treelearn.tree.build import split_threshold
+
+# the thresholds of a tree fitted on 0/1 or ±1 examples: between the two values, where a value
+# equal to their midpoint goes left (scikit-learn's x <= 0.5, x <= 0; treelearn.tree.build)
+_SPLIT_01 = split_threshold(0.0, 1.0)
+_SPLIT_PM1 = split_threshold(-1.0, 1.0)
 
 # ----------------------------------------------------------------------------- estimator
 class QueryTreeClassifier(BaseTreeClassifier):
@@ -75,7 +81,7 @@ class QueryTreeClassifier(BaseTreeClassifier):
     def _fit(self, sample, params):
         raw = sample.raw
         if sample.schema.all_numeric and raw.dtype.kind in "biuf" and raw.ndim == 2:
-            # numbers: read X itself (no float64 copy of the whole sample, issue 12)
+            # numbers: read X itself (no float64 copy of the whole sample)
             clock = FitClock(self.time_limit)
             XT = self._pm1_transposed(raw)
             if XT is not None:
@@ -105,8 +111,7 @@ class QueryTreeClassifier(BaseTreeClassifier):
                 if not bool(((blk == -1) | (blk == 1)).all()):
                     return None
                 out[:, a:a + step] = blk.astype(np.int8).T
-        out_thr = 0.5 if kind == "01" else 0.0
-        return out, out_thr
+        return out, _SPLIT_01 if kind == "01" else _SPLIT_PM1
 
     def _fit_pm1(self, XT_thr, y, n_classes, sample_weight, schema, clock):
         XT, xthr = XT_thr
@@ -134,9 +139,9 @@ class QueryTreeClassifier(BaseTreeClassifier):
             raise TreeLearnValueError("fit(X, y) uses random examples only: mode='monotone' (use fit_oracle for queries)")
         vals = np.unique(Xe)
         if np.all(np.isin(vals, (0.0, 1.0))):
-            Xpm, xthr = (2 * Xe - 1).astype(np.int8), 0.5
+            Xpm, xthr = (2 * Xe - 1).astype(np.int8), _SPLIT_01
         elif np.all(np.isin(vals, (-1.0, 1.0))):
-            Xpm, xthr = Xe.astype(np.int8), 0.0
+            Xpm, xthr = Xe.astype(np.int8), _SPLIT_PM1
         else:
             raise TreeLearnValueError("QueryTreeClassifier.fit needs X in {0, 1} or {-1, +1}")
         if not np.all(sample_weight == 1):

@@ -31,12 +31,13 @@ import time
 
 import numpy as np
 
-from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout, ProgressReporter, warn_limit
+from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout, ProgressReporter
 from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
-from treelearn.base import CRITERION, BaseTreeClassifier, binary_tree, node_local_midpoints
+from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
+from treelearn.learn.anytime import Incumbent, incumbent_bound, n_threads, set_search_attributes
 from treelearn.learn.topk import _topk as _topk_baseline
 
 
@@ -72,7 +73,8 @@ def _pick_search_module():
 
 
 _topk, SEARCH_KERNEL = _pick_search_module()
-from treelearn.tree.tree import Tree, kernel_nodes
+from treelearn.tree.build import binary_tree  # noqa: E402
+from treelearn.tree.tree import Tree, kernel_nodes, training_errors  # noqa: E402
 
 __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
 
@@ -248,13 +250,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return self.k
 
     def _n_threads(self) -> int:
-        import os
-
-        if self.n_jobs is None:
-            return 1
-        if self.n_jobs < 0:
-            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        return int(self.n_jobs)
+        return n_threads(self.n_jobs)
 
     # ------------------------------------------------------------------ fit
     def _wants_continuous(self, sample) -> bool:
@@ -291,7 +287,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                      max_depth=int(self.max_depth), max_thresholds=incumbent_thresholds(sample.n_samples))
                 extra = _numeric_thresholds_of(g_tree)
-                greedy = _Incumbent(_tree_error(g_tree), lambda: g_tree)
+                greedy = Incumbent(_tree_error(g_tree), lambda: g_tree)
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
             allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
@@ -312,8 +308,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
                     res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit)
                     if res1["timed_out"]:
                         return None
-                    return _Incumbent(_leaf_error(res1["children_left"], res1["value"]),
-                                      lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
+                    return Incumbent(training_errors(res1["children_left"], res1["value"]),
+                                     lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
 
                 if self.scoring == "gain":
                     # ... and Top-1's trees are among Top-k's (the same ranking, k >= 1), so a search
@@ -330,26 +326,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
         """The anytime answer when the deadline passes before the search starts: the greedy
         incumbent when it was grown, else the majority leaf."""
         if greedy is not None:
-            tree = greedy.tree()
-            self.incumbent_source_ = "greedy"
-            self.training_error_ = self.greedy_error_ = greedy.error
+            tree, source = greedy.tree(), "greedy"
         else:
             counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
             tree = Tree.leaf(counts, np.arange(sample.n_classes), schema=sample.schema)
             tree.n_node_samples[0] = sample.n_samples
-            self.incumbent_source_ = "leaf"
-            self.greedy_error_ = None
-            self.training_error_ = float(counts.sum() - counts.max())
+            source = "leaf"
         self.binarizer_ = None
-        self.timed_out_ = True
-        self.is_optimal_ = False
-        self.lower_bound_ = 0.0 if self._k_value() == "all" else None
-        self.n_nodes_searched_ = self.cache_hits_ = self.cache_evictions_ = 0
-        self.peak_memory_mb_ = 0.0
         self.n_binary_features_ = 0
         self.feature_space_ = None
-        self.fit_time_ = clock.elapsed()
-        warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s (before the search started)")
+        err = _tree_error(tree)
+        set_search_attributes(self, training_error=err, lower_bound=0.0 if self._k_value() == "all" else None,
+                              timed_out=True, is_optimal=False, incumbent_source=source,
+                              greedy_error=None if greedy is None else greedy.error, fit_time=clock.elapsed(),
+                              limit=f"its time limit of {self.time_limit:g} s (before the search started)")
         return tree
 
     def _fit_continuous(self, sample, params) -> Tree:
@@ -370,29 +360,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
         tree.impurity = crit.impurity(tree.value)
         self.solver_ = "continuous"
         self.binarizer_ = None
-        self.timed_out_ = bool(info["timed_out"])
-        self.training_error_ = float(info["error"])
-        self.is_optimal_ = not self.timed_out_
-        self.lower_bound_ = float(info["lower_bound"])
-        self.incumbent_source_ = info["source"]
-        self.n_nodes_searched_ = int(info["nodes"])
-        self.cache_hits_ = int(info["cache_hits"])
-        self.cache_evictions_ = 0
-        self.peak_memory_mb_ = float(info["peak_bytes"]) / (1024.0 * 1024.0)
         self.n_binary_features_ = int(info["n_search_features"])
-        self.greedy_error_ = info.get("greedy_error")
         self.feature_space_ = {"thresholds": "all", "n_binary_features": self.n_binary_features_,
                                "n_greedy_thresholds": 0,
                                "description": "every node-local midpoint threshold of every numeric column "
                                               "(continuous solver); categorical columns one-hot"}
-        self.fit_time_ = time.perf_counter() - t0
-        if self.timed_out_:
-            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
+        set_search_attributes(self, training_error=info["error"], lower_bound=info["lower_bound"],
+                              timed_out=info["timed_out"], is_optimal=not info["timed_out"],
+                              incumbent_source=info["source"], greedy_error=info.get("greedy_error"),
+                              stats={**info, "evictions": 0}, fit_time=time.perf_counter() - t0)
         return tree
 
     def _fit_data(self, data: BinaryData, binz: Binarizer, n_classes, schema, t0, crit, greedy=None,
                   Xe=None, *, clock=None, progress=None, memory_limit_mb=None, fallback=None) -> Tree:
-        """The search on ``data`` from the incumbent ``greedy`` (an :class:`_Incumbent` or None);
+        """The search on ``data`` from the incumbent ``greedy`` (an :class:`Incumbent` or None);
         ``fallback(time_limit)`` grows the incumbent after a search that stopped early, when it was
         not grown before (0/1 data, where a finished search cannot be worse than it)."""
         self.binarizer_ = binz
@@ -402,11 +383,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if clock is None:
             clock = FitClock(self.time_limit, t0)
         g_err, ub = None, None
+        total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
         if greedy is not None:
             g_err = greedy.error
-            # trees as good as the greedy one are searched for too (ties go to the search's tree)
-            total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
-            ub = g_err + 1e-9 * max(1.0, total)
+            ub = incumbent_bound(g_err, total)  # trees as good as the greedy one too (ties: the search's)
         live = None
         if progress is not None:
             progress.phase = f"searching ({d} binary features)"
@@ -424,7 +404,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             part = getattr(exc, "partial_result", None)
             if part is not None:
                 found = part.get("found", True) and len(part.get("feature", ())) > 0
-                best = self._to_tree(kernel_nodes(part), binz, n_classes, schema) if found else None
+                best = self._to_tree(kernel_nodes(part), binz, n_classes, schema, Xe) if found else None
                 if greedy is not None and (best is None or _tree_error(best) > ub):
                     best = greedy.tree()
                     exc.partial_result = {**part, "children_left": best.children_left,
@@ -438,55 +418,44 @@ class TopKTreeClassifier(BaseTreeClassifier):
             progress.stats = {"nodes": int(res["nodes"]), "cache_hits": int(res["cache_hits"]),
                               "error": float(res["error"]), "lower_bound": float(res["lower_bound"]),
                               "peak_mb": round(float(res["peak_bytes"]) / 2**20, 1)}
-        self.timed_out_ = bool(res["timed_out"])
-        if greedy is None and fallback is not None and self.timed_out_:
+        timed_out = bool(res["timed_out"])
+        if greedy is None and fallback is not None and timed_out:
             # the slack the time limit allows past the deadline (x 1.1 + 0.5 s), in part
             greedy = fallback(0.05 * float(self.time_limit) + 0.25)
             g_err = None if greedy is None else greedy.error
             if greedy is not None:
-                total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
-                ub = g_err + 1e-9 * max(1.0, total)
-        self.incumbent_source_ = "search"
-        tree = None
-        if res.get("found", True):
-            tree = self._to_tree(res, binz, n_classes, schema)
-            if Xe is not None:  # CART's node-local midpoints (the training partition is unchanged)
-                node_local_midpoints(tree, Xe)
+                ub = incumbent_bound(g_err, total)
+        source, tree = "search", None
+        if res.get("found", True):  # (with Xe: CART's node-local midpoints, the same training partition)
+            tree = self._to_tree(res, binz, n_classes, schema, Xe)
         err = None if tree is None else _tree_error(tree)
         if greedy is not None and (tree is None or err > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
-            tree = greedy.tree()
+            tree, source = greedy.tree(), "greedy"
             err = _tree_error(tree)
-            self.incumbent_source_ = "greedy"
         tree.impurity = crit.impurity(tree.value)
-        # the returned tree's own (weighted) training misclassifications: the search's error when it
-        # finished, and the truth for an anytime tree
-        self.training_error_ = err
         if progress is not None:  # the final line shows the returned tree's error (maybe the greedy one's)
-            progress.stats["error"] = self.training_error_
-        self.greedy_error_ = g_err
-        self.is_optimal_ = bool(kk >= d and not self.timed_out_)
-        lb = float(res["lower_bound"])
-        self.lower_bound_ = min(lb, self.training_error_) if kk >= d else None
-        self.n_nodes_searched_ = int(res["nodes"])
-        self.cache_hits_ = int(res["cache_hits"])
-        self.cache_evictions_ = int(res["evictions"])
-        self.peak_memory_mb_ = float(res["peak_bytes"]) / (1024.0 * 1024.0)
+            progress.stats["error"] = err
         self.n_binary_features_ = d
         self.feature_space_ = _feature_space(binz)
-        self.fit_time_ = time.perf_counter() - t0
-        if self.timed_out_:
-            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
+        # training_error_: the returned tree's own (weighted) training misclassifications, the
+        # search's error when it finished, and the truth for an anytime tree
+        set_search_attributes(self, training_error=err, timed_out=timed_out, is_optimal=kk >= d and not timed_out,
+                              lower_bound=min(float(res["lower_bound"]), err) if kk >= d else None,
+                              incumbent_source=source, greedy_error=g_err, stats=res,
+                              fit_time=time.perf_counter() - t0)
         return tree
 
     @staticmethod
-    def _to_tree(res, binz, n_classes, schema) -> Tree:
-        return binary_tree(binz, res["feature"], children_left=res["children_left"],
+    def _to_tree(res, binz, n_classes, schema, Xe=None) -> Tree:
+        """The Tree on raw columns of a search result (node-local midpoints from ``Xe``, the
+        encoded training rows, when given)."""
+        return binary_tree(binz, res["feature"], Xe=Xe, children_left=res["children_left"],
                            children_right=res["children_right"], value=res["value"],
                            n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
 
 
-#: thresholds per column of the greedy incumbent above ``sketch.SKETCH_ROWS`` rows (issue 14)
+#: thresholds per column of the greedy incumbent above ``sketch.SKETCH_ROWS`` rows
 INCUMBENT_THRESHOLDS = 255
 
 
@@ -494,37 +463,15 @@ def incumbent_thresholds(n_rows: int):
     """``max_thresholds`` of the greedy incumbent on numeric data: None (every threshold: the
     exact greedy tree) up to :data:`~treelearn.data.sketch.SKETCH_ROWS` rows; above, the
     histogram mode with :data:`INCUMBENT_THRESHOLDS` thresholds of the fixed threshold sample,
-    the greedy tree a fit on Dask row shards grows identically (issue 14)."""
+    the greedy tree a fit on Dask row shards grows identically."""
     from treelearn.data import sketch
 
     return None if n_rows <= sketch.SKETCH_ROWS else INCUMBENT_THRESHOLDS
 
 
-def _leaf_error(children_left, value) -> float:
-    """Weighted training misclassifications of a tree's leaves (their minority counts)."""
-    v = np.asarray(value)[np.asarray(children_left) < 0]
-    return float(np.sum(v.sum(axis=1) - v.max(axis=1)))
-
-
 def _tree_error(tree: Tree) -> float:
     """Weighted training misclassifications of a tree (its leaves' minority counts)."""
-    return _leaf_error(tree.children_left, tree.value)
-
-
-class _Incumbent:
-    """The greedy incumbent of a Top-k / optimal fit: its training error at once, its Tree (a
-    fresh copy) only when it is returned, since on 0/1 data it is a Top-1 result that most fits
-    never need as a Tree."""
-
-    def __init__(self, error: float, build):
-        self.error = float(error)
-        self._build = build
-        self._tree = None
-
-    def tree(self) -> Tree:
-        if self._tree is None:
-            self._tree = self._build()
-        return self._tree.copy()
+    return training_errors(tree.children_left, tree.value)
 
 
 def _numeric_thresholds_of(tree: Tree) -> dict:
@@ -615,7 +562,7 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         return super()._wants_continuous(sample)
 
 
-# ---------------------------------------------------------------- issue 14: the search on Dask
+# ---------------------------------------------------------------- the search on Dask
 def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, criterion="entropy", scoring="gain",
                 time_limit=None, memory_limit_mb=1024, cache_depth1=None, feature_classes=False):
     """The search of the root's candidates one at a time, for a caller that runs shares of them
@@ -646,8 +593,7 @@ def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, crite
 
 
 #: the public names of the helpers a fit elsewhere (treelearn.distributed) finishes with
-leaf_error = _leaf_error
+leaf_error = training_errors
 tree_error = _tree_error
 feature_space = _feature_space
 numeric_thresholds_of = _numeric_thresholds_of
-Incumbent = _Incumbent
