@@ -30,7 +30,7 @@ import numpy as np
 from treelearn.tree._tree import apply_rows, node_counts, split_extremes
 from treelearn.tree.tree import NUMERIC, Tree
 
-__all__ = ["split_threshold", "split_thresholds", "binary_tree", "recount", "node_local_midpoints",
+__all__ = ["split_threshold", "split_thresholds", "binary_tree", "recount", "route", "node_local_midpoints",
            "node_split_extremes", "apply_node_midpoints"]
 
 #: up to this many splits, :func:`split_thresholds` computes in Python floats (a dozen NumPy
