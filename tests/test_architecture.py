@@ -4,7 +4,7 @@ Every ``import`` in ``src/treelearn`` (module level and inside functions; ``if T
 blocks excepted, they are annotations only) is an edge of the module graph. The graph must have no
 cycle, and every edge must go to the same layer or a lower one:
 
-    0 _validation, _limits             input and parameter checks; limits of a fit
+    0 _validation, _limits, _lazy      input and parameter checks; limits of a fit; lazy facades
     1 criteria, data.*                 impurities; schema, binarization, packed bits
     2 tree.*                           the Tree model, its evaluation and formats
     3 base                             the estimator seam
@@ -30,6 +30,7 @@ PKG = SRC / "treelearn"
 LAYERS = [
     ("treelearn._validation", 0),
     ("treelearn._limits", 0),
+    ("treelearn._lazy", 0),  # the lazy facades of the package __init__ files
     ("treelearn._criteria", 1),
     ("treelearn.criteria", 1),
     ("treelearn.data", 1),
