@@ -427,3 +427,33 @@ def test_digits_trees_agree_with_sklearn_wherever_the_best_split_is_unique(crite
     ours = GreedyTreeClassifier(criterion=criterion, random_state=0).fit(X, y).tree_
     sk = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
     assert _compare(ours, sk, X, y, criterion) >= 3
+
+
+def test_text_export_says_or_missing_only_on_columns_that_had_missing_values():
+    """A split of a column without missing values in training sends a missing value to its
+    default side, which no training row decided: the text and DOT exports do not present it as
+    a learned rule (``or missing``); the columns with missing values keep it, through JSON too."""
+    from treelearn import GreedyTreeClassifier, Tree
+    from treelearn.tree.export import export_graphviz, export_text
+
+    rng = np.random.default_rng(0)
+    n = 600
+    a = rng.normal(size=n)
+    b = rng.normal(size=n)
+    y = (a > 0.3) ^ (b > -0.2)
+    a[rng.random(n) < 0.2] = np.nan
+    X = pd.DataFrame({"a": a, "b": b})
+    est = GreedyTreeClassifier(max_depth=3).fit(X, y)
+    tree = est.tree_
+    assert tree.missing_recorded and tree.schema.missing == [True, False]
+    used = {tree.schema.column_name(int(f)) for f in tree.feature[tree.children_left >= 0]}
+    assert used == {"a", "b"}
+    for t in (tree, Tree.from_json(tree.to_json())):
+        text = export_text(t, decimals=3)
+        b_lines = [ln for ln in text.splitlines() if "b <" in ln or "b >=" in ln]
+        a_lines = [ln for ln in text.splitlines() if "a <" in ln or "a >=" in ln]
+        assert b_lines and not any("or missing" in ln for ln in b_lines)
+        assert any("or missing" in ln for ln in a_lines)
+        dot = export_graphviz(t)
+        assert all("missing ->" in ln for ln in dot.splitlines() if "a >=" in ln)
+        assert not any("missing ->" in ln for ln in dot.splitlines() if "b >=" in ln)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import numbers
 import operator
+import sys
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
@@ -17,22 +18,27 @@ import numpy as np
 
 from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, _as_2d_raw, check_finite, is_missing
 
-try:  # pandas is a dependency, but keep the import local to what needs it
-    import pandas as pd
-except ImportError:  # pragma: no cover
-    pd = None
+
+def _pandas():
+    """pandas when something has imported it, else None: a DataFrame exists only then, so the
+    schema never imports pandas itself (reading a model stays light)."""
+    return sys.modules.get("pandas")
 
 
 def _is_dataframe(X) -> bool:
+    pd = _pandas()
     return pd is not None and isinstance(X, pd.DataFrame)
 
 
 @dataclass
 class ColumnSchema:
-    """Per raw column: ``None`` for numeric, else the array of its categories (sorted)."""
+    """Per raw column: ``None`` for numeric, else the array of its categories (sorted);
+    ``missing``: per column, whether the training data had a missing value there (``None``:
+    not known, e.g. a schema built by hand or read from an older model)."""
 
     categories: list = field(default_factory=list)
     feature_names: list | None = None
+    missing: list | None = None
 
     @property
     def n_features(self) -> int:
@@ -55,6 +61,7 @@ class ColumnSchema:
         ``categorical`` (a list of column indices or names, or a boolean mask) makes more columns
         categorical: it adds to the inference, it does not replace it.
         """
+        pd = _pandas()
         names = [str(c) for c in X.columns] if _is_dataframe(X) else None
         raw = _as_2d_raw(X)
         n_features = raw.shape[1]
@@ -111,8 +118,9 @@ class ColumnSchema:
                             f"categorical column index {c!r} out of range for {n_features} columns"
                         )
         _check_exact_numbers(X, raw, mask, names)
+        missing = _missing_columns(X, raw)
         if not mask.any():  # all numeric (the common case): no per-column work
-            return cls(categories=[None] * n_features, feature_names=names)
+            return cls(categories=[None] * n_features, feature_names=names, missing=missing)
         categories = []
         for j in range(n_features):
             if not mask[j]:
@@ -132,7 +140,11 @@ class ColumnSchema:
             arr = np.empty(len(values), dtype=object)
             arr[:] = values
             categories.append(arr)
-        return cls(categories=categories, feature_names=names)
+        return cls(categories=categories, feature_names=names, missing=missing)
+
+    def had_missing(self, j: int) -> bool:
+        """Whether column j had a missing value in training (True when not known)."""
+        return self.missing is None or bool(self.missing[j])
 
     def encode(self, X, *, what: str = "X") -> np.ndarray:
         """Raw X -> encoded float64 matrix (categorical columns as codes, unseen -> -1)."""
@@ -176,6 +188,17 @@ class ColumnSchema:
         return self.feature_names[j] if self.feature_names else f"x{j}"
 
     _name = column_name  # the old private name, for code written against it
+
+def _missing_columns(X, raw: np.ndarray) -> list:
+    """Per column, whether it holds a missing value (None, NaN, ``pd.NA``)."""
+    if _is_dataframe(X):
+        return [bool(v) for v in X.isna().any(axis=0).tolist()]
+    if raw.dtype.kind == "f":
+        return [bool(v) for v in np.isnan(raw).any(axis=0).tolist()]
+    if raw.dtype == object:
+        return [any(is_missing(v) for v in raw[:, j].tolist()) for j in range(raw.shape[1])]
+    return [False] * raw.shape[1]
+
 
 # ---------------------------------------------------------------------------------- exactness
 #: integers of magnitude above this may share a float64 with their neighbours
@@ -237,6 +260,7 @@ def _check_exact_numbers(X, raw: np.ndarray, categorical: np.ndarray, names) -> 
         )
 
     if _is_dataframe(X):
+        pd = _pandas()
         for j, dt in enumerate(X.dtypes):
             if categorical[j] or not pd.api.types.is_integer_dtype(dt):
                 continue

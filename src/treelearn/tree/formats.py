@@ -127,7 +127,10 @@ def _condition(tree: Tree, node: int, names: list[str], decimals: int, negate: b
     ``missing`` (the tree's recorded missing-value directions, or None) adds ``or missing`` to the
     branch missing values take."""
     f = int(tree.feature[node])
-    tail = "" if missing is None or bool(missing[node]) != negate else " or missing"
+    # "or missing" only where a missing value was seen in training: elsewhere the direction is
+    # the default one, no rule the tree learned
+    noted = missing is not None and tree.schema.had_missing(f)
+    tail = "" if not noted or bool(missing[node]) != negate else " or missing"
     if tree.kind[node] == CATEGORICAL:
         value = tree.schema.categories[f][int(tree.threshold[node])]
         return f"{names[f]} {'!=' if negate else '=='} {value}{tail}"
@@ -288,7 +291,8 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
             parts.append(f"node #{node}")
         if tree.children_left[node] >= 0:
             parts.append(_condition(tree, node, names, precision, negate=False))
-            if missing is not None and tree.threshold[node] != np.inf:
+            if (missing is not None and tree.threshold[node] != np.inf
+                    and tree.schema.had_missing(int(tree.feature[node]))):
                 parts.append("missing -> " + ("left" if missing[node] else "right"))
         if impurity:
             parts.append(f"impurity = {tree.impurity[node]:.{precision}f}")
@@ -363,7 +367,8 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
     ``children_left``, ``children_right``, ``feature``, ``kind``, ``threshold``, ``value``
     (rows of class counts), ``n_node_samples``, ``impurity`` and, when the tree records them,
     ``missing_go_to_left`` (0/1 per node; a document without it loads with the heavier-child
-    default). A threshold of ``+inf`` (a missing-only split) is written ``"inf"``. Floats are written with
+    default) and ``missing_columns`` (the columns with missing values in training, when known).
+    A threshold of ``+inf`` (a missing-only split) is written ``"inf"``. Floats are written with
     Python's shortest round-tripping repr, so they load back bit-exact. ``metadata``: an
     optional JSON-serialisable dict stored alongside (e.g. the learner's parameters).
     """
@@ -410,6 +415,8 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
             "impurity": _finite_list(tree.impurity, "impurity"),
         },
     }
+    if schema.missing is not None:  # the columns with missing values in training (absent: not known)
+        doc["missing_columns"] = [j for j, m in enumerate(schema.missing) if m]
     if missing_directions(tree) is not None:  # absent: the heavier-child default (older files too)
         doc["nodes"]["missing_go_to_left"] = np.asarray(tree.missing_go_to_left).astype(np.int64).tolist()
     if metadata is not None:
@@ -646,6 +653,19 @@ def read_model_file(path, *, max_bytes: int = MAX_JSON_SIZE) -> bytes:
     return data
 
 
+def _missing_columns(v, n_features: int):
+    """The optional ``missing_columns`` field (indices of the columns with missing values in
+    training) as one flag per column; ``None`` when absent."""
+    if v is None:
+        return None
+    if not isinstance(v, list) or not all(type(j) is int and 0 <= j < n_features for j in v):
+        raise TreeLearnValueError(f"JSON model: missing_columns must be a list of column indices below {n_features}")
+    flags = [False] * n_features
+    for j in v:
+        flags[j] = True
+    return flags
+
+
 def _tree_from_doc(doc) -> tuple[dict, Any]:
     if not isinstance(doc, dict):
         raise TreeLearnValueError(f"JSON model must be an object, got {type(doc).__name__}")
@@ -661,7 +681,7 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
     missing = [k for k in _REQUIRED if k not in doc]
     if missing:
         raise TreeLearnValueError(f"JSON model is missing the field(s) {', '.join(missing)}")
-    unknown = sorted(set(doc) - set(_REQUIRED) - {"metadata"})
+    unknown = sorted(set(doc) - set(_REQUIRED) - {"metadata", "missing_columns"})
     if unknown:
         raise TreeLearnValueError(f"JSON model has unknown field(s) {', '.join(map(str, unknown))}")
     n = doc["n_nodes"]
@@ -752,7 +772,8 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
         raise TreeLearnValueError(
             f"JSON model: the class counts in value are too large{where}: their sum overflows float64"
         )
-    schema = ColumnSchema(categories=categories, feature_names=names)
+    schema = ColumnSchema(categories=categories, feature_names=names,
+                          missing=_missing_columns(doc.get("missing_columns"), n_features))
     fields = dict(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
                   value=value, n_node_samples=n_node_samples, impurity=impurity, classes=classes, schema=schema,
                   missing_go_to_left=missing_left)
