@@ -192,3 +192,30 @@ def test_export_html_is_self_contained_and_describes_every_node():
     # a class label or name with markup cannot break out of the page
     page2 = export_html_page([("<script>alert(1)</script>", est)])
     assert "<script>alert(1)</script>" not in page2
+
+
+def test_dtreeviz_draws_a_tree_fitted_on_missing_values():
+    """dtreeviz refuses NaN: dtreeviz_model shows each missing value at a value that takes its
+    branch, so the drawing's rows reach the tree's leaves (those no single value routes are left
+    out, with a warning)."""
+    pytest.importorskip("dtreeviz")
+    import warnings
+
+    from treelearn.tree.plot import _drawable
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "up", "down")
+    X[rng.random(X.shape) < 0.1] = np.nan
+    for depth in (1, 4):
+        est = tl.GreedyTreeClassifier(max_depth=depth).fit(X, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            viz = tl.dtreeviz_model(est, X, y)
+        assert viz.view(fontname="DejaVu Sans").dot.lstrip().startswith("digraph")
+        Xs = tl.tree.export.sklearn_input(est, X)
+        drawn, keep = _drawable(est.tree_, tl.to_sklearn(est, class_codes=True), Xs, est.tree_.apply(X))
+        assert not np.isnan(drawn).any()
+        assert np.array_equal(tl.to_sklearn(est).apply(drawn), est.tree_.apply(X)[keep])
+        if depth == 1:  # one split: every missing value has one branch, no row is left out
+            assert keep.all()

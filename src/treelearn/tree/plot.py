@@ -191,7 +191,8 @@ def dtreeviz_model(est_or_tree, X, y=None, *, feature_names=None, class_names=No
     (array or DataFrame, categorical columns included), ``y`` the labels (default: the tree's own
     predictions). Feature names default to :func:`~treelearn.tree.export.sklearn_feature_columns`
     (categorical conditions become ``x == v`` indicator columns), class names to the tree's
-    labels. Further keyword arguments go to ``dtreeviz.model``.
+    labels. Further keyword arguments go to ``dtreeviz.model``. dtreeviz draws no missing value:
+    each is shown at a value that takes its branch (see :func:`_drawable`).
     """
     import dtreeviz
 
@@ -210,5 +211,41 @@ def dtreeviz_model(est_or_tree, X, y=None, *, feature_names=None, class_names=No
         raise TreeLearnValueError("y must be a 1-d array of the tree's class labels") from None
     names = list(feature_names) if feature_names is not None else sklearn_feature_columns(tree)
     cls_names = list(class_names) if class_names is not None else [str(c) for c in tree.classes.tolist()]
-    return dtreeviz.model(to_sklearn(est_or_tree, class_codes=True), X_train=Xs, y_train=codes,
-                          feature_names=names, target_name=target_name, class_names=cls_names, **kwargs)
+    sk = to_sklearn(est_or_tree, class_codes=True)
+    Xs, keep = _drawable(tree, sk, Xs, tree.apply(X))
+    return dtreeviz.model(sk, X_train=Xs, y_train=codes[keep], feature_names=names, target_name=target_name,
+                          class_names=cls_names, **kwargs)
+
+
+def _drawable(tree, sk, Xs: np.ndarray, leaves: np.ndarray):
+    """``(X, rows)`` for dtreeviz, which refuses NaN: each missing cell becomes a value that takes
+    the missing value's branch at every split on its column (below every threshold of the column
+    when they all send missing values left, above when right), so that the drawing's counts are
+    the tree's; a row that still reaches another leaf than the tree's (splits of one column
+    sending missing values both ways, or the missing-only split) is left out, with a warning."""
+    import warnings
+
+    nan = np.isnan(Xs)
+    if not nan.any():
+        return Xs, np.ones(Xs.shape[0], dtype=bool)
+    Xd = Xs.copy()
+    internal = tree.children_left >= 0
+    feature = np.asarray(sk.tree_.feature)
+    threshold = np.asarray(sk.tree_.threshold)
+    for k in np.flatnonzero(nan.any(axis=0)):
+        nodes = np.flatnonzero(internal & (feature == k))
+        present = Xs[~nan[:, k], k]
+        thr = threshold[nodes]
+        thr = thr[np.abs(thr) < 1e300]  # not the missing-only split's
+        lo = min(present.min(initial=np.inf), thr.min(initial=np.inf))
+        hi = max(present.max(initial=-np.inf), thr.max(initial=-np.inf))
+        lo, hi = (0.0, 0.0) if not np.isfinite(lo) else (lo, hi)
+        margin = max(1.0, 0.05 * (hi - lo))
+        right = nodes.size and not tree.missing_go_to_left[nodes].any()
+        Xd[nan[:, k], k] = hi + margin if right else lo - margin
+    keep = np.asarray(sk.apply(Xd)) == leaves
+    if not keep.all():
+        warnings.warn(f"dtreeviz_model: {int((~keep).sum())} of {keep.size} rows with missing values are left out "
+                      "of the drawing (no single value takes their path: splits of one column send missing values "
+                      "both ways)", UserWarning, stacklevel=3)
+    return Xd[keep], keep
