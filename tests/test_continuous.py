@@ -702,3 +702,59 @@ def test_root_hint_changes_the_order_only(seed):
                                                         root_hint_feature=f, root_hint_threshold=t)
                     for key in ("feature", "threshold", "left", "right", "cost"):
                         np.testing.assert_array_equal(res[key], ref[key], err_msg=f"{seed} {h} {f} {t} {key}")
+
+
+def test_ctrl_c_hands_back_the_best_tree_so_far():
+    """Ctrl-C in the continuous solver: KeyboardInterrupt carries the best tree found so far (the
+    search's, the Top-k incumbent's or the greedy tree) on the raw columns with the real labels,
+    as a time limit returns it."""
+    rng = np.random.default_rng(0)
+    X = rng.random((20000, 10))
+    y = np.where(rng.integers(0, 2, 20000) == 1, "yes", "no")
+    box = {}
+
+    def run():
+        try:
+            OptimalTreeClassifier(max_depth=5, solver="continuous", time_limit=None).fit(X, y)
+        except KeyboardInterrupt as exc:
+            box["tree"] = getattr(exc, "partial_tree", None)
+            raise
+
+    assert _interrupted_after(2.5, run) < 30
+    tree = box["tree"]
+    assert tree is not None and tree.n_leaves > 1
+    assert set(tree.predict(X).tolist()) <= {"yes", "no"}
+
+
+def test_verbose_last_line_and_bound_after_a_time_out(monkeypatch, capsys):
+    """The final verbose line counts every node the live lines counted (the Top-k incumbent's
+    too), and after a time-out the lower bound is the best one known: at least the sample's floor
+    (rows equal on every column with different labels), not 0."""
+    import re
+    import warnings
+
+    from treelearn._limits import ProgressReporter
+    from treelearn.learn.continuous.solver import sample_floor
+
+    arrays = []
+    real_live = ProgressReporter.live
+
+    def live(self, incumbent=None):
+        counters = real_live(self, incumbent)
+        arrays.append(counters)
+        return counters
+
+    monkeypatch.setattr(ProgressReporter, "live", live)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, size=(20000, 6)).astype(float)
+    y = ((X[:, 0] + X[:, 1] > 4) ^ (rng.random(20000) < 0.2)).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = OptimalTreeClassifier(max_depth=5, solver="continuous", time_limit=1.0, verbose=1).fit(X, y)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    nodes = int(re.search(r"nodes=(\d+)", last).group(1))
+    assert nodes >= arrays[-1].array[0] > 0  # every node published while it ran
+    assert est.timed_out_
+    floor = sample_floor(np.ascontiguousarray(X.T), y.astype(np.int64), np.ones(len(y)), 2)
+    assert floor > 0 and est.lower_bound_ >= floor
+    assert float(re.search(r"lower_bound=([0-9.]+)", last).group(1)) == est.lower_bound_

@@ -315,7 +315,14 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
                 sample.encoded  # noqa: B018 - encoding checks the values
             self._fit_single_class(sample, params)
         else:
-            self.tree_ = self._fit(sample, params)
+            try:
+                self.tree_ = self._fit(sample, params)
+            except KeyboardInterrupt as exc:  # Ctrl-C: the search's best tree so far, labelled as tree_ is
+                partial = getattr(exc, "partial_tree", None)
+                if isinstance(partial, Tree):
+                    partial.classes = classes
+                    partial.value = partial.value * scale
+                raise
         self.tree_.classes = classes
         if scale != 1.0:
             self._rescale_counts(scale)

@@ -193,9 +193,18 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
 
 
 cdef _raise_if_interrupted(Output& out):
+    # the best tree found so far goes with the exception as ``partial_result`` (the arrays and
+    # ``cost`` the search would have returned), as a time limit returns it
     if out.interrupted:
-        PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
-        raise KeyboardInterrupt("the continuous optimal search was interrupted")
+        partial = dict(_tree_arrays(out), cost=out.cost, nodes=out.nodes)
+        try:
+            PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
+        except KeyboardInterrupt as exc:
+            exc.partial_result = partial
+            raise
+        exc = KeyboardInterrupt("the continuous optimal search was interrupted")
+        exc.partial_result = partial
+        raise exc
 
 
 def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,

@@ -257,10 +257,15 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
         # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
         ub = incumbent_bound(greedy.error, W) + tie
     la = None
+    columns = (raw, kind, code, nan_mode)
     if incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
-        la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
-                        None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
-                        switches.get("progress"), int(n_jobs or 1))
+        try:
+            la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
+                            None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
+                            switches.get("progress"), int(n_jobs or 1))
+        except KeyboardInterrupt as exc:
+            _attach_partial(exc, [getattr(exc, "partial_result", None)], greedy, (Xe, y, w, n_classes, schema, *columns))
+            raise
         if la is not None:  # (ub 0: none yet)
             la_ub = incumbent_bound(float(la["cost"]), W) + tie
             ub = la_ub if ub == 0.0 else min(ub, la_ub)
@@ -273,14 +278,18 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
         # the anytime order: the Top-k tree's root split first, its subtrees solved exactly
         switches = dict(switches, root_hint_feature=int(la["feature"][0]),
                         root_hint_threshold=float(la["threshold"][0]))
-    res = search(
-        X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit, memory_bytes,
-        n_threads=int(n_jobs or 1), nan_mode=nan_arg, **switches)
+    try:
+        res = search(
+            X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit, memory_bytes,
+            n_threads=int(n_jobs or 1), nan_mode=nan_arg, **switches)
+    except KeyboardInterrupt as exc:
+        _attach_partial(exc, [getattr(exc, "partial_result", None), la], greedy,
+                        (Xe, y, w, n_classes, schema, *columns))
+        raise
     if res["memory_error"]:
         raise TreeLearnValueError(
             f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
             f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
-    columns = (raw, kind, code, nan_mode)
     tree = _to_tree(res, Xe, y, w, n_classes, schema, *columns)
     err = training_errors(tree.children_left, tree.value)
     source = "search"
@@ -292,8 +301,42 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
         if err > incumbent_bound(greedy.error, W):
             tree, err, source = greedy.tree(), greedy.error, "greedy"  # nothing as good found (time limit)
     info = dict(res)
+    # after a stop, the search's own bound may be 0 (root features left unsearched): the sample's
+    # floor (rows equal on every searched column with different labels) is a bound too
+    bound = float(res["lower_bound"]) if not res["timed_out"] else max(float(res["lower_bound"]),
+                                                                         sample_floor(X_fm, y, w, n_classes))
     info.update(error=err, greedy_error=greedy.error if greedy.grown else None, source=source,
-                lower_bound=min(float(res["lower_bound"]), err),
+                lower_bound=min(bound, err),
                 n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0,
-                topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]))
+                topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]),
+                topk_nodes=0 if la is None else int(la["nodes"]))
     return tree, info
+
+
+def sample_floor(X_fm, y, w, n_classes) -> float:
+    """A lower bound on the training error of every tree over the searched columns: rows equal on
+    every column (NaN equal to NaN) must share a leaf, so all but one class of each such group
+    of rows is misclassified (the weight of the group minus that of its heaviest class)."""
+    n = int(y.shape[0])
+    if n == 0:
+        return 0.0
+    rows = np.ascontiguousarray(np.nan_to_num(np.asarray(X_fm, dtype=np.float64).T, nan=np.inf))
+    _, group = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))), return_inverse=True)
+    counts = np.zeros((int(group.max()) + 1, int(n_classes)))
+    np.add.at(counts, (group.ravel(), y), w)
+    return float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
+
+
+def _attach_partial(exc, results, greedy, tree_args) -> None:
+    """Ctrl-C: the best tree found so far (the search's, the Top-k incumbent's or the greedy
+    tree, when grown) as ``exc.partial_tree`` on the raw columns, as a time limit returns it."""
+    best, best_err = None, np.inf
+    for res in results:
+        if res is not None and len(res.get("feature", ())) > 0:
+            tree = _to_tree(res, *tree_args)
+            err = training_errors(tree.children_left, tree.value)
+            if err < best_err:
+                best, best_err = tree, err
+    if greedy.grown and greedy.error < best_err:
+        best = greedy.tree()
+    exc.partial_tree = best

@@ -355,7 +355,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                         max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
                                         memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads(),
                                         **({} if live is None else {"progress": live.array}))
-            progress.stats = {"nodes": int(info["nodes"]), "cache_hits": int(info["cache_hits"]),
+            # every node the live lines counted: the Top-k incumbent's and the search's
+            progress.stats = {"nodes": int(info["nodes"]) + int(info.get("topk_nodes") or 0),
+                              "cache_hits": int(info["cache_hits"]),
                               "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
         tree.impurity = crit.impurity(tree.value)
         self.solver_ = "continuous"
