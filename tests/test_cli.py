@@ -313,8 +313,10 @@ def fake_experiment(monkeypatch):
 
     mod.main = main
     monkeypatch.setitem(sys.modules, "treelearn.experiments.fake_exp", mod)
-    real = cli.available_experiments
-    monkeypatch.setattr(cli, "available_experiments", lambda: sorted(real() + ["fake-exp"]))
+    import treelearn.cli.group as group
+
+    real = group.available_experiments
+    monkeypatch.setattr(group, "available_experiments", lambda: sorted(real() + ["fake-exp"]))
     return calls
 
 

@@ -183,15 +183,15 @@ def test_csv_missing_markers_keep_numeric_columns_numeric(tmp_path):
     text = "a,b,c,label\n1.5,x,3,p\n?,y,,q\n2.5,?,NA,p\n3.5,x,4,q\n"
     path = tmp_path / "q.csv"
     path.write_text(text)
-    df = cli._read_csv(path)
+    df = cli.read_csv(path)
     assert df["a"].dtype.kind == "f" and np.isnan(df.loc[1, "a"]) and df["a"].notna().sum() == 3
     assert df["c"].dtype.kind == "f" and df["c"].isna().sum() == 2
     assert df["b"].isna().tolist() == [False, False, True, False]
     assert len(df) == 4
     # other markers: '?' is a value now, so column a is text
-    df2 = cli._read_csv(path, na_values="NA")
+    df2 = cli.read_csv(path, na_values="NA")
     assert df2["a"].dtype == object and df2.loc[1, "a"] == "?" and np.isnan(df2.loc[2, "c"])
-    df3 = cli._read_csv(path, na_values="none")
+    df3 = cli.read_csv(path, na_values="none")
     assert df3.isna().sum().sum() == 0
 
 
@@ -205,7 +205,7 @@ def test_a_learner_that_rejects_nan_names_the_column(tmp_path):
     df.loc[[3, 50, 120], "pl"] = "?"
     path = tmp_path / "holes.csv"
     df.to_csv(path, index=False)
-    read = cli._read_csv(path)
+    read = cli.read_csv(path)
     assert read["pl"].dtype.kind == "f"  # not turned categorical by the '?' cells
     for learner in ("greedy", "topk", "optimal", "minrank", "pruned"):
         r = invoke("fit", path, "--learner", learner, "-o", tmp_path / "m.json")
@@ -224,22 +224,22 @@ def test_header_detection_never_drops_a_row(tmp_path):
     df["y"] = np.asarray(["setosa", "versicolor", "virginica"])[y]
     path = tmp_path / "nohead.csv"
     df.to_csv(path, index=False, header=False)
-    read = cli._read_csv(path)
+    read = cli.read_csv(path)
     assert len(read) == 150 and list(read.columns) == ["x0", "x1", "x2", "x3", "x4"]
     with_head = tmp_path / "head.csv"
     df.to_csv(with_head, index=False, header=["a", "b", "c", "d", "label"])
-    assert list(cli._read_csv(with_head).columns) == ["a", "b", "c", "d", "label"]
-    assert len(cli._read_csv(with_head)) == 150
+    assert list(cli.read_csv(with_head).columns) == ["a", "b", "c", "d", "label"]
+    assert len(cli.read_csv(with_head)) == 150
     # text-only data: a first row whose values recur below is data
     cat = tmp_path / "cat.csv"
     cat.write_text("x,red,yes\ny,blue,no\nx,blue,yes\ny,red,no\n")
-    assert len(cli._read_csv(cat)) == 4
+    assert len(cli.read_csv(cat)) == 4
     named = tmp_path / "named.csv"
     named.write_text("shape,color,label\nx,red,yes\ny,blue,no\n")
-    assert list(cli._read_csv(named).columns) == ["shape", "color", "label"]
+    assert list(cli.read_csv(named).columns) == ["shape", "color", "label"]
     # forced either way
-    assert len(cli._read_csv(named, header=False)) == 3
-    assert list(cli._read_csv(cat, header=True).columns) == ["x", "red", "yes"]
+    assert len(cli.read_csv(named, header=False)) == 3
+    assert list(cli.read_csv(cat, header=True).columns) == ["x", "red", "yes"]
     model = tmp_path / "m.json"
     r = invoke("fit", path, "--max-depth", "2", "-o", model)
     assert r.exit_code == 0 and "no header row detected" in r.stderr
@@ -356,7 +356,7 @@ def test_evaluate_counts_labels_the_tree_never_saw(tmp_path, wine_csv):
 def test_repeated_header_names_are_renamed_not_fatal(tmp_path):
     path = tmp_path / "dup.csv"
     path.write_text("a,a,b,a,label\n1,2,3,4,x\n5,6,7,8,y\n")
-    df = cli._read_csv(path)
+    df = cli.read_csv(path)
     assert list(df.columns) == ["a", "a.1", "b", "a.2", "label"] and len(df) == 2
     r = invoke("fit", path, "-o", tmp_path / "m.json")
     assert r.exit_code == 0 and "repeats the column name" in r.stderr
