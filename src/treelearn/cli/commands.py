@@ -55,10 +55,10 @@ def predict(
     proba: bool = typer.Option(False, help="Print class probabilities (one column per class) instead."),
     format: OutFormat = typer.Option(OutFormat.text, "--format", "-f",
                                      help="stdout: text (one per line), csv (with a header) or json."),
-    na_values: Optional[str] = typer.Option(None, help=csvio.NA_HELP),
-    header: Optional[bool] = typer.Option(None, "--header/--no-header", help=csvio.HEADER_HELP),
-    sep: Optional[str] = typer.Option(None, help=csvio.SEP_HELP),
-    decimal: Optional[str] = typer.Option(None, help=csvio.DECIMAL_HELP),
+    na_values: Optional[str] = csvio.NA_OPTION,
+    header: Optional[bool] = csvio.HEADER_OPTION,
+    sep: Optional[str] = csvio.SEP_OPTION,
+    decimal: Optional[str] = csvio.DECIMAL_OPTION,
 ):
     """Predict the class of every row of a CSV file (columns matched to the model's by name)."""
     import pandas as pd
@@ -196,10 +196,10 @@ def evaluate(
                                         help="Label column (name or index); default: the model's label column, "
                                              "which the file must have."),
     format: OutFormat = typer.Option(OutFormat.text, "--format", "-f", help="text, csv (long format) or json."),
-    na_values: Optional[str] = typer.Option(None, help=csvio.NA_HELP),
-    header: Optional[bool] = typer.Option(None, "--header/--no-header", help=csvio.HEADER_HELP),
-    sep: Optional[str] = typer.Option(None, help=csvio.SEP_HELP),
-    decimal: Optional[str] = typer.Option(None, help=csvio.DECIMAL_HELP),
+    na_values: Optional[str] = csvio.NA_OPTION,
+    header: Optional[bool] = csvio.HEADER_OPTION,
+    sep: Optional[str] = csvio.SEP_OPTION,
+    decimal: Optional[str] = csvio.DECIMAL_OPTION,
 ):
     """Accuracy, balanced accuracy, confusion matrix and per-class precision/recall on labelled data."""
     tree, meta = load_model(model)

@@ -45,6 +45,11 @@ NA_HELP = ("Comma-separated markers of missing cells (default: '?,,NA', i.e. ?, 
 HEADER_HELP = "Whether the first row names the columns (default: detected)."
 SEP_HELP = "CSV field separator (default ','; predict/evaluate: the model's)."
 DECIMAL_HELP = "Decimal mark of the numbers: '.' or ',' (default '.'; predict/evaluate: the model's)."
+# the reading options of fit, predict and evaluate (typer reads these defaults; one definition each)
+NA_OPTION = typer.Option(None, help=NA_HELP)
+HEADER_OPTION = typer.Option(None, "--header/--no-header", help=HEADER_HELP)
+SEP_OPTION = typer.Option(None, help=SEP_HELP)
+DECIMAL_OPTION = typer.Option(None, help=DECIMAL_HELP)
 
 
 @dataclass

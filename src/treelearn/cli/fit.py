@@ -186,10 +186,10 @@ def fit(
     random_state: Optional[int] = typer.Option(None, help="Seed (for reproducible results)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print progress on stderr (the search's own when "
                                                                  "the learner reports it)."),
-    na_values: Optional[str] = typer.Option(None, help=csvio.NA_HELP),
-    header: Optional[bool] = typer.Option(None, "--header/--no-header", help=csvio.HEADER_HELP),
-    sep: Optional[str] = typer.Option(None, help=csvio.SEP_HELP),
-    decimal: Optional[str] = typer.Option(None, help=csvio.DECIMAL_HELP),
+    na_values: Optional[str] = csvio.NA_OPTION,
+    header: Optional[bool] = csvio.HEADER_OPTION,
+    sep: Optional[str] = csvio.SEP_OPTION,
+    decimal: Optional[str] = csvio.DECIMAL_OPTION,
     out: Path = typer.Option(Path("model.json"), "--out", "-o", help="Where to write the JSON model."),
     format: OutFormat = typer.Option(OutFormat.text, "--format", "-f", help="Report as text, csv or json."),
 ):
