@@ -55,3 +55,14 @@ def test_sphinx_builds_without_warnings(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert (tmp_path / "html" / "api.html").exists()
     assert "GreedyTreeClassifier" in (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
+
+
+def test_readme_says_up_front_which_learner_fits_which_data():
+    """Min-rank needs a consistent sample and the query learner an oracle over Boolean inputs:
+    the README says so before it lists the learners, not after a user's fit failed."""
+    text = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    learners = text.index("## Learners")
+    table = text.index("| estimator | paper |")
+    up_front = text[learners:table]
+    assert "MinRankTreeClassifier" in up_front and "consistent" in up_front and "InconsistentSampleError" in up_front
+    assert "QueryTreeClassifier" in up_front and "oracle" in up_front and "Boolean" in up_front
