@@ -160,7 +160,8 @@ class Tree:
         if kids.size and (kids.min() < 1 or kids.max() >= n):
             raise TreeLearnValueError("tree child index out of range")
         # every non-root node is the child of exactly one node and children come after parents
-        if kids.size != n - 1 or np.unique(kids).size != n - 1:
+        # (a count, not np.unique: that imports numpy.ma, a cost on every model load of the CLI)
+        if kids.size != n - 1 or np.bincount(kids, minlength=n).max(initial=0) > 1:
             raise TreeLearnValueError("tree arrays do not describe a tree (a node has two parents or is unreachable)")
         parents = np.nonzero(internal)[0]
         if np.any(left[internal] <= parents) or np.any(right[internal] <= parents):
