@@ -218,34 +218,41 @@ def dtreeviz_model(est_or_tree, X, y=None, *, feature_names=None, class_names=No
 
 
 def _drawable(tree, sk, Xs: np.ndarray, leaves: np.ndarray):
-    """``(X, rows)`` for dtreeviz, which refuses NaN: each missing cell becomes a value that takes
-    the missing value's branch at every split on its column (below every threshold of the column
-    when they all send missing values left, above when right), so that the drawing's counts are
-    the tree's; a row that still reaches another leaf than the tree's (splits of one column
-    sending missing values both ways, or the missing-only split) is left out, with a warning."""
+    """``(X, rows)`` for dtreeviz, which refuses NaN: each column's missing cells become the one
+    value that sends the most of their rows to the tree's own leaves (tried: below and above every
+    threshold of the column, and between each two of them; so a column whose splits send missing
+    values left at a higher threshold and right at a lower one is drawn exactly too), so that the
+    drawing's counts are the tree's; a row that no such value routes as the tree does is left out,
+    with a warning."""
     import warnings
 
     nan = np.isnan(Xs)
     if not nan.any():
         return Xs, np.ones(Xs.shape[0], dtype=bool)
-    Xd = Xs.copy()
-    internal = tree.children_left >= 0
+    Xd = np.where(nan, 0.0, Xs)
     feature = np.asarray(sk.tree_.feature)
     threshold = np.asarray(sk.tree_.threshold)
+    internal = tree.children_left >= 0
     for k in np.flatnonzero(nan.any(axis=0)):
-        nodes = np.flatnonzero(internal & (feature == k))
-        present = Xs[~nan[:, k], k]
-        thr = threshold[nodes]
+        rows = np.flatnonzero(nan[:, k])
+        thr = np.unique(threshold[internal & (feature == k)])
         thr = thr[np.abs(thr) < 1e300]  # not the missing-only split's
+        present = Xs[~nan[:, k], k]
         lo = min(present.min(initial=np.inf), thr.min(initial=np.inf))
         hi = max(present.max(initial=-np.inf), thr.max(initial=-np.inf))
         lo, hi = (0.0, 0.0) if not np.isfinite(lo) else (lo, hi)
         margin = max(1.0, 0.05 * (hi - lo))
-        right = nodes.size and not tree.missing_go_to_left[nodes].any()
-        Xd[nan[:, k], k] = hi + margin if right else lo - margin
+        candidates = np.concatenate([[lo - margin, hi + margin], (thr[1:] + thr[:-1]) / 2.0])
+        best, best_hits = candidates[0], -1
+        for v in candidates:  # sklearn sends x <= t left: a midpoint is strictly between two thresholds
+            Xd[rows, k] = v
+            hits = int(np.count_nonzero(np.asarray(sk.apply(Xd[rows])) == leaves[rows]))
+            if hits > best_hits:
+                best, best_hits = v, hits
+        Xd[rows, k] = best
     keep = np.asarray(sk.apply(Xd)) == leaves
     if not keep.all():
         warnings.warn(f"dtreeviz_model: {int((~keep).sum())} of {keep.size} rows with missing values are left out "
-                      "of the drawing (no single value takes their path: splits of one column send missing values "
-                      "both ways)", UserWarning, stacklevel=3)
+                      "of the drawing (no single value per column takes their path: splits of one column send "
+                      "missing values both ways)", UserWarning, stacklevel=3)
     return Xd[keep], keep
