@@ -7,8 +7,8 @@ cycle, and every edge must go to the same layer or a lower one:
     0 _validation, _limits, _lazy      input and parameter checks; limits of a fit; lazy facades
     1 criteria, data.*                 impurities; schema, binarization, packed bits
     2 tree.*                           the Tree model, its evaluation and formats
-    3 base                             the estimator seam
-    4 learn.*, prune.*                 the learners
+    3 base, prune.*                    the estimator seam; Tree -> Tree bounds and pruning
+    4 learn.*                          the learners, one room each
     5 datasets.*, experiments.*, cli, demo, the package __init__ files (facades)
 
 Within the learners, a learner imports another one only where listed in ``ALLOWED_ACROSS``; a
@@ -36,8 +36,8 @@ LAYERS = [
     ("treelearn.data", 1),
     ("treelearn.tree", 2),
     ("treelearn.base", 3),
+    ("treelearn.prune", 3),  # Tree -> Tree: bounds and pruning routines (no learner)
     ("treelearn.learn", 4),
-    ("treelearn.prune", 4),
     ("treelearn.datasets", 5),
     ("treelearn.experiments", 5),
     ("treelearn.cli", 5),
@@ -46,7 +46,7 @@ LAYERS = [
 ]
 # learner room -> the rooms whose public functions it may use
 ALLOWED_ACROSS = {
-    "treelearn.prune": {"treelearn.learn.greedy"},  # grows the greedy tree it prunes
+    "treelearn.learn.pruned": {"treelearn.learn.greedy"},  # grows the greedy tree it prunes
     "treelearn.learn.continuous": {"treelearn.learn.greedy"},  # the greedy tree is its first incumbent
     # OptimalTreeClassifier(solver="continuous"); the greedy tree is the first incumbent
     "treelearn.learn.topk": {"treelearn.learn.continuous", "treelearn.learn.greedy"},
@@ -187,10 +187,8 @@ def is_shared_learner_module(module: str) -> bool:
 
 def learner_room(module: str) -> str:
     """The room a learner module belongs to: ``treelearn.learn.<room>`` (its estimator, search,
-    binding and headers), or ``treelearn.prune``."""
+    binding, headers and Dask plug-in)."""
     parts = module.split(".")
-    if parts[1] == "prune":
-        return "treelearn.prune"
     return ".".join(parts[:3]) if parts[1] == "learn" else module
 
 

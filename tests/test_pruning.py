@@ -9,9 +9,8 @@ import treelearn
 from treelearn._validation import TreeLearnValueError
 from treelearn.learn.greedy.estimator import grow_greedy
 from treelearn.prune.bounds import as_shape, shawe_taylor_bound
-from treelearn.prune.pruners import (
-    PrunedTreeClassifier, cost_complexity_pruning_path, prune_cost_complexity, prune_with_bound, tree_bound,
-)
+from treelearn.learn.pruned.estimator import PrunedTreeClassifier
+from treelearn.prune.pruners import cost_complexity_pruning_path, prune_cost_complexity, prune_with_bound, tree_bound
 
 
 def _data(name, seed=0):

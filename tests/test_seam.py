@@ -24,7 +24,7 @@ from treelearn.base import BaseTreeClassifier
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
-from treelearn.prune.pruners import PrunedTreeClassifier
+from treelearn.learn.pruned.estimator import PrunedTreeClassifier
 
 ESTIMATORS = [GreedyTreeClassifier, TopKTreeClassifier, OptimalTreeClassifier, MinRankTreeClassifier,
               QueryTreeClassifier, PrunedTreeClassifier]

@@ -33,8 +33,9 @@ _EXPORTS = {
         "partitioning_function_upper_bound", "partitioning_functions_upper_bound", "shawe_taylor_bound",
         "stirling2", "stump_vc_dimension", "tight_partitioning_sequences", "vc_dimension_lower_bound",
         "vc_dimension_upper_bound", "wedderburn_etherington"),
-    "treelearn.prune.pruners": ("PrunedTreeClassifier", "cost_complexity_pruning_path", "prune_cost_complexity",
-                                "prune_with_bound", "tree_bound"),
+    "treelearn.prune.pruners": ("cost_complexity_pruning_path", "prune_cost_complexity", "prune_with_bound",
+                                "tree_bound"),
+    "treelearn.learn.pruned.estimator": ("PrunedTreeClassifier",),
     # --- membership-query learning ---
     "treelearn.learn.queries": ("Oracle", "QueryTreeClassifier", "SearchLimitError", "build_dt", "learn_from_queries",
                                 "top_down_influence"),

@@ -103,7 +103,7 @@ def _require_dask():
 
 def _sharded_greedy_ok(est, X) -> bool:
     from treelearn.learn.greedy.estimator import GreedyTreeClassifier
-    from treelearn.prune.pruners import PrunedTreeClassifier
+    from treelearn.learn.pruned.estimator import PrunedTreeClassifier
 
     if type(est) is PrunedTreeClassifier:
         if est.pruning not in ("bound", None):  # the CV pruners grow a tree per fold: gathered
@@ -214,7 +214,8 @@ def _growth_settings(est) -> dict:
     """The greedy growth of a sharded estimator: GreedyTreeClassifier's own settings, or
     PrunedTreeClassifier's grower (grow_greedy's defaults for the rest) and its pruning, which
     needs only the grown tree's node counts (bound pruning) or nothing (``pruning=None``)."""
-    from treelearn.prune.pruners import PrunedTreeClassifier, prune_with_bound
+    from treelearn.learn.pruned.estimator import PrunedTreeClassifier
+    from treelearn.prune.pruners import prune_with_bound
 
     if type(est) is not PrunedTreeClassifier:
         return {"min_samples_split": est.min_samples_split, "min_impurity_decrease": est.min_impurity_decrease,

@@ -30,7 +30,7 @@ from treelearn.distributed import _shards as S
 def sharded_cv_ok(est, X) -> bool:
     import numbers
 
-    from treelearn.prune.pruners import PrunedTreeClassifier
+    from treelearn.learn.pruned.estimator import PrunedTreeClassifier
 
     if type(est) is not PrunedTreeClassifier or est.pruning not in ("ccp", "mcart"):
         return False

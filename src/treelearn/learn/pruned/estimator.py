@@ -1,0 +1,185 @@
+"""The pruned room: a greedy tree pruned by a bound or by cross-validated cost-complexity (002 §6).
+
+:class:`PrunedTreeClassifier` grows the greedy tree (:func:`treelearn.learn.greedy.grow_greedy`,
+Gini, best-first until pure or ``max_leaves``) and prunes it with one of the Tree -> Tree routines
+of :mod:`treelearn.prune.pruners` (Shawe-Taylor bound pruning, CART or M-CART cost-complexity with
+α chosen by K-fold CV). Its Dask plug-in (``sharded.py``) grows the tree and the folds' trees on
+row shards.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+
+from treelearn._validation import (
+    BOOLEAN,
+    CLASS_WEIGHT,
+    COLUMNS,
+    INT32_MAX,
+    INT64_MAX,
+    RANDOM_STATE,
+    Check,
+    Interval,
+    Options,
+    TreeLearnValueError,
+)
+from treelearn.base import CRITERION, BaseTreeClassifier
+from treelearn.prune.bounds import DEFAULT_R
+from treelearn.prune.pruners import (
+    cost_complexity_pruning_path,
+    prune_cost_complexity,
+    prune_with_bound,
+    select_alpha_cv,
+)
+from treelearn.tree.tree import Tree
+
+__all__ = ["PrunedTreeClassifier"]
+
+
+def _check_cv(cv) -> None:
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
+        raise TreeLearnValueError(f"cv must be >= 2 (the number of folds), got {cv}")
+    if isinstance(cv, (str, bytes, bool, np.bool_)) or not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
+        raise TreeLearnValueError(
+            f"cv must be an integer >= 2, a CV splitter or an iterable of (train, test) splits, got {cv!r}")
+
+
+class PrunedTreeClassifier(BaseTreeClassifier):
+    """Greedy tree (grown until pure or ``max_leaves``) then pruned (002 §6).
+
+    Parameters
+    ----------
+    pruning : {"bound", "ccp", "mcart", None}, default="bound"
+        "bound": Shawe-Taylor bound pruning (no cross-validation); "ccp": CART cost-complexity
+        pruning with α chosen by ``cv``-fold CV; "mcart": the same with M-CART's complexity
+        (d/m) ln(m/d), d = L ln(L l); None: the unpruned greedy tree.
+    criterion : default="gini"
+        Impurity of the greedy growth (see :class:`~treelearn.GreedyTreeClassifier`).
+    max_leaves : int or None, default=40
+        Best-first growth to at most this many leaves (None: depth-first until pure).
+    delta : float, default=0.05
+        Confidence of the bound.
+    r : float, default=2**-13.7
+        Error prior q_k = (1 - r) r^k of the bound.
+    loose : bool, default=True
+        Loose (§6.2, the paper's experiments) or tight (Eq. 7) partitioning bound.
+    cv : int, CV splitter or iterable of (train, test) splits, default=10
+        The CV choosing α ("ccp", "mcart"): an int gives shuffled stratified K-fold (seeded by
+        ``random_state``).
+    max_depth, min_samples_leaf, max_thresholds, categorical : passed to the greedy growth.
+    random_state : int or None
+        Seed of the CV folds.
+    class_weight : None, "balanced" or dict {class: weight}
+        Multiplies ``sample_weight`` as in scikit-learn (growth, pruning counts and CV errors).
+
+    Attributes
+    ----------
+    tree_ : the pruned Tree; unpruned_tree_ : the greedy tree; bound_ : the bound ε of tree_
+    ("bound"); ccp_alpha_ : the chosen α ("ccp", "mcart"); pruning_time_ : seconds spent pruning
+    (including the CV); classes_, n_classes_, n_features_in_.
+    """
+
+    _parameter_constraints = {
+        "pruning": [Options("bound", "ccp", "mcart"), None],
+        "criterion": [CRITERION],
+        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
+        "delta": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "r": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "loose": [BOOLEAN],
+        "cv": [Interval(numbers.Integral, 2, INT32_MAX),
+               Check(_check_cv, "a CV splitter or an iterable of (train, test) splits")],
+        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "random_state": RANDOM_STATE,
+        "class_weight": CLASS_WEIGHT,
+    }
+
+    def __init__(self, pruning="bound", criterion="gini", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
+                 cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
+                 random_state=None, class_weight=None):
+        self.pruning = pruning
+        self.criterion = criterion
+        self.max_leaves = max_leaves
+        self.delta = delta
+        self.r = r
+        self.loose = loose
+        self.cv = cv
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_thresholds = max_thresholds
+        self.categorical = categorical
+        self.random_state = random_state
+        self.class_weight = class_weight
+
+    def _grower(self, n_classes, schema, criterion):
+        from treelearn.learn.greedy.estimator import grow_greedy
+
+        def grow(Xe, y, w):
+            return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,
+                               max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
+                               max_thresholds=self.max_thresholds)
+        return grow
+
+    def _cv_for_rows(self, rows, n_rows):
+        """The CV splits in the numbering of the rows the learner sees: the base class dropped the
+        rows of weight zero (``rows`` are the kept ones), so explicit splits are renumbered."""
+        cv = self.cv
+        if isinstance(cv, numbers.Integral) or rows is None:
+            return cv
+        keep = np.zeros(n_rows, dtype=bool)
+        keep[rows] = True
+        new_index = np.cumsum(keep) - 1
+        folds = cv.split(np.zeros((n_rows, 1)), None) if hasattr(cv, "split") else cv
+        return [(new_index[np.asarray(tr)[keep[np.asarray(tr)]]], new_index[np.asarray(te)[keep[np.asarray(te)]]])
+                for tr, te in folds]
+
+    def _fit(self, sample, params) -> Tree:
+        Xe, y, sample_weight, n_classes = sample.encoded, sample.y, sample.weights, sample.n_classes
+        grow = self._grower(n_classes, sample.schema, params["criterion"])
+        tree = grow(Xe, y, sample_weight)
+
+        def cv_alpha(path, complexity):
+            return select_alpha_cv(grow, Xe, y, sample_weight, path, complexity=complexity,
+                                   n_features=tree.n_features, cv=self._cv_for_rows(sample.rows, sample.n_input_rows),
+                                   random_state=self.random_state)
+
+        return self._prune(tree, n_classes, cv_alpha)
+
+    def _prune(self, tree: Tree, n_classes: int, cv_alpha) -> Tree:
+        """The one step from the grown tree to the returned one and the pruning attributes, for the
+        local and the Dask fit: ``cv_alpha(path, complexity)`` chooses α by cross-validation (the
+        folds' trees grown in memory or on the shards)."""
+        self.unpruned_tree_ = tree
+        t0 = time.perf_counter()
+        self.bound_ = None
+        self.ccp_alpha_ = None
+        if self.pruning is None:
+            out = tree
+        elif self.pruning == "bound":
+            out, info = prune_with_bound(tree, delta=self.delta, r=self.r, loose=bool(self.loose),
+                                         n_classes=n_classes, return_info=True)
+            self.bound_ = info.bounds[-1]
+            self.bound_history_ = info.bounds
+        else:
+            complexity = "leaves" if self.pruning == "ccp" else "mcart"
+            path = cost_complexity_pruning_path(tree, complexity)
+            alpha = cv_alpha(path, complexity)
+            self.ccp_alpha_ = alpha
+            self.ccp_path_ = path
+            out = prune_cost_complexity(tree, alpha, complexity, path=path)
+        self.pruning_time_ = time.perf_counter() - t0
+        return out
+
+    def _fit_single_class(self, sample, params) -> bool:
+        # a single-class sample: grow and prune it like any other (every fitted attribute set);
+        # when the grower cannot, the base class's one-leaf tree stands
+        if super()._fit_single_class(sample, params):
+            return True
+        self.unpruned_tree_ = self.tree_
+        self.bound_ = None
+        self.ccp_alpha_ = None
+        self.pruning_time_ = 0.0
