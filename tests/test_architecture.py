@@ -6,14 +6,17 @@ cycle, and every edge must go to the same layer or a lower one:
 
     0 _validation, _limits, _lazy      input and parameter checks; limits of a fit; lazy facades
     1 criteria, data.*                 impurities; schema, binarization, packed bits
-    2 tree.*                           the Tree model, its evaluation and formats
+    2 tree.*, distributed.*            the Tree model, its evaluation and formats; Dask plumbing
     3 base, prune.*                    the estimator seam; Tree -> Tree bounds and pruning
-    4 learn.*                          the learners, one room each
+    4 learn.*                          the learners, one room each (with its Dask plug-in)
     5 datasets.*, experiments.*, cli, demo, the package __init__ files (facades)
 
 Within the learners, a learner imports another one only where listed in ``ALLOWED_ACROSS``; a
 module directly in ``learn/`` (not a room folder, e.g. ``learn/anytime.py``) is shared by every
-learner and imports no room.
+learner and imports no room. The Dask plumbing (``distributed/``, its facade included) knows no
+learner: it imports no room and not the estimator seam. The Dask plumbing and the rooms'
+plug-ins (``sharded*.py``) use no private name of another module (``from m import _x``,
+``obj._x`` on anything but ``self``/``cls``).
 """
 from __future__ import annotations
 
@@ -42,7 +45,9 @@ LAYERS = [
     ("treelearn.experiments", 5),
     ("treelearn.cli", 5),
     ("treelearn.demo", 5),
-    ("treelearn.distributed", 5),  # Dask fits of every learner (issue 14)
+    # Dask plumbing (client, row blocks, farmed-out tasks, reports): no learner; the estimator
+    # seam hands Dask input to it and the rooms' plug-ins (learn/<room>/sharded.py) build on it
+    ("treelearn.distributed", 2),
 ]
 # learner room -> the rooms whose public functions it may use
 ALLOWED_ACROSS = {
@@ -176,6 +181,9 @@ def forbidden_edges(graph: dict[str, set[str]]) -> list[str]:
             elif lm == lt == 4 and not _same_learner(mod, t) and not is_shared_learner_module(t) and \
                     learner_room(t) not in ALLOWED_ACROSS.get(learner_room(mod), ()):
                 bad.append(f"{mod} -> {t}: one learner importing another (not in ALLOWED_ACROSS)")
+            if _in_package(mod, "treelearn.distributed") and (_in_package(t, "treelearn.learn")
+                                                             or _in_package(t, "treelearn.base")):
+                bad.append(f"{mod} -> {t}: the Dask plumbing imports a learner (a room's plug-in supplies it)")
     return bad
 
 
@@ -183,6 +191,78 @@ def is_shared_learner_module(module: str) -> bool:
     """A module directly in ``learn/`` (a file, not a room folder): what every learner shares."""
     parts = module.split(".")
     return len(parts) == 3 and parts[1] == "learn" and (PKG / "learn" / f"{parts[2]}.py").is_file()
+
+
+def _in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+# ------------------------------------------------------------------ private names (Dask scope)
+#: attributes of third-party objects that are named privately but documented: a Dask
+#: collection's ``_meta`` (its empty pandas / numpy counterpart)
+THIRD_PARTY_PRIVATE_ATTRS = {"_meta"}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _in_dask_scope(module: str) -> bool:
+    """The Dask plumbing and the rooms' plug-ins."""
+    return _in_package(module, "treelearn.distributed") or module.rpartition(".")[2].startswith("sharded")
+
+
+def private_uses(source: str, module: str, modules, is_package: bool = False) -> list[str]:
+    """The private names (``_x``, not dunders) ``module`` takes from another module: imported
+    (``from m import _x``; a private submodule, a compiled binding, only from the module's own
+    package) or read as an attribute of anything but ``self`` / ``cls`` (``est._k_value()``)."""
+    own_pkg = module if is_package else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = own_pkg
+                for _ in range(node.level - 1):
+                    pkg = pkg.rpartition(".")[0]
+                base = f"{pkg}.{base}" if base else pkg
+            if not base.startswith("treelearn"):
+                continue
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if _private(a.name) and not (full in modules and base == own_pkg):
+                    out.append(f"{module} line {node.lineno}: imports {a.name} from {base}")
+        elif isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in THIRD_PARTY_PRIVATE_ATTRS:
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                out.append(f"{module} line {node.lineno}: reads {ast.unparse(node)}")
+    return out
+
+
+def test_dask_plumbing_and_plugins_use_no_private_name():
+    mods = _modules()
+    bad = []
+    for name, path in sorted(mods.items()):
+        if path.suffix == ".py" and _in_dask_scope(name):
+            bad += private_uses(path.read_text(), name, mods, is_package=path.name == "__init__.py")
+    assert bad == [], "give these a public name:\n" + "\n".join(bad)
+
+
+def test_the_checker_sees_the_dask_rules():
+    mods = {"treelearn.learn.greedy._level": None, "treelearn.data._binning": None}
+    assert forbidden_edges({"treelearn.distributed": {"treelearn.learn.greedy.sharded"}}) == [
+        "treelearn.distributed -> treelearn.learn.greedy.sharded: the Dask plumbing imports a learner "
+        "(a room's plug-in supplies it)"]
+    assert forbidden_edges({"treelearn.distributed.blocks": {"treelearn.base"}}) != []
+    assert forbidden_edges({"treelearn.learn.topk.sharded": {"treelearn.distributed.farm"}}) == []
+    src = ("from treelearn.learn.greedy import _level\nfrom treelearn.data import _binning\n"
+           "from treelearn.distributed.farm import _wait, run_tasks\n"
+           "def f(est, self):\n    self._x = est._k_value() + X._meta + est.__class__\n")
+    assert private_uses(src, "treelearn.learn.greedy.sharded", mods) == [
+        "treelearn.learn.greedy.sharded line 2: imports _binning from treelearn.data",
+        "treelearn.learn.greedy.sharded line 3: imports _wait from treelearn.distributed.farm",
+        "treelearn.learn.greedy.sharded line 5: reads est._k_value"]
+    assert _in_dask_scope("treelearn.learn.topk.sharded_tasks") and _in_dask_scope("treelearn.distributed")
+    assert not _in_dask_scope("treelearn.learn.topk.estimator")
 
 
 def learner_room(module: str) -> str:

@@ -472,8 +472,8 @@ def test_threads_give_identical_trees_on_ties(seed):
 def test_root_shares_give_the_local_tree(seed):
     """The Dask tasks' protocol without Dask: the root's positions dealt to T shares (round-robin
     or at random), the shares run one after the other in any order, each reading the best error
-    published so far; the driver's pick (distributed._continuous.combine) is the local tree."""
-    from treelearn.distributed._continuous import combine
+    published so far; the driver's pick (learn.continuous.sharded.combine) is the local tree."""
+    from treelearn.learn.continuous.sharded import combine
     from treelearn.learn.continuous import _continuous
     from treelearn.learn.continuous.solver import expand_columns
 

@@ -151,6 +151,88 @@ def test_dask_dataframe_and_global_client(client):
     assert list(dist.feature_names_in_) == ["a", "b", "c", "d"]
 
 
+def test_import_treelearn_imports_no_dask():
+    """Dask stays optional: an estimator reaches it only for Dask input, through its room's
+    plug-in, imported then (no import of treelearn wires anything in)."""
+    import subprocess
+    import sys
+
+    code = "import sys, treelearn; print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _majority_leaf_learner(with_plugin: bool):
+    """A learner written from the outside: the majority leaf. With its Dask plug-in (the class
+    totals counted per block on the workers) or without one (the gathered blocks)."""
+    import sys
+    import types
+
+    from treelearn.base import BaseTreeClassifier
+    from treelearn.tree.tree import Tree
+
+    plugin = types.ModuleType("leaf_room_sharded")
+    plugin.calls = []
+
+    def block_totals(y, w):
+        y = np.asarray(y).ravel()
+        w = np.ones(y.shape[0]) if w is None else np.asarray(w, dtype=float)
+        labels, inv = np.unique(y, return_inverse=True)
+        return labels, np.bincount(inv.ravel(), weights=w), int(y.shape[0])
+
+    def class_totals(data):
+        import dask
+
+        plugin.calls.append(len(data.blocks.y))
+        parts = data.executor.gather(data.executor.compute(
+            [dask.delayed(block_totals)(yb, wb) for yb, wb in zip(data.blocks.y, data.blocks.w)]))
+        classes = np.unique(np.concatenate([p[0] for p in parts]))
+        totals = np.zeros(classes.size)
+        for labels, counts, _ in parts:
+            totals[np.searchsorted(classes, labels)] += counts
+        return classes, totals, sum(p[2] for p in parts)
+
+    plugin.class_totals = class_totals
+    sys.modules[plugin.__name__] = plugin
+
+    class MajorityLeaf(BaseTreeClassifier):
+        _parameter_constraints: dict = {}
+        _dask_plugin = plugin.__name__ if with_plugin else None
+
+        def _fit(self, sample, params):
+            counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
+            return self._leaf(counts, sample.n_samples, sample.schema)
+
+        def _fit_sharded(self, plugin, data, params):
+            classes, totals, n = plugin.class_totals(data)
+            return classes, self._leaf(totals, n, data.schema()), 1.0
+
+        @staticmethod
+        def _leaf(counts, n, schema):
+            tree = Tree.leaf(counts, np.arange(counts.size), schema=schema)
+            tree.n_node_samples[0] = n
+            return tree
+
+    return MajorityLeaf, plugin
+
+
+@pytest.mark.parametrize("with_plugin", [True, False], ids=["plug-in", "gathered"])
+def test_a_learner_gets_dask_from_its_own_plugin(client, with_plugin):
+    """The hook's contract, for a learner nothing in treelearn.distributed knows: with a plug-in
+    named by ``_dask_plugin`` its ``_fit_sharded`` runs on the blocks; without one the blocks are
+    gathered and fitted as in memory. Either way ``fit`` ends as for arrays (classes, features)."""
+    X, y = _data(n=900, d=4, classes=3, seed=21)
+    labels = np.array(["a", "b", "c"])[y]
+    make, plugin = _majority_leaf_learner(with_plugin)
+    local = make().fit(X, labels)
+    with use_client(client):
+        dist = make().fit(da.from_array(X, chunks=(200, 4)), da.from_array(labels, chunks=200))
+    assert plugin.calls == ([5] if with_plugin else [])
+    assert_same_tree(local, dist)
+    np.testing.assert_array_equal(local.tree_.value, [np.bincount(y)])
+    assert dist.n_features_in_ == 4 and list(dist.predict(X[:2])) == [local.classes_[np.argmax(np.bincount(y))]] * 2
+
+
 def test_dask_without_client_runs_in_process():
     X, y = _data(n=1500, d=4, seed=5)
     local = GreedyTreeClassifier(max_depth=4, max_thresholds=10).fit(X, y)
@@ -170,7 +252,7 @@ def test_dask_bad_input_is_a_clear_error(client):
 def test_worker_killed_mid_fit_gives_the_same_tree(monkeypatch):
     """A worker holding shards is closed after the first level: the scheduler recomputes its shards
     (and their node ids) on the other worker from the graph, and the tree is the local one."""
-    from treelearn.distributed import _greedy as G
+    from treelearn.learn.greedy import sharded as G
 
     X, y = _data(n=3000, seed=7)
     params = dict(max_depth=6, max_thresholds=16)
@@ -236,7 +318,7 @@ def test_searching_learners_accept_dask_on_binary_data(client, make):
                     reason="worker processes take ~15-60 s to start here: set TREELEARN_DASK_PROCESSES=1")
 def test_worker_process_killed_mid_fit(monkeypatch):
     """SIGKILL of a worker process (its nanny starts a new one): the fit ends with the local tree."""
-    from treelearn.distributed import _greedy as G
+    from treelearn.learn.greedy import sharded as G
 
     X, y = _data(n=2000, seed=8)
     params = dict(max_depth=5, max_thresholds=16)
@@ -313,7 +395,7 @@ def test_dask_topk_equals_local_bit_for_bit(client, monkeypatch, kind, classes, 
     """Top-k / optimal on shards: the local tree and attributes. ``sharded``: above the threshold
     sample's size (made small here), the incumbent is the sharded histogram greedy, the Binarizer is
     fitted from the sample and every block packs its own bits."""
-    from treelearn.distributed._topk import last_search_info
+    from treelearn.distributed import last_search_info
 
     X, y = _data(n=2400, d=5, classes=classes, seed=seed)
     if sharded_sample:
@@ -507,7 +589,7 @@ def test_worker_killed_mid_search_gives_the_same_tree(monkeypatch):
     was replicated there; shards and greedy are recomputed from the graph when needed), and the
     tree and attributes are the local fit's."""
     import treelearn as tl
-    from treelearn.distributed import _topk as TK
+    from treelearn.distributed import farm
 
     X, y = _data(n=3000, d=6, seed=7)
     monkeypatch.setattr(sketch, "SKETCH_ROWS", 1000)
@@ -524,7 +606,7 @@ def test_worker_killed_mid_search_gives_the_same_tree(monkeypatch):
         _close_worker(cluster, victim)
         killed.append(victim)
 
-    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    monkeypatch.setattr(farm, "after_submit", after_submit)
     try:
         with use_client(client):
             dist = make().fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500))
@@ -543,7 +625,7 @@ def test_dask_topk_time_limit_and_ctrl_c(client, monkeypatch):
     import warnings
 
     import treelearn as tl
-    from treelearn.distributed import _topk as TK
+    from treelearn.distributed import farm
 
     X, y = _data(n=4000, d=6, seed=7)
     Xd, yd = da.from_array(X, chunks=(1000, 6)), da.from_array(y, chunks=1000)
@@ -561,7 +643,7 @@ def test_dask_topk_time_limit_and_ctrl_c(client, monkeypatch):
         time.sleep(0.3)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(TK, "_after_submit", interrupt)
+    monkeypatch.setattr(farm, "after_submit", interrupt)
     with use_client(client), pytest.raises(KeyboardInterrupt) as info:
         tl.OptimalTreeClassifier(max_depth=5, max_binary_features=30).fit(Xd, yd)
     assert info.value.partial_tree is not None and info.value.partial_tree.node_count > 1
@@ -773,7 +855,7 @@ def test_worker_process_killed_mid_search(monkeypatch):
     """SIGKILL of a worker process running a search task (its nanny starts a new one): the fit
     ends with the local tree and attributes."""
     import treelearn as tl
-    from treelearn.distributed import _topk as TK
+    from treelearn.distributed import farm
 
     X, y = _data(n=3000, d=6, seed=7)
     # (the worker processes keep SKETCH_ROWS at its default: the driver passes the sample size)
@@ -786,7 +868,7 @@ def test_worker_process_killed_mid_search(monkeypatch):
     def after_submit(futures):
         killed.append(_sigkill_worker(client, next(iter(_workers_running(client, futures, tries=500, pause=0.02)))))
 
-    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    monkeypatch.setattr(farm, "after_submit", after_submit)
     try:
         with use_client(client):
             dist = make().fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500))
@@ -888,7 +970,7 @@ def test_worker_killed_mid_continuous_search_gives_the_same_tree(monkeypatch):
     task runs again on the other worker from the broadcast columns, and the tree and attributes
     are the local fit's."""
     import treelearn as tl
-    from treelearn.distributed import _topk as TK
+    from treelearn.distributed import farm
 
     X, y, _ = _cont_data(8, n=600, d=8)  # a search of a few seconds
     make = lambda: tl.OptimalTreeClassifier(max_depth=4, solver="continuous")  # noqa: E731
@@ -901,7 +983,7 @@ def test_worker_killed_mid_continuous_search_gives_the_same_tree(monkeypatch):
         _close_worker(cluster, victim)
         killed.append(victim)
 
-    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    monkeypatch.setattr(farm, "after_submit", after_submit)
     try:
         with use_client(client):
             dist = make().fit(da.from_array(X, chunks=(200, 8)), da.from_array(y, chunks=200))
@@ -919,7 +1001,7 @@ def test_dask_continuous_time_limit_and_ctrl_c(client, monkeypatch):
     import warnings
 
     import treelearn as tl
-    from treelearn.distributed import _topk as TK
+    from treelearn.distributed import farm
 
     X, y, _ = _cont_data(9, n=4000, d=8)
     Xd, yd = da.from_array(X, chunks=(1000, 8)), da.from_array(y, chunks=1000)
@@ -937,7 +1019,7 @@ def test_dask_continuous_time_limit_and_ctrl_c(client, monkeypatch):
         time.sleep(0.3)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(TK, "_after_submit", interrupt)
+    monkeypatch.setattr(farm, "after_submit", interrupt)
     with use_client(client), pytest.raises(KeyboardInterrupt):
         tl.OptimalTreeClassifier(max_depth=6, solver="continuous").fit(Xd, yd)
     t0 = time.perf_counter()
@@ -953,7 +1035,7 @@ def test_worker_process_killed_mid_continuous_search(monkeypatch):
     """SIGKILL of a worker process running a continuous search task (its nanny starts a new one):
     the fit ends with the local tree and attributes."""
     import treelearn as tl
-    from treelearn.distributed import _topk as TK
+    from treelearn.distributed import farm
 
     X, y, _ = _cont_data(8, n=600, d=8)
     make = lambda: tl.OptimalTreeClassifier(max_depth=4, solver="continuous")  # noqa: E731
@@ -964,7 +1046,7 @@ def test_worker_process_killed_mid_continuous_search(monkeypatch):
     def after_submit(futures):
         killed.append(_sigkill_worker(client, next(iter(_workers_running(client, futures, tries=500, pause=0.02)))))
 
-    monkeypatch.setattr(TK, "_after_submit", after_submit)
+    monkeypatch.setattr(farm, "after_submit", after_submit)
     try:
         with use_client(client):
             dist = make().fit(da.from_array(X, chunks=(200, 8)), da.from_array(y, chunks=200))

@@ -43,16 +43,5 @@ _EXPORTS = {
     "treelearn._limits": ("DEFAULT_TIME_LIMIT", "LimitError", "ResourceLimitError", "SearchLimitWarning"),
 }
 
-# modules whose estimators fit Dask collections once treelearn.distributed is imported (
-# Dask itself is imported only when used)
-_ESTIMATOR_MODULES = ("treelearn.learn.", "treelearn.prune.")
-
-
-def _after_load(module: str) -> None:
-    if module.startswith(_ESTIMATOR_MODULES):
-        import treelearn.distributed  # noqa: F401 - registers the Dask fit with the estimators
-
-
 __getattr__, __dir__, __all__ = lazy_exports(
-    __name__, _EXPORTS, submodules=("criteria", "data", "datasets", "distributed", "learn", "prune", "tree"),
-    on_load=_after_load)
+    __name__, _EXPORTS, submodules=("criteria", "data", "datasets", "distributed", "learn", "prune", "tree"))

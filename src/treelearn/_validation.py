@@ -294,6 +294,18 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     return np.ascontiguousarray(w)
 
 
+def weight_scale(wmin: float, wmax: float) -> float:
+    """What a fit divides the kept rows' weights by (their smallest and largest): their common
+    value when all are equal (the learner sees ones: the unweighted tree), else the power of two
+    ``2**e`` with ``wmax / 2**e`` in [1, 2) (exact: every count scales back bit for bit). The one
+    rule of the local fit (``base``) and of the fits on row shards."""
+    hi = float(wmax)
+    if hi == float(wmin):
+        return hi
+    _, e = np.frexp(hi)
+    return float(np.ldexp(1.0, int(e) - 1))
+
+
 def check_int_param(name: str, value, *, low=None, high=None, allow_none: bool = False):
     if value is None:
         if allow_none:

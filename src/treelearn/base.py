@@ -30,10 +30,21 @@ The seam between estimators and learners, in the order ``fit`` runs it:
    without the float copy); learners on numbers call ``sample.encoded``. The default ``_fit``
    calls ``_fit_encoded(Xe, y, n_classes, sample_weight, schema)``, so a learner may implement that
    instead.
+5. **Dask input** (any of X, y, sample_weight a Dask collection): after step 1 the input becomes a
+   :class:`treelearn.distributed.blocks.ShardedInput` (the client in scope, row blocks, no learner
+   knowledge), and the learner's plug-in, the module named by ``_dask_plugin`` (its room's
+   ``sharded.py``, imported only then, so that ``import treelearn`` imports no Dask), is handed
+   to the ``_fit_sharded(plugin, data, params)`` hook: the estimator fits with the plug-in's shard
+   counting or farmed-out search and its own result -> Tree step, and returns
+   ``(classes, tree, weight scale)``; or None, and the blocks are gathered and fitted as in memory
+   (so is every learner without a plug-in). Either way ``fit`` ends as for in-memory input:
+   classes, counts back in the caller's units, ``_after_fit``.
 
 The base class also does classes, feature names, prediction and inspection.
 """
 from __future__ import annotations
+
+import importlib
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -48,31 +59,19 @@ from treelearn._validation import (
     check_target,
     Check,
     validate_parameters,
+    weight_scale,
 )
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
+from treelearn.distributed.blocks import is_dask_collection
 from treelearn.tree.tree import Tree
-
-# A learner's result becomes a Tree in treelearn.tree.build (not here: this module is the seam).
-# Its functions stay importable from here for the Dask fit, which calls them by these names.
-from treelearn.tree.build import (  # noqa: E402,F401
-    apply_node_midpoints,
-    binary_tree,
-    node_local_midpoints,
-    node_split_extremes,
-)
 
 
 def _weight_scale(w: np.ndarray) -> float:
-    """What the weights are divided by: their common value when all are equal (the learners see
-    ones: the unweighted tree), else the power of two ``2**e`` with ``max(w) / 2**e`` in [1, 2)."""
-    hi = float(w.max())
-    if hi == float(w.min()):
-        return hi
-    _, e = np.frexp(hi)
-    return float(np.ldexp(1.0, int(e) - 1))
+    """What the weights are divided by (:func:`treelearn._validation.weight_scale`)."""
+    return weight_scale(float(w.min()), float(w.max()))
 
 
 def _record_features(est, X) -> None:
@@ -175,10 +174,6 @@ def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) 
     return compute_sample_weight({i: class_weight[c] for i, c in enumerate(labels) if c in class_weight}, codes)
 
 
-#: the fit of Dask collections, set by treelearn.distributed (imported with the package; issue 14)
-DASK_FIT = None
-
-
 class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     """Base of treelearn's classifiers (not for direct use)."""
 
@@ -269,6 +264,19 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     def _after_fit(self) -> None:
         """Hook for subclasses (e.g. to record search statistics)."""
 
+    #: the learner's Dask plug-in: a module of its room (``"treelearn.learn.<room>.sharded"``),
+    #: imported only for Dask input and handed to :meth:`_fit_sharded`; None: Dask input is
+    #: gathered and fitted as in memory
+    _dask_plugin: str | None = None
+
+    def _fit_sharded(self, plugin, data, params: dict):
+        """Hook: the fit on Dask input ``data`` (a :class:`~treelearn.distributed.blocks.ShardedInput`)
+        with the learner's ``plugin`` module and the checked parameters. Returns ``(classes, tree,
+        weight scale)`` (the tree's counts in units of the weights divided by the scale, as
+        :meth:`_fit` returns them), or None: the blocks are gathered and fitted as in memory.
+        The default gathers."""
+        return None
+
     # ------------------------------------------------------------------ fit
     def _training_sample(self, X, y, sample_weight=None):
         """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
@@ -292,16 +300,44 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         return classes, TrainingSample(raw, schema, codes, len(classes), np.ascontiguousarray(w), rows, n_input_rows)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on X (array or DataFrame, numeric and categorical columns) and labels y."""
-        if DASK_FIT is not None and any(hasattr(v, "__dask_graph__") for v in (X, y, sample_weight)):
-            return DASK_FIT(self, X, y, sample_weight)  # Dask collections: treelearn.distributed (issue 14)
+        """Fit on X (array or DataFrame, numeric and categorical columns; or Dask collections) and
+        labels y."""
         params = self._validate_params()
+        if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
+            classes, tree, scale = self._fit_dask(X, y, sample_weight, params)
+        else:
+            classes, tree, scale = self._fit_arrays(X, y, sample_weight, params)
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        tree.classes = classes
+        self.tree_ = tree
+        if scale != 1.0:
+            self._rescale_counts(scale)
+        self._after_fit()
+        return self
+
+    def _fit_dask(self, X, y, sample_weight, params):
+        """Dask input (see the module doc, step 5): the learner's plug-in, or the gathered blocks."""
+        from treelearn.distributed.blocks import ShardedInput
+
+        data = ShardedInput(X, y, sample_weight)
+        fitted = None
+        if self._dask_plugin is not None:
+            fitted = self._fit_sharded(importlib.import_module(self._dask_plugin), data, params)
+        if fitted is None:
+            return self._fit_arrays(*data.gather(), params)
+        _record_features(self, data.meta)
+        return fitted
+
+    def _fit_arrays(self, X, y, sample_weight, params):
+        """In-memory input: ``(classes, tree, weight scale)``, the tree's counts in the learner's
+        units (steps 2-4 of the module doc)."""
         classes, sample = self._training_sample(X, y, sample_weight)
         if not self._supports_missing:  # (numeric input is checked as it is: no float copy)
             reject_missing(sample.raw if sample.raw.dtype.kind in "biuf" else sample.encoded, type(self).__name__)
         self.classes_ = classes
         self.n_classes_ = len(classes)
-        # the learners see the weights in [1, 2) (see the module doc); counts are scaled back below
+        # the learners see the weights in [1, 2) (see the module doc); counts are scaled back by fit
         scale = _weight_scale(sample.weights)
         if scale != 1.0:
             sample.weights = sample.weights / scale
@@ -314,20 +350,15 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             else:
                 sample.encoded  # noqa: B018 - encoding checks the values
             self._fit_single_class(sample, params)
-        else:
-            try:
-                self.tree_ = self._fit(sample, params)
-            except KeyboardInterrupt as exc:  # Ctrl-C: the search's best tree so far, labelled as tree_ is
-                partial = getattr(exc, "partial_tree", None)
-                if isinstance(partial, Tree):
-                    partial.classes = classes
-                    partial.value = partial.value * scale
-                raise
-        self.tree_.classes = classes
-        if scale != 1.0:
-            self._rescale_counts(scale)
-        self._after_fit()
-        return self
+            return classes, self.tree_, scale
+        try:
+            return classes, self._fit(sample, params), scale
+        except KeyboardInterrupt as exc:  # Ctrl-C: the search's best tree so far, labelled as tree_ is
+            partial = getattr(exc, "partial_tree", None)
+            if isinstance(partial, Tree):
+                partial.classes = classes
+                partial.value = partial.value * scale
+            raise
 
     # ------------------------------------------------------------------ predict
     def _encode(self, X):

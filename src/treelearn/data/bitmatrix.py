@@ -13,6 +13,17 @@ from treelearn._validation import TreeLearnValueError, check_sample_weight
 from treelearn.data import _bitset
 
 
+def n_words_for(n_rows: int) -> int:
+    """The 64-row words of a bitset over ``n_rows`` rows."""
+    return int(_bitset.n_words_for(int(n_rows)))
+
+
+def pack_columns(B) -> np.ndarray:
+    """A ``(n_rows, n_features)`` 0/1 uint8 matrix as packed bit columns ``(n_features, n_words)``
+    (row r at bit ``r % 64`` of word ``r // 64``), the layout of :attr:`BinaryData.columns`."""
+    return _bitset.pack_columns(np.ascontiguousarray(B, dtype=np.uint8))
+
+
 class BinaryData:
     """Packed binary sample.
 

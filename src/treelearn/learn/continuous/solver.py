@@ -67,7 +67,7 @@ from treelearn.tree.tree import Tree, training_errors
 __all__ = ["expand_columns", "count_binary_features", "continuous_fit", "search_backend"]
 
 # the compiled search, or a replacement with its arguments and result (the Dask fit farms the
-# root's features out to tasks: treelearn.distributed._continuous); see search_backend
+# root's features out to tasks: this room's sharded.py); see search_backend
 _backend: contextvars.ContextVar = contextvars.ContextVar("treelearn_continuous_search", default=None)
 
 

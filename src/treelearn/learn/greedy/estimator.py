@@ -90,7 +90,7 @@ from treelearn.tree.build import split_thresholds
 from treelearn.tree.weakest_link import prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
 
-__all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features"]
+__all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features", "tree_from_growth"]
 
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
@@ -249,6 +249,13 @@ def sample_thresholds(sample: np.ndarray, max_thresholds: int):
     sample = np.asarray(sample, dtype=np.float64)
     scodes = np.empty(sample.shape[::-1], dtype=np.int32)
     return _greedy.code_numeric(sample, np.arange(sample.shape[1], dtype=np.int64), int(max_thresholds), scodes)
+
+
+def code_rows(X: np.ndarray, thresholds, dtype) -> np.ndarray:
+    """Histogram codes of rows (rows x columns, ``dtype`` uint8 or uint16): per column the number
+    of its ascending ``thresholds`` <= the value, as :func:`code_features` codes a numeric column
+    (the coding of a row shard, ``sharded.py``)."""
+    return _binning.code_rows(X, thresholds, np.dtype(dtype))
 
 
 def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
@@ -413,9 +420,16 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
+    return tree_from_growth(out, coded, classes, schema, p.ccp_alpha)
+
+
+def tree_from_growth(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema, ccp_alpha: float = 0.0) -> Tree:
+    """The one step from a growth's node arrays (the compiled grower's, or a growth on row shards:
+    ``sharded.py``) over coded features to the returned Tree: thresholds, missing directions, and
+    minimal cost-complexity pruning when ``ccp_alpha`` > 0."""
     tree = _to_tree(out, coded, classes, schema)
-    if p.ccp_alpha > 0.0:
-        tree = prune_ccp(tree, p.ccp_alpha)
+    if ccp_alpha > 0.0:
+        tree = prune_ccp(tree, ccp_alpha)
     return tree
 
 
@@ -621,12 +635,19 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                           n_jobs=n_threads(self.n_jobs))
         return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
 
+    _dask_plugin = "treelearn.learn.greedy.sharded"
 
-# --- what treelearn.distributed shares with the local fit (kernel result -> Tree) ---
-tree_from_kernel = _to_tree
-
-
-def prune_ccp_tree(tree: Tree, out: dict, alpha: float) -> Tree:
-    """:func:`treelearn.tree.weakest_link.prune_ccp` (``out``, the kernel's result, is not needed:
-    the signature the Dask fit calls)."""
-    return prune_ccp(tree, alpha)
+    def _fit_sharded(self, plugin, data, params):
+        """Dask input: with ``max_thresholds`` (numeric columns, a built-in criterion, no
+        ``class_weight``) the histograms are counted on the row shards and the splits chosen here
+        (``sharded.py``); the Tree by the same step as the local fit (:func:`tree_from_growth`)."""
+        crit = params["criterion"]
+        if not plugin.supports(data, crit, max_thresholds=self.max_thresholds, class_weight=self.class_weight,
+                               categorical=self.categorical):
+            return None
+        g = plugin.DistributedGreedy(data.executor, data.blocks, criterion_code=crit.code, max_depth=self.max_depth,
+                                     min_samples_leaf=self.min_samples_leaf, min_samples_split=self.min_samples_split,
+                                     min_impurity_decrease=self.min_impurity_decrease,
+                                     max_thresholds=self.max_thresholds, random_state=self.random_state)
+        g.prepare()
+        return g.classes, g.grown_tree(self.max_leaves, g.classes, data.schema(), float(self.ccp_alpha)), g.scale

@@ -445,13 +445,38 @@ class MinRankTreeClassifier(BaseTreeClassifier):
                 root_tree = search.find_min(self.max_rank)
             finally:
                 search._search.set_progress(None)
+        self._search_result(search, root_tree)
+        return root_tree if sample.unit_weights else search.tree(sample.weights)  # counts with the weights
+
+    def _search_result(self, search, root_tree) -> None:
+        """The one step after FINDMIN, for the local and the Dask fit: the search's attributes, and
+        a clear error when no tree of rank <= ``max_rank`` exists."""
         self.binarizer_ = search.binarizer_
         self.search_stats_ = search.stats_
         if root_tree is None:
             raise TreeLearnValueError(
                 f"no decision tree of rank <= max_rank={self.max_rank} is consistent with the training sample "
                 f"(FIND(S, {self.max_rank}) returned none, so r(S) > {self.max_rank}); raise max_rank or use None")
-        return root_tree if sample.unit_weights else search.tree(sample.weights)  # counts with the weights
+
+    _dask_plugin = "treelearn.learn.minrank.sharded"
+
+    def _fit_sharded(self, plugin, data, params):
+        """Dask input on 0/1 or ±1 data: FINDMIN on the blocks' distinct points (``sharded.py``),
+        the node counts from their multiplicities; anything else is gathered."""
+        clock = FitClock(self.time_limit)
+        if not plugin.supports(data, class_weight=self.class_weight, categorical=self.categorical):
+            return None
+        pts = plugin.distinct_points(data)
+        if pts is None:
+            return None
+        classes = pts["classes"]
+        search = MinRankSearch.from_binary(pts["binz"], BinaryData(pts["B"], pts["y"], classes.size),
+                                           np.arange(classes.size), time_limit=self.time_limit,
+                                           memory_limit_mb=self.memory_limit_mb, clock=clock)
+        tree = search.find_min(self.max_rank)
+        self._search_result(search, tree)
+        plugin.node_counts(tree, pts)
+        return classes, tree, pts["scale"]
 
     def _after_fit(self):
         self.rank_ = self.tree_.rank

@@ -174,6 +174,29 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.pruning_time_ = time.perf_counter() - t0
         return out
 
+    _dask_plugin = "treelearn.learn.pruned.sharded"
+
+    def _fit_sharded(self, plugin, data, params):
+        """Dask input: with ``max_thresholds`` (numeric columns, a built-in criterion, no
+        ``class_weight``) the greedy tree is grown on the row shards, and with an integer ``cv``
+        the CV pruners' fold trees too (``sharded.py``); the pruning is the local fit's step."""
+        crit = params["criterion"]
+        if not plugin.supports(data, crit, pruning=self.pruning, cv=self.cv, max_thresholds=self.max_thresholds,
+                               class_weight=self.class_weight, categorical=self.categorical):
+            return None
+        ex, blocks, schema = data.executor, data.blocks, data.schema()
+        growth = dict(max_depth=self.max_depth, max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
+                      max_thresholds=self.max_thresholds)
+        g, tree = plugin.grow(ex, blocks, crit, schema=schema, **growth)
+        if g.one_class:
+            return None  # the local one-class fit (every attribute set) on the gathered blocks
+
+        def cv_alpha(path, complexity):
+            return plugin.cv_alpha(ex, blocks, g, path, complexity, cv=self.cv, random_state=self.random_state,
+                                   n_features=tree.n_features, criterion=crit, schema=schema, **growth)
+
+        return g.classes, self._prune(tree, g.classes.size, cv_alpha), g.scale
+
     def _fit_single_class(self, sample, params) -> bool:
         # a single-class sample: grow and prune it like any other (every fitted attribute set);
         # when the grower cannot, the base class's one-leaf tree stands

@@ -73,7 +73,7 @@ def _pick_search_module():
 
 
 _topk, SEARCH_KERNEL = _pick_search_module()
-from treelearn.tree.build import binary_tree  # noqa: E402
+from treelearn.tree.build import binary_tree, node_local_midpoints  # noqa: E402
 from treelearn.tree.tree import Tree, kernel_nodes, training_errors  # noqa: E402
 
 __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
@@ -286,7 +286,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                      max_depth=int(self.max_depth), max_thresholds=incumbent_thresholds(sample.n_samples))
-                extra = _numeric_thresholds_of(g_tree)
+                extra = numeric_thresholds_of(g_tree)
                 greedy = Incumbent(_tree_error(g_tree), lambda: g_tree)
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
@@ -303,24 +303,33 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 return self._timed_out_leaf(sample, clock, greedy)
             fallback = None
             if self.greedy_incumbent and not grow and self._k_value() != 1:
-                # 0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested)
-                def top1(time_limit):
+                def run_top1(time_limit):
                     res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit)
-                    if res1["timed_out"]:
-                        return None
-                    return Incumbent(training_errors(res1["children_left"], res1["value"]),
-                                     lambda: self._to_tree(res1, binz, sample.n_classes, sample.schema))
+                    return None if res1["timed_out"] else res1
 
-                if self.scoring == "gain":
-                    # ... and Top-1's trees are among Top-k's (the same ranking, k >= 1), so a search
-                    # that finishes is never worse than it: grown only if the search stops early
-                    fallback = top1
-                else:  # the gain ratio ranks otherwise: the greedy (gain) tree is a real incumbent
-                    greedy = top1(clock.remaining())
+                greedy, fallback = self._top1_incumbent(run_top1, binz, sample.n_classes, sample.schema, clock)
             extra_bytes = max(copies * float(data.columns.nbytes) - allowance, 0.0)
             search_cap_mb = max(cap - extra_bytes, 0.01 * cap) / 2.0**20
             return self._fit_data(data, binz, sample.n_classes, sample.schema, clock.t0, crit, greedy, Xe,
                                   clock=clock, progress=progress, memory_limit_mb=search_cap_mb, fallback=fallback)
+
+    def _top1_incumbent(self, run_top1, binz, n_classes, schema, clock):
+        """0/1 data: the greedy tree is Top-1 on these very features (the same tree, tested), grown
+        by ``run_top1(time_limit)`` (the search's result, None when it timed out; in memory or on
+        Dask). Returns ``(greedy, fallback)``: the incumbent now, or the function that grows it
+        after a search that stopped early."""
+        def top1(time_limit):
+            res1 = run_top1(time_limit)
+            if res1 is None:
+                return None
+            return Incumbent(training_errors(res1["children_left"], res1["value"]),
+                             lambda: self._to_tree(res1, binz, n_classes, schema))
+
+        if self.scoring == "gain":
+            # ... and Top-1's trees are among Top-k's (the same ranking, k >= 1), so a search
+            # that finishes is never worse than it: grown only if the search stops early
+            return None, top1
+        return top1(clock.remaining()), None  # the gain ratio ranks otherwise: a real incumbent
 
     def _timed_out_leaf(self, sample, clock, greedy=None) -> Tree:
         """The anytime answer when the deadline passes before the search starts: the greedy
@@ -420,6 +429,24 @@ class TopKTreeClassifier(BaseTreeClassifier):
             progress.stats = {"nodes": int(res["nodes"]), "cache_hits": int(res["cache_hits"]),
                               "error": float(res["error"]), "lower_bound": float(res["lower_bound"]),
                               "peak_mb": round(float(res["peak_bytes"]) / 2**20, 1)}
+        midpoints = None if Xe is None else (lambda tree: node_local_midpoints(tree, Xe))
+        tree = self._search_result(res, binz, n_classes, schema, crit, greedy=greedy, ub=ub, total=total, d=d,
+                                   clock=clock, midpoints=midpoints, fallback=fallback)
+        if progress is not None:  # the final line shows the returned tree's error (maybe the greedy one's)
+            progress.stats["error"] = self.training_error_
+        return tree
+
+    def _search_result(self, res, binz, n_classes, schema, crit, *, greedy, ub, total, d, clock, midpoints=None,
+                       fallback=None) -> Tree:
+        """The one step from a binary search's result to the returned Tree and the fitted
+        attributes, for the local and the Dask fit: the search's tree (CART's node-local midpoints
+        set by ``midpoints(tree)`` on numeric data), or the greedy incumbent when it is better
+        (``fallback(time_limit)`` grows it after a search that stopped early, when it was not grown
+        before); ``total``: the sample's weight, ``d``: its binary features."""
+        k = self._k_value()
+        kk = d if (isinstance(k, str) or k >= d) else int(k)
+        g_err = None if greedy is None else greedy.error
+        self.binarizer_ = binz
         timed_out = bool(res["timed_out"])
         if greedy is None and fallback is not None and timed_out:
             # the slack the time limit allows past the deadline (x 1.1 + 0.5 s), in part
@@ -428,25 +455,82 @@ class TopKTreeClassifier(BaseTreeClassifier):
             if greedy is not None:
                 ub = incumbent_bound(g_err, total)
         source, tree = "search", None
-        if res.get("found", True):  # (with Xe: CART's node-local midpoints, the same training partition)
-            tree = self._to_tree(res, binz, n_classes, schema, Xe)
+        if res.get("found", True):
+            tree = self._to_tree(res, binz, n_classes, schema)
+            if midpoints is not None:  # CART's node-local midpoints (the training partition is unchanged)
+                midpoints(tree)
         err = None if tree is None else _tree_error(tree)
         if greedy is not None and (tree is None or err > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
             tree, source = greedy.tree(), "greedy"
             err = _tree_error(tree)
         tree.impurity = crit.impurity(tree.value)
-        if progress is not None:  # the final line shows the returned tree's error (maybe the greedy one's)
-            progress.stats["error"] = err
         self.n_binary_features_ = d
         self.feature_space_ = _feature_space(binz)
         # training_error_: the returned tree's own (weighted) training misclassifications, the
         # search's error when it finished, and the truth for an anytime tree
         set_search_attributes(self, training_error=err, timed_out=timed_out, is_optimal=kk >= d and not timed_out,
                               lower_bound=min(float(res["lower_bound"]), err) if kk >= d else None,
-                              incumbent_source=source, greedy_error=g_err, stats=res,
-                              fit_time=time.perf_counter() - t0)
+                              incumbent_source=source, greedy_error=g_err, stats=res, fit_time=clock.elapsed())
         return tree
+
+    # ------------------------------------------------------------------ Dask input
+    _dask_plugin = "treelearn.learn.topk.sharded"
+
+    def _fit_sharded(self, plugin, data, params):
+        """Dask input. Every threshold (the continuous solver, chosen on the gathered data as in
+        memory): the gathered blocks, the search's root features farmed out to tasks
+        (``learn/continuous/sharded.py``). A threshold budget (numeric columns, a built-in
+        criterion, no ``class_weight``): the binary search's steps on the shards (``sharded.py``),
+        the root's candidates farmed out, and the local result step."""
+        solver = getattr(self, "solver", "auto")
+        budget = self.max_binary_features is not None or self.max_thresholds is not None
+        if solver == "continuous" or (solver == "auto" and not budget):
+            return self._fit_farmed_continuous(data, params)
+        crit = params["criterion"]
+        if not budget or not plugin.supports(data, crit, class_weight=self.class_weight, categorical=self.categorical):
+            return None  # (no budget: n - 1 binary features per column, gathered)
+        clock = FitClock(self.time_limit)
+        run = plugin.ShardedSearch(data, clock, k=self._k_value(), max_depth=int(self.max_depth), criterion=crit,
+                                   scoring=self.scoring, max_thresholds=self.max_thresholds,
+                                   max_binary_features=self.max_binary_features,
+                                   greedy_incumbent=self.greedy_incumbent, memory_limit_mb=self.memory_limit_mb,
+                                   verbose=self.verbose, name=type(self).__name__)
+        try:
+            if not run.prepare():
+                return None  # one class, or missing values above the sample size: the gathered blocks
+            self.solver_ = "binary"
+            greedy, fallback = None, None
+            if run.greedy_tree is not None:
+                g_tree = run.greedy_tree
+                greedy = Incumbent(_tree_error(g_tree), lambda: g_tree)
+            elif run.binary and run.problem is not None and self.greedy_incumbent and self._k_value() != 1:
+                greedy, fallback = self._top1_incumbent(run.top1, run.binz, run.classes.size, run.schema, clock)
+            ub = None if greedy is None else incumbent_bound(greedy.error, run.total)
+            try:
+                res = run.search(ub)
+                tree = self._search_result(res, run.binz, run.classes.size, run.schema, crit, greedy=greedy, ub=ub,
+                                           total=run.total, d=int(run.binz.n_binary_features_), clock=clock,
+                                           midpoints=run.midpoints, fallback=fallback)
+            except KeyboardInterrupt as exc:
+                # Ctrl-C: the searches were asked to stop and their tasks cancelled; the best tree
+                # known on the driver is the greedy incumbent (raw columns, the learner's units)
+                exc.partial_tree = None if greedy is None else greedy.tree()
+                raise
+        finally:
+            run.release()
+        return run.classes, tree, run.scale
+
+    def _fit_farmed_continuous(self, data, params):
+        """The gathered blocks fitted as in memory, the continuous search farmed out to the
+        executor's workers (when the fit picks the continuous solver)."""
+        from treelearn.distributed import report
+        from treelearn.learn.continuous.sharded import FarmedSearch
+        from treelearn.learn.continuous.solver import search_backend
+
+        report.forget("search")  # (published again only if the fit picks the continuous solver)
+        with search_backend(FarmedSearch(data.executor)):
+            return self._fit_arrays(*data.gather(), params)
 
     @staticmethod
     def _to_tree(res, binz, n_classes, schema, Xe=None) -> Tree:
@@ -476,7 +560,7 @@ def _tree_error(tree: Tree) -> float:
     return training_errors(tree.children_left, tree.value)
 
 
-def _numeric_thresholds_of(tree: Tree) -> dict:
+def numeric_thresholds_of(tree: Tree) -> dict:
     """{raw column: thresholds of the tree's numeric splits on it}."""
     out: dict = {}
     for i in np.flatnonzero((tree.children_left >= 0) & (tree.kind == 0)):
@@ -564,7 +648,7 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         return super()._wants_continuous(sample)
 
 
-# ---------------------------------------------------------------- the search on Dask
+# ---------------------------------------------------------------- the search on Dask (sharded.py)
 def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, criterion="entropy", scoring="gain",
                 time_limit=None, memory_limit_mb=1024, cache_depth1=None, feature_classes=False):
     """The search of the root's candidates one at a time, for a caller that runs shares of them
@@ -592,10 +676,3 @@ def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, crite
                             int(max_depth), int(crit.code), scoring == "gain_ratio",
                             float(time_limit) if time_limit is not None else 0.0,
                             float(memory_limit_mb) * 1024.0 * 1024.0, bool(cache_depth1), bool(feature_classes))
-
-
-#: the public names of the helpers a fit elsewhere (treelearn.distributed) finishes with
-leaf_error = training_errors
-tree_error = _tree_error
-feature_space = _feature_space
-numeric_thresholds_of = _numeric_thresholds_of

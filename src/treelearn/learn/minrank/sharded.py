@@ -1,4 +1,4 @@
-"""The minimum-rank learner on Dask row shards (issue 14), for 0/1 and ±1 data.
+"""The min-rank room's Dask plug-in: the blocks' distinct points, for 0/1 and ±1 data.
 
 FINDMIN's answer depends only on the set of distinct points of the sample (the local learner
 already searches the distinct rows), and the tree's node counts only on how many rows of each
@@ -7,8 +7,9 @@ blocks: every block returns its distinct rows (packed bits of every column, with
 per distinct (row, label), its row count and weight sum, plus each column's count of ones (which
 columns are constant) and whether every value is 0/1 or ±1. The driver merges them, drops the
 constant columns, orders the distinct rows as the local learner does, and runs the same search on
-them; the node counts come from the distinct rows' multiplicities (exact integers without
-weights). The search itself stays on the driver: FIND is a sequential procedure whose answer is
+them (``MinRankTreeClassifier._fit_sharded``: the local search and its result step); the node
+counts come from the distinct rows' multiplicities (exact integers without weights). The search
+itself stays on the driver: FIND is a sequential procedure whose answer is
 the first variable (in order) that succeeds, over a memo shared by the whole search; farming its
 variables out would lose the memo and need an ordered first success, while the distinct rows of
 0/1 data are at most 2^d (typically far fewer than the rows).
@@ -20,19 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from treelearn._validation import TreeLearnValueError
+from treelearn._validation import TreeLearnValueError, check_target, weight_scale
+from treelearn.criteria import gini_index
+from treelearn.data.binarize import Binarizer
+from treelearn.tree.build import recount
 
 
-def sharded_rank_ok(est, X) -> bool:
-    from treelearn.learn.minrank.estimator import MinRankTreeClassifier
-
-    if type(est) is not MinRankTreeClassifier or est.class_weight is not None or est.categorical is not None:
-        return False
-    meta = getattr(X, "_meta", None)
-    if meta is None:
-        return False
-    dtypes = [meta.dtype] if isinstance(meta, np.ndarray) else list(getattr(meta, "dtypes", []))
-    return bool(dtypes) and all(getattr(t, "kind", "O") in "biuf" for t in dtypes)
+def supports(data, *, class_weight, categorical) -> bool:
+    """Numeric columns without ``class_weight`` may be 0/1 or ±1 (decided by :func:`distinct_points`)."""
+    return class_weight is None and categorical is None and data.is_numeric()
 
 
 def block_points(x, y, w):
@@ -72,48 +69,31 @@ def block_points(x, y, w):
     return out
 
 
-def fit_rank(est, X, y, sample_weight, ex, gather):
-    """``est.fit`` (MinRankTreeClassifier) on Dask collections; see the module doc."""
+def distinct_points(data):
+    """One pass over the blocks (:func:`block_points`): the sample's distinct points in the local
+    learner's order, with their multiplicities (a dict: ``binz`` the Binarizer of the 0/1 or ±1
+    columns, ``B`` the points' bits, ``y`` their class codes, ``classes``, ``scale`` the weights'
+    divisor, ``count`` and ``wsum`` per point, ...); None when the blocks are not all 0/1 or all ±1
+    or have one class (the local fit on the gathered blocks)."""
     import dask
-    from sklearn.utils.validation import validate_data
 
-    from treelearn._limits import FitClock
-    from treelearn._validation import check_target
-    from treelearn.data.schema import ColumnSchema
-    from treelearn.distributed import _shards as S
-
-    clock = FitClock(est.time_limit)
-    est._validate_params()
-    blocks = S.split_blocks(X, y, sample_weight, ex.client)
-    validate_data(est, blocks.meta, skip_check_array=True, reset=True)
+    ex, blocks = data.executor, data.blocks
     parts = ex.gather(ex.compute([dask.delayed(block_points)(x, yb, wb)
                                   for x, yb, wb in zip(blocks.x, blocks.y, blocks.w)]))
     present = np.unique(np.concatenate([p["kept_labels"] for p in parts]))
     zero_one = all(p["zero_one"] for p in parts)
     signed = all(p["signed"] for p in parts)
     if len(present) <= 1 or not (zero_one or signed):
-        # one class (the local one-class fit) or data that needs the exact Binarizer: gathered
-        return est.fit(gather(X), gather(y), gather(sample_weight))
+        return None
     labels = np.unique(np.concatenate([p["labels"] for p in parts]))
     classes, _ = check_target(labels, labels.shape[0])
-    names = [str(c) for c in blocks.meta.columns] if hasattr(blocks.meta, "columns") else None
-    schema = ColumnSchema(categories=[None] * blocks.n_features, feature_names=names)
-    pts = _merge(parts, classes, blocks.n_features, 0.5 if zero_one else 0.0, schema)
-    tree = _search(est, pts, classes, schema, clock)
-    est.classes_ = classes
-    est.n_classes_ = len(classes)
-    tree.classes = classes
-    est.tree_ = tree
-    if pts["scale"] != 1.0:
-        est._rescale_counts(pts["scale"])
-    est._after_fit()
-    return est
+    pts = _merge(parts, classes, blocks.n_features, 0.5 if zero_one else 0.0, data.schema())
+    pts["classes"] = classes
+    return pts
 
 
 def _merge(parts, classes, d, threshold, schema):
     """The sample's distinct points in the local learner's order, with their multiplicities."""
-    from treelearn.data.binarize import Binarizer
-
     n = int(sum(p["n_kept"] for p in parts))
     ones = np.sum([p["ones"] for p in parts], axis=0)
     keep = np.flatnonzero((ones > 0) & (ones < n))
@@ -125,7 +105,7 @@ def _merge(parts, classes, d, threshold, schema):
     count = np.concatenate([p["count"] for p in parts])
     wsum = np.concatenate([p["wsum"] for p in parts])
     wmin, wmax = min(p["wmin"] for p in parts), max(p["wmax"] for p in parts)
-    scale = wmax if wmax == wmin else float(np.ldexp(1.0, int(np.frexp(wmax)[1]) - 1))
+    scale = weight_scale(wmin, wmax)
     # the local learner's keys of the rows (their packed bits) and its order of the distinct rows
     keys = np.packbits(B, axis=1) if B.shape[1] else np.zeros((B.shape[0], 1), np.uint8)
     if keys.shape[1] <= 8:
@@ -162,47 +142,19 @@ def _inconsistent(inv, bad, codes, count, classes):
         [np.flatnonzero(inv == g) for g in groups])
 
 
-def _search(est, pts, classes, schema, clock):
-    """FINDMIN on the distinct points (the local search), then the node counts of every row."""
-    from treelearn.data.bitmatrix import BinaryData
-    from treelearn.learn.minrank.estimator import MinRankSearch
-
-    C = len(classes)
-    data = BinaryData(pts["B"], pts["y"], C)
-    search = MinRankSearch.from_binary(pts["binz"], data, np.arange(C), time_limit=est.time_limit,
-                                       memory_limit_mb=est.memory_limit_mb, clock=clock)
-    tree = search.find_min(est.max_rank)
-    est.binarizer_ = search.binarizer_
-    est.search_stats_ = search.stats_
-    if tree is None:
-        raise TreeLearnValueError(
-            f"no decision tree of rank <= max_rank={est.max_rank} is consistent with the training sample "
-            f"(FIND(S, {est.max_rank}) returned none, so r(S) > {est.max_rank}); raise max_rank or use None")
-    _node_counts(tree, pts, C)
-    return tree
-
-
-def _node_counts(tree, pts, C):
-    """value / n_node_samples / impurity of every node from the distinct points' multiplicities
-    (the local learner routes every row; the counts are the same, sums of weights up to order)."""
+def node_counts(tree, pts) -> None:
+    """value / n_node_samples / impurity of every node of the search's tree from the distinct
+    points' multiplicities (the local learner routes every row; the counts are the same, sums of
+    weights up to order): each point routed by the compiled router, its rows and weight summed up
+    the tree by :func:`treelearn.tree.build.recount`."""
     X = np.zeros((pts["B"].shape[0], pts["d"]))
     low = 0.0 if pts["threshold"] == 0.5 else -1.0
     X[:, pts["keep"]] = np.where(pts["B"] > 0, 1.0, low)
     leaves = tree.apply_encoded(X)
-    nn = tree.node_count
-    value = np.zeros((nn, C))
-    np.add.at(value, (leaves, pts["y"]), pts["count"].astype(np.float64) if pts["unit"] else pts["wsum"])
-    nsamp = np.bincount(leaves, weights=pts["count"], minlength=nn).astype(np.int64)
     left, right = tree.children_left, tree.children_right
-    parent = np.full(nn, -1, dtype=np.int64)
-    for node in range(nn):
-        if left[node] >= 0:
-            parent[left[node]] = parent[right[node]] = node
-    for node in range(nn - 1, 0, -1):
-        value[parent[node]] += value[node]
-        nsamp[parent[node]] += nsamp[node]
-    tot = value.sum(axis=1, keepdims=True)
-    p = value / np.where(tot > 0, tot, 1.0)
+    count = pts["count"].astype(np.float64)
+    value, _ = recount(left, right, leaves, pts["y"], count if pts["unit"] else pts["wsum"], pts["classes"].size)
+    rows, _ = recount(left, right, leaves, np.zeros_like(pts["y"]), count, 1)
     tree.value = value
-    tree.n_node_samples = nsamp
-    tree.impurity = 1.0 - (p * p).sum(axis=1)
+    tree.n_node_samples = rows[:, 0].astype(np.int64)
+    tree.impurity = gini_index(value)

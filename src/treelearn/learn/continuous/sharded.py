@@ -1,12 +1,13 @@
-"""The continuous optimal solver on Dask (issue 14): the root's features farmed out as tasks.
+"""The continuous solver's Dask plug-in: the root's features farmed out as tasks.
 
 ``OptimalTreeClassifier(solver="continuous")`` (or every threshold asked for, on data that is not
 all 0/1) and ``TopKTreeClassifier`` with every threshold search every node-local midpoint of every
 row, so the whole sample is needed in one place:
 
 1. the blocks are gathered to the driver (the solver needs every row), which runs the local fit's
-   own steps around the search (:func:`treelearn.learn.continuous.solver.continuous_fit`: validation,
-   zero-weight rows dropped, the searched columns, the greedy incumbent, the returned Tree);
+   own steps around the search (``OptimalTreeClassifier._fit_sharded`` fits the gathered arrays as
+   in memory, and :func:`treelearn.learn.continuous.solver.continuous_fit` makes the searched
+   columns, the greedy incumbent and the returned Tree);
 2. the search itself is replaced (:func:`~treelearn.learn.continuous.solver.search_backend`) by
    :class:`FarmedSearch`: the searched columns (feature-major float64, class codes, weights,
    missing-value modes) are broadcast once to every worker, and one task per worker thread
@@ -18,7 +19,7 @@ row, so the whole sample is needed in one place:
    root's depth-1 tree when none beats it): the local search's tree, as its tie rule makes the
    tree a function of the data alone (``continuous/search.h``).
 
-The time limit and Ctrl-C are those of the Top-k path (:func:`treelearn.distributed._topk._run`):
+The time limit and Ctrl-C are those of every farmed-out search (:mod:`treelearn.distributed.farm`):
 the tasks stop at the fit's deadline, the driver sets a stop ``distributed.Event`` after a grace
 and takes what came back; Ctrl-C sets it, cancels the tasks and re-raises. A task lost with its
 worker runs again elsewhere from the broadcast copy (tasks are deterministic: the bound they read
@@ -30,41 +31,16 @@ import time
 
 import numpy as np
 
-from treelearn.distributed import _bits as B
-from treelearn.distributed import _topk as TK
-
-
-def continuous_ok(est) -> bool:
-    """The estimator may fit with the continuous solver (decided on the gathered data, as locally)."""
-    from treelearn.learn.topk.estimator import TopKTreeClassifier
-
-    if not isinstance(est, TopKTreeClassifier):
-        return False
-    solver = getattr(est, "solver", "auto")
-    if solver == "continuous":
-        return True
-    return solver == "auto" and est.max_binary_features is None and est.max_thresholds is None
-
-
-def fit_continuous(est, X, y, sample_weight, ex, gather):
-    """``est.fit`` on the gathered blocks, its continuous search farmed out (see the module doc)."""
-    from treelearn.learn.continuous.solver import search_backend
-
-    TK._last_info.clear()  # (filled again only if the local fit picks the continuous solver)
-    with search_backend(FarmedSearch(ex)):
-        return est.fit(gather(X), gather(y), gather(sample_weight))
+from treelearn.distributed import farm, report
 
 
 class FarmedSearch:
-    """``_continuous.continuous_search`` as tasks on the executor's workers (see the module doc)."""
+    """``_continuous.continuous_search`` as tasks on the executor's workers (see the module doc):
+    the search of :func:`treelearn.learn.continuous.solver.search_backend`."""
 
     def __init__(self, ex):
         self.ex = ex
         self.info = {"bytes": {}, "seconds": {}}
-        self._deadline = None
-
-    def deadline(self):  # (what _topk._run asks of a fit)
-        return self._deadline
 
     def phase(self, name, t0):
         self.info["seconds"][name] = self.info["seconds"].get(name, 0.0) + time.perf_counter() - t0
@@ -72,24 +48,23 @@ class FarmedSearch:
     def __call__(self, X_fm, y, n_classes, weights, max_depth, upper_bound=0.0, time_limit=0.0,
                  memory_limit_bytes=1e9, n_threads=1, nan_mode=None, progress=None, **switches):
         ex = self.ex
-        self._deadline = time.time() + time_limit if time_limit > 0 else None
+        deadline = time.time() + time_limit if time_limit > 0 else None
         t0 = time.perf_counter()
         problem = {"X": np.ascontiguousarray(X_fm, dtype=np.float64), "y": np.ascontiguousarray(y, dtype=np.int64),
                    "n_classes": int(n_classes), "w": weights, "nan_mode": nan_mode}
         nbytes = int(sum(v.nbytes for v in problem.values() if isinstance(v, np.ndarray)))
         if ex.client is not None:
-            n_workers = len(ex.client.scheduler_info()["workers"])
-            problem = ex.client.scatter([problem], broadcast=True)[0]
+            n_workers = ex.n_workers
+            problem = ex.scatter(problem, broadcast=True)
             self.info["bytes"]["searched columns broadcast"] = nbytes * n_workers
         self.phase("broadcast", t0)
         t0 = time.perf_counter()
-        T = TK._slots(ex)
+        T = ex.slots
         cfg = {"max_depth": int(max_depth), "upper_bound": float(upper_bound),
                "memory_limit_bytes": float(memory_limit_bytes), "switches": dict(switches)}
-        deadline = self._deadline
         try:
-            results, lost = TK._run(self, search_share,
-                                    lambda t, bn, sn: (problem, t, T, cfg, deadline, bn, sn), T)
+            results, lost = farm.run_tasks(ex, search_share, lambda t, bn, sn: (problem, t, T, cfg, deadline, bn, sn),
+                                           T, deadline)
         finally:
             ex.release(problem)
         self.phase("search", t0)
@@ -97,8 +72,7 @@ class FarmedSearch:
         res["threads_used"] = T
         self.info["shares"] = T
         self.info["task_seconds"] = [r["seconds"] for r in results]
-        TK._last_info.clear()
-        TK._last_info.update(self.info)
+        report.publish("search", self.info)
         return res
 
 
@@ -109,15 +83,12 @@ def search_share(problem, t, T, cfg, deadline, bound_name, stop_name):
     from treelearn.learn.continuous._continuous import ContinuousShare
 
     t0 = time.perf_counter()
-    limit = B._limit(deadline)
+    limit = farm.seconds_left(deadline)
     rs = ContinuousShare(problem["X"], problem["y"], problem["n_classes"], problem["w"], cfg["max_depth"],
                          cfg["upper_bound"], 0.0 if limit is None else limit, cfg["memory_limit_bytes"],
                          nan_mode=problem["nan_mode"], **cfg["switches"])
-    client = B._task_client(bound_name)
-    watcher = B._StopWatcher(stop_name, rs, client)
     complete = True
-    try:
-        bound = B._Bound(bound_name, client)
+    with farm.TaskLink(bound_name, stop_name, rs) as bound:
         for oi in range(t, rs.n_positions, T):
             if rs.stopped:
                 complete = False
@@ -125,10 +96,6 @@ def search_share(problem, t, T, cfg, deadline, bound_name, stop_name):
             if rs.search(oi, bound.get()):
                 bound.offer(rs.result()["best"]["cost"])
         res = rs.result()
-    finally:
-        watcher.close()
-        if client is not None:
-            client.close()
     res.update(t=t, complete=complete, seconds=time.perf_counter() - t0)
     return res
 

@@ -1,4 +1,5 @@
-"""The tasks of the Top-k / optimal search on Dask (issue 14), run on the workers.
+"""The tasks of the Top-k / optimal search on Dask, run on the workers (the Top-k room's plug-in,
+``sharded.py``, submits them).
 
 * :func:`pack_block`: a block's kept rows as bit columns, laid out from bit ``start % 64`` of a
   word so that the blocks' words OR together into the sample's columns (:func:`assemble`);
@@ -12,32 +13,19 @@
 * :func:`block_extremes`: per node of the returned tree, the largest value going left and the
   smallest going right among a block's rows (CART's node-local midpoints, merged by max / min).
 
-The shared bound is a ``distributed.Variable`` (any value published is the error of a real
-candidate, so a lost update only weakens the bound); the stop request a ``distributed.Event``
-polled by a thread of the task, which raises the search's stop flag (the search then returns
-what it found, marked ``timed_out``).
+The shared bound and the stop request are :mod:`treelearn.distributed.farm`'s (the search then
+returns what it found, marked ``timed_out``).
 """
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
 
-from treelearn.data import _bitset
-
-INF = float("inf")
-
-
-def _kept(x, y, w):
-    """The block's kept rows (weight > 0): (float64 X rows, labels, weights)."""
-    y = np.asarray(y).ravel()
-    w = np.ones(y.shape[0]) if w is None else np.asarray(w, dtype=np.float64).ravel()
-    keep = w > 0
-    x = np.asarray(x, dtype=np.float64)
-    if not keep.all():
-        x, y, w = x[keep], y[keep], w[keep]
-    return x, y, w
+from treelearn.data.bitmatrix import n_words_for, pack_columns
+from treelearn.distributed import farm
+from treelearn.distributed.blocks import kept_rows
+from treelearn.tree.build import node_split_extremes
 
 
 def pack_rows(binz, xk: np.ndarray, r: int) -> np.ndarray:
@@ -55,7 +43,7 @@ def pack_rows(binz, xk: np.ndarray, r: int) -> np.ndarray:
         block = binz.transform_encoded(xk[a:b])
         if pad:
             block = np.vstack([np.zeros((pad, d), dtype=np.uint8), block])
-        packed = _bitset.pack_columns(np.ascontiguousarray(block))
+        packed = pack_columns(block)
         w0 = bit // 64
         out[:, w0:w0 + packed.shape[1]] |= packed
         bit += b - a
@@ -66,7 +54,7 @@ def pack_rows(binz, xk: np.ndarray, r: int) -> np.ndarray:
 def pack_block(x, y, w, binz, start, classes, scale, weighted):
     """A block's part of the packed sample: its kept rows' bits from bit ``start`` (the block's
     first kept row among all kept rows), class codes and (``weighted``) weights / ``scale``."""
-    xk, yk, wk = _kept(x, y, w)
+    xk, yk, wk = kept_rows(x, y, w)
     codes = np.searchsorted(classes, yk)
     dtype = np.uint8 if classes.size <= 255 else np.int32
     return {"w0": int(start) // 64, "words": pack_rows(binz, xk, int(start) % 64), "y": codes.astype(dtype),
@@ -76,7 +64,7 @@ def pack_block(x, y, w, binz, start, classes, scale, weighted):
 def assemble(n_rows, n_features, n_classes, *parts):
     """The packed sample from the blocks' parts (in row order): columns ``(d, n_words)``, class
     codes, weights (None: unit)."""
-    nw = int(_bitset.n_words_for(int(n_rows)))
+    nw = n_words_for(n_rows)
     cols = np.zeros((int(n_features), nw), dtype=np.uint64)
     for p in parts:
         cols[:, p["w0"]:p["w0"] + p["words"].shape[1]] |= p["words"]
@@ -94,90 +82,12 @@ def weight_total(problem) -> float:
     return float(problem["w"].sum()) if problem["w"] is not None else float(problem["y"].shape[0])
 
 
-def _limit(deadline):
-    """Seconds left until the wall-clock ``deadline`` (None: no limit; 0.0 means none to the
-    compiled search, so a passed deadline is a tiny positive limit)."""
-    if deadline is None:
-        return None
-    return max(deadline - time.time(), 1e-3)
-
-
-def _task_client(name):
-    """A client of this task's scheduler for the shared bound and the stop event (None without
-    ``name``). Not ``distributed.get_client()``: that makes the worker's client the process's
-    default scheduler, which in a cluster of threads (``processes=False``) is the caller's process."""
-    if name is None:
-        return None
-    from distributed import Client, get_worker
-
-    w = get_worker()
-    return Client(w.scheduler.address, set_as_default=False, security=w.security, name="treelearn-search")
-
-
-class _Bound:
-    """The best error published by any share (a ``distributed.Variable``), or none (``name`` None)."""
-
-    def __init__(self, name, client):
-        self.var = None
-        if name is not None:
-            from distributed import Variable
-
-            self.var = Variable(name, client=client)
-
-    def get(self) -> float:
-        if self.var is None:
-            return INF
-        try:
-            return float(self.var.get(timeout=5))
-        except Exception:  # noqa: BLE001 - unreachable scheduler: no shared bound, still correct
-            return INF
-
-    def offer(self, err: float) -> None:
-        if self.var is not None and err < self.get():
-            try:
-                self.var.set(float(err))
-            except Exception:  # noqa: BLE001 - a lost update only weakens the bound
-                pass
-
-
-class _StopWatcher:
-    """A thread that raises the search's stop flag when the driver sets the stop event (time
-    limit, Ctrl-C). When the scheduler cannot be reached it stops watching and leaves the search
-    alone: a stopped search's result must not pass for a finished one."""
-
-    def __init__(self, name, rs, client):
-        self.done = threading.Event()
-        self.thread = None
-        if name is None:
-            return
-        from distributed import Event
-
-        ev = Event(name, client=client)
-
-        def watch():
-            while not self.done.wait(0.2):  # (close() wakes it at once)
-                try:
-                    if ev.is_set():
-                        rs.request_stop()
-                        return
-                except Exception:  # noqa: BLE001 - no scheduler (the worker is closing): the search
-                    return  # runs on, its result is complete or discarded, never a stopped one
-
-        self.thread = threading.Thread(target=watch, name="treelearn-stop-watch", daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.done.set()
-        if self.thread is not None:
-            self.thread.join(timeout=5)
-
-
 def _root_search(problem, cfg, deadline):
     from treelearn.learn.topk.estimator import root_search
 
     return root_search(problem["columns"], problem["y"], problem["n_classes"], problem["w"], k=cfg["k"],
                        max_depth=cfg["max_depth"], criterion=cfg["criterion"], scoring=cfg["scoring"],
-                       time_limit=_limit(deadline), memory_limit_mb=cfg["memory_limit_mb"])
+                       time_limit=farm.seconds_left(deadline), memory_limit_mb=cfg["memory_limit_mb"])
 
 
 def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_name):
@@ -186,11 +96,8 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
     t0 = time.perf_counter()
     rs = _root_search(problem, cfg, deadline)
     t_setup = time.perf_counter() - t0
-    client = _task_client(bound_name)
-    watcher = _StopWatcher(stop_name, rs, client)
-    try:
+    with farm.TaskLink(bound_name, stop_name, rs) as bound:
         cand = rs.candidates()
-        bound = _Bound(bound_name, client)
         errs, best, best_ci = {}, float(ub_start), -1
         for ci in range(t, len(cand), T):
             if rs.stopped:
@@ -206,10 +113,6 @@ def search_share(problem, t, T, cfg, ub_start, tie, deadline, bound_name, stop_n
         tree = rs.build(int(cand[best_ci])) if best_ci >= 0 else None
         t_build = time.perf_counter() - t_build
         stats = rs.stats()
-    finally:
-        watcher.close()
-        if client is not None:
-            client.close()
     return {"t": t, "candidates": cand, "errs": errs, "best": best_ci, "tree": tree, "stats": stats,
             "seconds": time.perf_counter() - t0, "setup_seconds": t_setup, "build_seconds": t_build}
 
@@ -221,7 +124,7 @@ def full_search(problem, cfg, upper_bound, deadline):
 
     data = BinaryData.from_packed(problem["columns"], problem["y"], problem["n_classes"], problem["w"])
     return topk_search(data, k=cfg["k"], max_depth=cfg["max_depth"], criterion=cfg["criterion"],
-                       scoring=cfg["scoring"], time_limit=_limit(deadline), memory_limit_mb=cfg["memory_limit_mb"],
+                       scoring=cfg["scoring"], time_limit=farm.seconds_left(deadline), memory_limit_mb=cfg["memory_limit_mb"],
                        upper_bound=upper_bound)
 
 
@@ -232,8 +135,6 @@ def top1_search(problem, cfg, deadline):
 
 def block_extremes(x, y, w, tree):
     """Per node of ``tree``: the largest value going left and the smallest going right among the
-    block's kept rows (:func:`treelearn.base.node_split_extremes`)."""
-    from treelearn.base import node_split_extremes
-
-    xk, _, _ = _kept(x, y, w)
+    block's kept rows (:func:`treelearn.tree.build.node_split_extremes`)."""
+    xk, _, _ = kept_rows(x, y, w)
     return node_split_extremes(tree, xk)

@@ -1,13 +1,18 @@
-"""The greedy learner (histogram mode) on row shards held by Dask workers.
+"""The greedy learner's Dask plug-in: histogram growth on row shards held by the workers.
 
-Driver and workers (see docs/scaling.md):
+``GreedyTreeClassifier._fit_sharded`` (and the pruned room, and the Top-k room's incumbent)
+grow with :class:`DistributedGreedy`; the Tree is made by the room's one step from a growth's
+node arrays, :func:`treelearn.learn.greedy.estimator.tree_from_growth`. Driver and workers
+(see docs/scaling.md):
 
-1. **statistics** (one read of each block): labels, kept rows (weight > 0), weight range;
-2. **threshold sample** (a second read): each block sends its rows of the fixed sample of
-   :mod:`treelearn.data.sketch` (chosen from its row offset: ~200,000 rows in all); the driver codes
-   the sample with the local learner's compiled coding -> the same thresholds as the local fit;
-3. **coding** (a third read): each block becomes a :class:`~treelearn.distributed._shards.Shard`
-   on its worker (uint8/uint16 codes, class codes, weights); the raw rows are dropped;
+1. **statistics** (one read of each block, :class:`treelearn.distributed.blocks.FirstPass`):
+   labels, kept rows (weight > 0), weight range;
+2. **threshold sample** (a second read, unless pass 1 brought it): each block sends its rows of the
+   fixed sample of :mod:`treelearn.data.sketch` (chosen from its row offset: ~200,000 rows in
+   all); the driver codes the sample with the local learner's compiled coding -> the same
+   thresholds as the local fit;
+3. **coding** (a third read): each block becomes a :class:`Shard` on its worker (uint8/uint16
+   codes, class codes, weights); the raw rows are dropped;
 4. **levels**: the driver sends the splits of the last level; each shard moves its rows to the
    children and returns the (feature x code x class) histograms of the nodes asked for (the
    smaller child of each split; the larger is the parent's minus it, on the driver); the shards'
@@ -25,62 +30,21 @@ import numpy as np
 
 from treelearn._validation import TreeLearnValueError
 from treelearn.data import sketch
+from treelearn.distributed import report
+from treelearn.distributed.blocks import FirstPass, weights_of
 from treelearn.learn.greedy import _level
-from treelearn.distributed import _shards as S
+from treelearn.learn.greedy.estimator import CodedFeatures, code_rows, sample_thresholds, tree_from_growth
+from treelearn.tree.tree import Tree
 
-#: gains closer than this are ties (the compiled grower's GAIN_TOL, _greedy_types.h)
+#: gains closer than this are ties (the compiled grower's GAIN_TOL, greedy/types.h)
 GAIN_TOL = 1e-12
 
 
-class LocalExecutor:
-    """The executor without a Dask client: every task runs at once in this process."""
-
-    client = None
-
-    def compute(self, delayed_objs):
-        import dask
-
-        return list(dask.compute(*delayed_objs, scheduler="sync"))
-
-    def submit(self, fn, *args):
-        return fn(*args)
-
-    def gather(self, futs):
-        return futs
-
-    def release(self, futs):
-        pass
-
-
-class ClientExecutor:
-    """Tasks on a ``distributed.Client``: results stay on the workers as futures until gathered."""
-
-    def __init__(self, client):
-        self.client = client
-
-    def compute(self, delayed_objs):
-        return self.client.compute(delayed_objs)
-
-    def submit(self, fn, *args):
-        return self.client.submit(fn, *args, pure=False)
-
-    def gather(self, futs):
-        return self.client.gather(futs)
-
-    def release(self, futs):
-        for f in futs if isinstance(futs, list) else [futs]:
-            if hasattr(f, "release"):
-                f.release()
-
-
-def _tree_sum(ex, parts):
-    """Pairwise sum of the shards' histograms on the workers (a fixed pairing: a fixed order)."""
-    while len(parts) > 1:
-        nxt = [ex.submit(S.add_hists, parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
-        if len(parts) % 2:
-            nxt.append(parts[-1])
-        parts = nxt
-    return parts[0]
+def supports(data, criterion, *, max_thresholds, class_weight, categorical) -> bool:
+    """The settings and the input have a sharded growth: histogram mode (``max_thresholds``), a
+    built-in criterion, no ``class_weight``, numeric columns (else the blocks are gathered)."""
+    return (max_thresholds is not None and class_weight is None and categorical is None and criterion.code >= 0
+            and data.is_numeric())
 
 
 def sklearn_scale(code: int) -> float:
@@ -88,24 +52,100 @@ def sklearn_scale(code: int) -> float:
     return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
 
 
-def first_pass(ex, b: S.Blocks, sample_rows: int, facts: bool = False) -> list:
-    """Pass 1 over the raw blocks: per block its labels, kept rows, weight range and, without
-    weights, its rows of the threshold sample (``facts``: also the facts of
-    :func:`~treelearn.distributed._shards.block_stats` the binary learners need)."""
-    import dask
+# ------------------------------------------------------------------ tasks run on the workers
+class Shard:
+    """What a worker keeps of a block: codes (rows x features, uint8/uint16), class codes, weights
+    (scaled; None: all ones), and facts the driver gathers once (``info``)."""
 
-    folded = all(w is None for w in b.w)
-    starts = np.concatenate([[0], np.cumsum(b.lengths)[:-1]]).astype(np.int64)
-    args = [(int(s0), b.n_rows, sample_rows) if folded else (None, None, None) for s0 in starts]
-    return ex.gather(ex.compute([dask.delayed(S.block_stats)(x, y, w, *a, facts=facts)
-                                 for x, y, w, a in zip(b.x, b.y, b.w, args)]))
+    def __init__(self, codes, y, w, info):
+        self.codes, self.y, self.w, self.info = codes, y, w, info
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.codes.nbytes + self.y.nbytes + (0 if self.w is None else self.w.nbytes))
+
+    def y64(self):
+        return self.y.astype(np.int64)
+
+    def w64(self):
+        return np.ones(self.y.shape[0]) if self.w is None else self.w
+
+
+def make_shard(x, y, w, classes, scale, thresholds, values, code_dtype):
+    """Pass 3: code the block's kept rows; ``info``: class totals and, per column with candidate
+    distinct values, whether every value of the block is one of them."""
+    y = np.asarray(y).ravel()
+    wraw = None if w is None else np.asarray(w, dtype=np.float64).ravel()
+    codes_y = np.searchsorted(classes, y)
+    wt = weights_of(wraw, y.shape[0])
+    keep = wt > 0
+    xk = np.asarray(x, dtype=np.float64)
+    if not keep.all():
+        xk = xk[keep]
+    codes = code_rows(xk, thresholds, code_dtype)
+    cy = codes_y[keep].astype(np.uint8 if classes.size <= 255 else np.int32)
+    wk = wt[keep] / scale
+    unit = bool(np.all(wk == 1.0))
+    n_classes = classes.size
+    totals = np.zeros(n_classes)
+    for c in range(n_classes):  # row order within the class, as the local fit sums
+        totals[c] = wk[cy == c].sum() if not unit else float(np.count_nonzero(cy == c))
+    exact = np.array([u is not None and bool(np.array_equal(u[codes[:, j]], xk[:, j]))
+                      for j, u in enumerate(values)], dtype=bool)
+    info = {"n": int(xk.shape[0]), "totals": totals, "values_exact": exact,
+            "counts": bool(unit and cy.dtype == np.uint8)}
+    return Shard(codes, cy, None if unit else np.ascontiguousarray(wk), info)
+
+
+def shard_info(shard: Shard):
+    return shard.info
+
+
+def split_task(shard: Shard, nid, feature, code, is_cat, left, right):
+    """One level: a copy of the shard's node ids with the rows of split nodes moved to the children."""
+    nid = np.zeros(shard.y.shape[0], dtype=np.int32) if nid is None else nid.copy()
+    _level.split_rows(shard.codes, nid, feature, code, is_cat, left, right)
+    return nid
+
+
+def hist_task(shard: Shard, nid, slot_of, n_slots, offset, n_classes):
+    """One level: the shard's histograms of the requested nodes (slots)."""
+    if nid is None:
+        nid = np.zeros(shard.y.shape[0], dtype=np.int32)
+    return _level.histograms(shard.codes, shard.y64(), shard.w64(), nid, slot_of, n_slots, offset, n_classes)
+
+
+def count_task(shard: Shard, nid, slot_of, n_slots, offset, n_classes, wide):
+    """One level, unweighted shard: the (cell x class) row counts of the requested nodes (slots),
+    int32 (int64 when ``wide``); the cells' row counts are the sums over classes."""
+    return _level.counts(shard.codes, shard.y, nid, slot_of, n_slots, offset, n_classes, wide)
+
+
+def add_hists(a, b):
+    """The sum of two shards' histograms, (h, hc) pairs or count arrays (counts are additive)."""
+    if isinstance(a, tuple):
+        return a[0] + b[0], a[1] + b[1]
+    return a + b
+
+
+# ------------------------------------------------------------------ the driver
+def _tree_sum(ex, parts):
+    """Pairwise sum of the shards' histograms on the workers (a fixed pairing: a fixed order)."""
+    while len(parts) > 1:
+        nxt = [ex.submit(add_hists, parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+        if len(parts) % 2:
+            nxt.append(parts[-1])
+        parts = nxt
+    return parts[0]
 
 
 class DistributedGreedy:
-    """One distributed greedy fit (histogram mode, depth-first semantics); see the module doc."""
+    """One distributed greedy fit (histogram mode, depth-first semantics); see the module doc.
+    ``scale``: the weights' divisor (None: the local fit's rule on these weights); every pass
+    publishes its seconds and every level its log (:mod:`treelearn.distributed.report`)."""
 
-    def __init__(self, ex, blocks: S.Blocks, *, criterion_code, max_depth, min_samples_leaf, min_samples_split,
-                 min_impurity_decrease, max_thresholds, random_state, sklearn_scale, sample_rows=None, scale=None):
+    def __init__(self, ex, blocks, *, criterion_code, max_depth, min_samples_leaf, min_samples_split,
+                 min_impurity_decrease, max_thresholds, random_state, sample_rows=None, scale=None):
         self.ex, self.blocks = ex, blocks
         self.crit = int(criterion_code)
         self.max_depth = -1 if max_depth is None else int(max_depth)
@@ -113,55 +153,29 @@ class DistributedGreedy:
         self.mid = float(min_impurity_decrease)
         self.max_thresholds = int(max_thresholds)
         self.random_state = random_state
-        self.sklearn_scale = float(sklearn_scale)
+        self.sklearn_scale = sklearn_scale(self.crit)
         self.sample_rows = sketch.SKETCH_ROWS if sample_rows is None else int(sample_rows)
-        self.forced_scale = scale  # the weights' divisor (None: the estimator's rule on these weights)
+        self.forced_scale = scale
         self.log = []  # per level: seconds, nodes, histogram bytes moved
 
     # ---------------------------------------------------------------- passes over the raw blocks
-    def prepare(self, stats=None):
-        """The data passes. ``stats``: pass 1's results when the caller ran it already
-        (:func:`first_pass`)."""
+    def prepare(self, first: FirstPass | None = None):
+        """The data passes. ``first``: pass 1 when the caller ran it already."""
         import dask
 
         ex, b = self.ex, self.blocks
         tp = time.perf_counter()
         self.pass_seconds = {}
-        folded = all(w is None for w in b.w)
-        if stats is None:
-            stats = first_pass(ex, b, self.sample_rows)
-        labels = np.unique(np.concatenate([s["labels"] for s in stats]))
-        from treelearn._validation import check_target
-
-        classes, _ = check_target(labels, labels.shape[0])
-        self.classes = classes
-        n_kept = np.array([s["n_kept"] for s in stats], dtype=np.int64)
-        self.n = int(n_kept.sum())
-        if self.n == 0:
-            raise TreeLearnValueError("sample_weight gives every sample weight zero")
-        wmin = min(s["wmin"] for s in stats)
-        wmax = max(s["wmax"] for s in stats)
-        # the base estimator's weight scale (the learner sees weights in [1, 2) or all ones)
-        if self.forced_scale is not None:
-            self.scale = float(self.forced_scale)
-        elif wmax == wmin:
-            self.scale = wmax
-        else:
-            _, e = np.frexp(wmax)
-            self.scale = float(np.ldexp(1.0, int(e) - 1))
-        self.wmin = wmin / self.scale
+        if first is None:
+            first = FirstPass(ex, b, self.sample_rows, scale=self.forced_scale)
+        classes = self.classes = first.classes
+        self.n = first.n
+        self.scale = first.scale if self.forced_scale is None else float(self.forced_scale)
+        self.wmin = first.wmin / self.scale
         self.pass_seconds["statistics"] = time.perf_counter() - tp
         tp = time.perf_counter()
-        if folded:
-            parts = [s["sample"] for s in stats]
-        else:  # pass 2: the sample rows, by offsets among the kept rows
-            starts = np.concatenate([[0], np.cumsum(n_kept)[:-1]])
-            parts = ex.gather(ex.compute([dask.delayed(S.block_sample)(x, y, w, int(s0), self.n, self.sample_rows)
-                                          for x, y, w, s0 in zip(b.x, b.y, b.w, starts)]))
-        sample = np.concatenate(parts, axis=0) if parts else np.zeros((0, b.n_features))
+        sample = first.threshold_sample(ex, b)
         self.sample = sample  # the threshold sample (kept rows of the sketch, in row order)
-        from treelearn.learn.greedy.estimator import sample_thresholds
-
         d = b.n_features
         self.pass_seconds["sample"] = time.perf_counter() - tp
         tp = time.perf_counter()
@@ -174,11 +188,11 @@ class DistributedGreedy:
             raise TreeLearnValueError("max_thresholds above 65535 has no histogram mode")
         code_dtype = np.uint8 if int(self.n_codes.max()) <= 256 else np.uint16
         cand = [u if (u is not None and t.size == u.size - 1) else None for t, u in zip(thr, vals)]
-        self.shards = ex.compute([dask.delayed(S.make_shard)(x, y, w, classes, self.scale, thr, cand,
-                                                             code_dtype)
+        self.shards = ex.compute([dask.delayed(make_shard)(x, y, w, classes, self.scale, thr, cand, code_dtype)
                                   for x, y, w in zip(b.x, b.y, b.w)])
-        infos = ex.gather([ex.submit(S.shard_info, s) for s in self.shards])
+        infos = ex.gather([ex.submit(shard_info, s) for s in self.shards])
         self.pass_seconds["coding"] = time.perf_counter() - tp
+        report.publish("passes", dict(self.pass_seconds))
         exact = np.logical_and.reduce([i["values_exact"] for i in infos]) if infos else np.zeros(d, bool)
         self.values = [u if (u is not None and exact[j]) else None for j, u in enumerate(cand)]
         totals = np.zeros(classes.size)
@@ -192,6 +206,11 @@ class DistributedGreedy:
         # unweighted: the shards send integer (cell x class) counts only (see _hists)
         self.counts_only = bool(infos) and all(i["counts"] for i in infos)
 
+    @property
+    def one_class(self) -> bool:
+        """After :meth:`prepare`: at most one class has weight (the tree is one leaf)."""
+        return self.classes.size == 1 or np.count_nonzero(self.totals > 0) <= 1
+
     # ---------------------------------------------------------------- growth
     def _hists(self, nid_futs, slot_of, n_slots):
         """The summed histograms (h, hc) of the requested slots and the bytes one shard sends.
@@ -201,12 +220,12 @@ class DistributedGreedy:
         ex, C = self.ex, self.classes.size
         if self.counts_only:
             wide = self.n >= 2**31 - 1
-            parts = [ex.submit(S.count_task, s, nid, slot_of, n_slots, self.offset, C, wide)
+            parts = [ex.submit(count_task, s, nid, slot_of, n_slots, self.offset, C, wide)
                      for s, nid in zip(self.shards, nid_futs)]
             cnt = ex.gather(_tree_sum(ex, parts))
             hc = cnt.reshape(n_slots, -1, C).sum(axis=2, dtype=np.int64)
             return cnt.astype(np.float64), hc, cnt.nbytes
-        parts = [ex.submit(S.hist_task, s, nid, slot_of, n_slots, self.offset, C)
+        parts = [ex.submit(hist_task, s, nid, slot_of, n_slots, self.offset, C)
                  for s, nid in zip(self.shards, nid_futs)]
         h, hc = ex.gather(_tree_sum(ex, parts))
         return h, hc, h.nbytes + hc.nbytes
@@ -240,19 +259,19 @@ class DistributedGreedy:
         self.ex.release([x for x in nid if x is not None])
         return self._out(t)
 
-    def grown_tree(self, max_leaves, classes, schema):
+    def grown_tree(self, max_leaves, classes, schema, ccp_alpha: float = 0.0) -> Tree:
         """After :meth:`prepare`: the grown Tree (depth-first, or best-first to ``max_leaves``) with
-        ``classes`` in its nodes; one leaf when at most one class has weight."""
-        from treelearn.learn.greedy.estimator import CodedFeatures, tree_from_kernel
-        from treelearn.tree.tree import Tree
-
+        ``classes`` in its nodes, by the room's one step from a growth to a Tree (``ccp_alpha``:
+        minimal cost-complexity pruning after growth); one leaf when at most one class has weight."""
         if np.count_nonzero(self.totals > 0) <= 1:
+            report.publish("levels", [])
             tree = Tree.leaf(self.totals, classes, schema=schema)
             tree.n_node_samples[0] = self.n
             return tree
         out = self.grow() if max_leaves is None else self.grow_best_first(int(max_leaves))
+        report.publish("levels", list(self.log))
         coded = CodedFeatures(None, self.n_codes, self.is_cat, self.cat_only, self.thresholds, self.values)
-        return tree_from_kernel(out, coded, classes, schema)
+        return tree_from_growth(out, coded, classes, schema, ccp_alpha)
 
     def grow_best_first(self, max_leaves: int):
         """Best-first growth (BuildTopDownDT, ``max_leaves``) as the local grower: repeatedly split
@@ -408,7 +427,7 @@ class DistributedGreedy:
         for s_, v in enumerate(requests):
             slot_of[v] = s_
         is_cat = self.is_cat
-        new_nid = [self.ex.submit(S.split_task, s, old, fa, ca, is_cat, la, ra)
+        new_nid = [self.ex.submit(split_task, s, old, fa, ca, is_cat, la, ra)
                    for s, old in zip(self.shards, nid)]
         self.ex.release([x for x in nid if x is not None])
         Hn, HCn, nbytes = self._hists(new_nid, slot_of, len(requests))
