@@ -1,5 +1,5 @@
-// Continuous optimal search: the root's features one at a time, for a caller that
-// deals them to tasks elsewhere (the Dask fit, treelearn/distributed/_continuous.py).
+// Continuous optimal search: the root's features one at a time, for a caller that deals them to
+// tasks elsewhere (the Dask fit: this room's plug-in, learn/continuous/sharded.py).
 //
 // Every task builds the same root (ranked columns, leaf, depth-1 pass, feature order) and then
 // searches the features at the positions it is given, in increasing position, each below the

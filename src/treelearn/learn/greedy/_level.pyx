@@ -1,5 +1,5 @@
 # distutils: language = c++
-"""Compiled per-level kernels of the distributed greedy fit (see ``_level.h``)."""
+"""Compiled per-level kernels of the greedy fit on Dask row shards (``sharded.py``; see ``level.h``)."""
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t

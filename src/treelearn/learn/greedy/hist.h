@@ -1,7 +1,7 @@
 // Greedy growth, histogram mode (few codes): HistFinder. Per node a histogram (feature x code x
 // class) built from the node's rows by the kernel of core/histogram.h, the larger child
 // by subtraction from the parent; histograms of waiting nodes are kept within a byte budget.
-// Also the split search of the sharded (distributed) fits. See grow.h for the scoring,
+// Also the split search of the fits on Dask row shards (sharded.py). See grow.h for the scoring,
 // tie and missing-value rules it shares with SortedFinder.
 #pragma once
 

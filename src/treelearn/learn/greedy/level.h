@@ -1,4 +1,4 @@
-// The per-level pieces of a distributed greedy fit (treelearn.distributed), built on the greedy
+// The per-level pieces of a greedy fit on Dask row shards (this room's sharded.py), built on the greedy
 // learner's own kernels so that the tree is the local one:
 // * shard_hist: a shard's per-node (feature x code x class) histograms, by the additive
 //   "rows in, counts out" kernel of core/histogram.h (row-major uint8/uint16 codes);

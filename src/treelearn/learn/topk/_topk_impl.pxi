@@ -159,7 +159,7 @@ def _raise_interrupt(result):
 
 
 # ---------------------------------------------------------------- one root candidate at a time
-# (the Dask tasks of treelearn.distributed run shares of the root's candidates)
+# (the Dask tasks of this room's plug-in, sharded.py, run shares of the root's candidates)
 cdef extern from "share.h" namespace "tl::topk":
     cdef cppclass RootShare:
         cbool complete()
