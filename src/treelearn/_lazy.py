@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Callable, Iterable, Mapping
+from typing import Iterable, Mapping
 
 
-def lazy_exports(package: str, exports: Mapping[str, Iterable[str]], *, submodules: Iterable[str] = (),
-                 on_load: Callable[[str], None] | None = None):
+def lazy_exports(package: str, exports: Mapping[str, Iterable[str]], *, submodules: Iterable[str] = ()):
     """``(__getattr__, __dir__, __all__)`` for the package ``package`` re-exporting, for each
     module of ``exports``, the names listed with it; ``submodules`` are subpackages reachable as
-    attributes (``treelearn.tree``) before anything imported them. ``on_load(module)`` runs after
-    a module was imported for one of its names (a package's side effect that used to run at
-    import)."""
+    attributes (``treelearn.tree``) before anything imported them."""
     index = {name: module for module, names in exports.items() for name in names}
     public = sorted(index)
     subs = set(submodules)
@@ -32,8 +29,6 @@ def lazy_exports(package: str, exports: Mapping[str, Iterable[str]], *, submodul
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
         setattr(sys.modules[package], name, value)  # later look-ups bypass __getattr__
-        if on_load is not None:
-            on_load(module)
         return value
 
     def __dir__() -> list[str]:
