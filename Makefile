@@ -9,8 +9,10 @@ PYTEST_ARGS ?=
 # the long fuzz form: total seconds shared by the fuzz tests, and where its outcome table goes
 FUZZ_SECONDS ?= 600
 FUZZ_REPORT ?= fuzz-report.json
+# `make werror` builds into this directory, never over the in-place build
+WERROR_DIR ?= build/werror
 
-.PHONY: setup build demo test fuzz bench docs browser clean
+.PHONY: setup build demo test fuzz bench docs browser werror clean
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +54,11 @@ browser:
 
 bench: build
 	$(PY) benchmarks/bench_greedy.py
+
+# every extension (the AVX-512 build too) with -Wall -Wextra -Werror, into $(WERROR_DIR)
+werror: $(STAMP)
+	TREELEARN_WERROR=1 flock .build.lock \
+		$(PY) setup.py -q build_ext -b $(WERROR_DIR)/lib -t $(WERROR_DIR)/tmp
 
 clean:
 	rm -rf build $(VENV) src/*.egg-info docs/_build

@@ -210,7 +210,7 @@ struct KearnsMansour : CritBase {
     TLC_INLINE double score(const double* l, const double* tot, double WL, double WR, double* buf) const {
         return score_of(*this, l, tot, WL, WR, buf);
     }
-    TLC_INLINE double score2(double l0, double l1, double r0, double r1, double WL, double WR) const {
+    TLC_INLINE double score2(double l0, double l1, double r0, double r1, double /*WL*/, double /*WR*/) const {
         l0 = z(l0); l1 = z(l1); r0 = z(r0); r1 = z(r1);
         const double a = l0 * l1, b = r0 * r1;  // sqrt(c(W-c)) is the same for both classes
         return 2.0 * ((a > 0.0 ? std::sqrt(a) : 0.0) + (b > 0.0 ? std::sqrt(b) : 0.0));
