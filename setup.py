@@ -12,6 +12,9 @@ extensions compile in parallel (one job per CPU; ``TREELEARN_BUILD_JOBS`` overri
 
 ``TREELEARN_WERROR=1`` compiles with ``-Wall -Wextra -Werror`` (``make werror``, CI);
 ``TREELEARN_SANITIZE=1`` with AddressSanitizer and UndefinedBehaviorSanitizer (``make sanitize``).
+``TREELEARN_SIMD_BUILD`` says when the AVX-512 second build of the Top-k search is compiled:
+``auto`` (default) when the building CPU can run it, ``1`` always (a wheel for other machines),
+``0`` never.
 """
 import glob
 import os
@@ -26,7 +29,9 @@ from setuptools.command.build_ext import build_ext
 PKG = os.path.join("src", "treelearn")
 CORE = os.path.join(PKG, "core")
 
-compile_args = ["-O3", "-std=c++17", "-Wno-unused-function", "-Wno-unreachable-code"]
+# -g0: Python's own CFLAGS ask for debug information, which costs compile time and binary size
+# and nothing at run time (the sanitizer build below asks for it again)
+compile_args = ["-O3", "-g0", "-std=c++17", "-Wno-unused-function", "-Wno-unreachable-code"]
 link_args = []
 is_x86 = platform.machine().lower() in ("x86_64", "amd64")
 if is_x86:
@@ -36,7 +41,7 @@ if werror:
     compile_args += ["-Wall", "-Wextra", "-Werror"]
 if os.environ.get("TREELEARN_SANITIZE"):
     san = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined"]
-    compile_args = [a for a in compile_args if a != "-O3"] + ["-O1", "-g"] + san
+    compile_args = [a for a in compile_args if a not in ("-O3", "-g0")] + ["-O1", "-g"] + san
     link_args += san
 
 
@@ -48,6 +53,20 @@ def generated_code_warnings(pyx):
         fused = re.search(r"^ctypedef fused ", f.read(), re.M)
     return ["-Wno-ignored-qualifiers"] if werror and fused else []
 
+
+def build_avx512():
+    """Whether to compile the AVX-512 build of the Top-k search (``TREELEARN_SIMD_BUILD``): by
+    default only when this CPU can run it (a build elsewhere would never be imported here)."""
+    mode = os.environ.get("TREELEARN_SIMD_BUILD", "auto").strip().lower()
+    if mode in ("1", "yes", "always"):
+        return True
+    if mode in ("0", "no", "never"):
+        return False
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as cpu
+    except ImportError:  # NumPy 1.x
+        from numpy.core._multiarray_umath import __cpu_features__ as cpu
+    return bool(cpu.get("AVX512_SKX") and cpu.get("AVX512VPOPCNTDQ"))
 
 # A module named *_avx512 is a second build of a kernel for x86-64-v4 with AVX-512 VPOPCNTDQ
 # (vectorised popcounts); the package imports it only on a CPU that has them (runtime dispatch),
@@ -69,9 +88,20 @@ def room_dependencies(pyx):
 
 class ParallelBuildExt(build_ext):
     """build_ext compiling the extensions in parallel (setuptools' ``--parallel``), by default
-    one job per CPU, also under ``pip install`` (which passes no option)."""
+    one job per CPU, also under ``pip install`` (which passes no option).
+
+    An editable install (``pip install -e``, ``make setup``) builds in the same ``build/``
+    directories as ``setup.py build_ext --inplace`` (``make build``) instead of a temporary one,
+    so the build that follows it finds the modules up to date rather than compiling them again."""
 
     def finalize_options(self):
+        if self.editable_mode:
+            from setuptools.command.build import build
+
+            default = build(self.distribution)
+            default.initialize_options()
+            default.finalize_options()
+            self.build_lib, self.build_temp = default.build_platlib, default.build_temp
         super().finalize_options()
         if not self.parallel:
             self.parallel = int(os.environ.get("TREELEARN_BUILD_JOBS", "0")) or os.cpu_count() or 1
@@ -81,7 +111,7 @@ extensions = []
 for path in sorted(glob.glob(os.path.join(PKG, "**", "*.pyx"), recursive=True)):
     module = os.path.splitext(os.path.relpath(path, "src"))[0].replace(os.sep, ".")
     simd = module.endswith("_avx512")
-    if simd and not is_x86:
+    if simd and not (is_x86 and build_avx512()):
         continue
     args = [a for a in compile_args if not a.startswith("-march=")] + avx512_args if simd else compile_args
     args = args + generated_code_warnings(path)
