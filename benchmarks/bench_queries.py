@@ -23,8 +23,6 @@ import argparse
 import statistics
 import time
 
-import numpy as np
-
 from treelearn import Oracle, SearchLimitError
 from treelearn.datasets import random_tree
 from treelearn.learn.queries import build_dt, default_parameters, dist

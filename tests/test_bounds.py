@@ -154,7 +154,7 @@ def _brute_partitions(shape_tuple, X):
     found = {}
     for choice in itertools.product(range(len(rules)), repeat=len(internal)):
         rule_of = {id(node): rules[i] for node, i in zip(internal, choice)}
-        leaf_sets, leaf_ids = {}, []
+        leaf_sets = {}
 
         def route(t, rows, path):
             if not t:

@@ -5,7 +5,6 @@ scikit-learn's ``export_text`` / ``plot_tree`` / ``predict``, and dtreeviz.
 """
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re

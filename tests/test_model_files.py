@@ -13,13 +13,8 @@ import pytest
 from treelearn import TreeLearnValueError
 from treelearn.data.schema import ColumnSchema
 from treelearn.tree import Tree
-from treelearn.tree.export import (
-    MAX_CLASSES_BYTES,
-    MAX_INT_DIGITS,
-    load_tree_json,
-    tree_from_json,
-    tree_to_json,
-)
+from treelearn.tree.export import load_tree_json, tree_from_json, tree_to_json
+from treelearn.tree.formats import MAX_CLASSES_BYTES, MAX_INT_DIGITS
 
 
 def _tree(classes=("n", "y"), value=((3, 3), (2, 0), (1, 3))) -> Tree:

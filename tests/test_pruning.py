@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine, make_classification
 
-import treelearn
 from treelearn._validation import TreeLearnValueError
 from treelearn.learn.greedy.estimator import grow_greedy
 from treelearn.prune.bounds import as_shape, shawe_taylor_bound

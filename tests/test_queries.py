@@ -4,7 +4,6 @@ References are independent of the implementation: brute-force enumeration of {±
 trees, the definitions of 004 written out naively, and the theorems' inequalities.
 """
 import itertools
-import math
 
 import numpy as np
 import pytest

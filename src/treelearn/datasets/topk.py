@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
+from treelearn._validation import check_float_param, check_int_param
 
 __all__ = ["make_parity_distractors", "make_tribes_majority", "parity", "tribes", "majority", "tribes_width"]
 

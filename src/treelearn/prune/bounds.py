@@ -642,7 +642,8 @@ def vc_dimension_upper_bound(shape, n_features: int, max_examples: int = 100_000
         import warnings
 
         warnings.warn(f"vc_dimension_upper_bound stopped at max_examples={max_examples}: the VC dimension "
-                      f"bound is at least {d} (raise max_examples for the exact value)", RuntimeWarning)
+                      f"bound is at least {d} (raise max_examples for the exact value)", RuntimeWarning,
+                      stacklevel=2)
     return d
 
 
