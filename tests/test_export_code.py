@@ -248,7 +248,6 @@ def test_query_learner_trees_export(tmp_path):
 def _chain(thresholds, missing_left):
     """A chain of numeric splits on x0: internal node 2i tests x0 >= t_i (right: node 2i + 2, the
     next test; left: the leaf 2i + 1), the last right child a leaf."""
-    n = len(thresholds)
     left, right, feature, thr, kind, value, miss = [], [], [], [], [], [], []
     for i, t in enumerate(thresholds):
         node = 2 * i
