@@ -14,9 +14,14 @@ cycle, and every edge must go to the same layer or a lower one:
 Within the learners, a learner imports another one only where listed in ``ALLOWED_ACROSS``; a
 module directly in ``learn/`` (not a room folder, e.g. ``learn/anytime.py``) is shared by every
 learner and imports no room. The Dask plumbing (``distributed/``, its facade included) knows no
-learner: it imports no room and not the estimator seam. The Dask plumbing and the rooms'
-plug-ins (``sharded*.py``) use no private name of another module (``from m import _x``,
-``obj._x`` on anything but ``self``/``cls``).
+learner: it imports no room and not the estimator seam.
+
+No module uses a private name of another module: ``from m import _x`` (a private submodule or
+compiled binding only from the module's own package) or ``obj._x`` where the module itself does
+not define ``_x`` (``self._x``, ``super()._x`` and the names of scikit-learn's estimator protocol
+excepted). The C++ headers keep to their rooms: a header is included by name from its own folder
+or from ``core/`` (``#include "core/limits.h"``), never with ``../``, and every header lives in
+``core/`` or in the room of the one extension that includes it.
 """
 from __future__ import annotations
 
@@ -198,18 +203,13 @@ def _in_package(module: str, package: str) -> bool:
 
 
 # ------------------------------------------------------------------ private names (Dask scope)
-#: attributes of third-party objects that are named privately but documented: a Dask
-#: collection's ``_meta`` (its empty pandas / numpy counterpart)
-THIRD_PARTY_PRIVATE_ATTRS = {"_meta"}
+#: attributes named privately but documented by their owners: a Dask collection's ``_meta`` (its
+#: empty pandas / numpy counterpart), ``sys._getframe``, scikit-learn's estimator protocol
+THIRD_PARTY_PRIVATE_ATTRS = {"_meta", "_getframe", "_parameter_constraints", "_get_param_names"}
 
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
-
-
-def _in_dask_scope(module: str) -> bool:
-    """The Dask plumbing and the rooms' plug-ins."""
-    return _in_package(module, "treelearn.distributed") or module.rpartition(".")[2].startswith("sharded")
 
 
 def private_uses(source: str, module: str, modules, is_package: bool = False) -> list[str]:
@@ -218,7 +218,9 @@ def private_uses(source: str, module: str, modules, is_package: bool = False) ->
     package) or read as an attribute of anything but ``self`` / ``cls`` (``est._k_value()``)."""
     own_pkg = module if is_package else module.rpartition(".")[0]
     out = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    defined = _defined_private_names(tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -232,17 +234,37 @@ def private_uses(source: str, module: str, modules, is_package: bool = False) ->
                 full = f"{base}.{a.name}"
                 if _private(a.name) and not (full in modules and base == own_pkg):
                     out.append(f"{module} line {node.lineno}: imports {a.name} from {base}")
-        elif isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in THIRD_PARTY_PRIVATE_ATTRS:
-            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+        elif isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in THIRD_PARTY_PRIVATE_ATTRS \
+                and node.attr not in defined:
+            v = node.value
+            if not ((isinstance(v, ast.Name) and v.id in ("self", "cls")) or
+                    (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super")):
                 out.append(f"{module} line {node.lineno}: reads {ast.unparse(node)}")
     return out
 
 
-def test_dask_plumbing_and_plugins_use_no_private_name():
+def _defined_private_names(tree: ast.AST) -> set[str]:
+    """The private names a module defines: its functions, classes and methods, and what it
+    assigns (``_x = ...``, ``self._x = ...``, class attributes)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                for sub in ast.walk(t):
+                    if isinstance(sub, ast.Name):
+                        out.add(sub.id)
+                    elif isinstance(sub, ast.Attribute):
+                        out.add(sub.attr)
+    return {n for n in out if _private(n)}
+
+
+def test_no_private_name_is_used_across_modules():
     mods = _modules()
     bad = []
     for name, path in sorted(mods.items()):
-        if path.suffix == ".py" and _in_dask_scope(name):
+        if path.suffix == ".py":
             bad += private_uses(path.read_text(), name, mods, is_package=path.name == "__init__.py")
     assert bad == [], "give these a public name:\n" + "\n".join(bad)
 
@@ -256,13 +278,13 @@ def test_the_checker_sees_the_dask_rules():
     assert forbidden_edges({"treelearn.learn.topk.sharded": {"treelearn.distributed.farm"}}) == []
     src = ("from treelearn.learn.greedy import _level\nfrom treelearn.data import _binning\n"
            "from treelearn.distributed.farm import _wait, run_tasks\n"
-           "def f(est, self):\n    self._x = est._k_value() + X._meta + est.__class__\n")
+           "def f(est, self):\n    self._x = est._k_value() + X._meta + est.__class__ + super()._fit()\n"
+           "    return est._x + est._f()\n"
+           "def _f():\n    pass\n")
     assert private_uses(src, "treelearn.learn.greedy.sharded", mods) == [
         "treelearn.learn.greedy.sharded line 2: imports _binning from treelearn.data",
         "treelearn.learn.greedy.sharded line 3: imports _wait from treelearn.distributed.farm",
         "treelearn.learn.greedy.sharded line 5: reads est._k_value"]
-    assert _in_dask_scope("treelearn.learn.topk.sharded_tasks") and _in_dask_scope("treelearn.distributed")
-    assert not _in_dask_scope("treelearn.learn.topk.estimator")
 
 
 def learner_room(module: str) -> str:
@@ -476,3 +498,62 @@ def test_the_size_measures_see_functions():
     found = functions_of(PKG / "learn" / "topk" / "search.h")
     assert any(name == "solve" and 20 < last - first < MAX_FUNCTION_LINES for name, first, last in found)
     assert len(_sources()) > 50
+
+
+# ------------------------------------------------------------------ C++ headers and their rooms
+_INCLUDE = re.compile(r'(?:#include|cdef extern from)\s+"([^"]+)"')
+SYSTEM_HEADERS = {"Python.h"}
+
+
+def include_problems(files: dict[str, str]) -> list[str]:
+    """What breaks the header rules in ``files`` (path relative to ``src/treelearn`` -> text):
+    an include with ``../``; an include of a path that is neither ``core/<name>`` nor a header
+    of the including file's own folder; a header outside ``core/`` in a folder with no
+    extension (``.pyx``) of its own."""
+    bad = []
+    folders_with_ext = {p.rpartition("/")[0] for p in files if p.endswith(".pyx")}
+    for path, text in sorted(files.items()):
+        folder = path.rpartition("/")[0]
+        if path.endswith(".h") and folder != "core" and folder not in folders_with_ext:
+            bad.append(f"{path}: a header outside core/ and outside any room with an extension")
+        for m in _INCLUDE.finditer(text):
+            inc = m.group(1)
+            line = text.count("\n", 0, m.start()) + 1
+            if "../" in inc:
+                bad.append(f"{path} line {line}: includes {inc!r} (a relative path out of its folder)")
+            elif inc in SYSTEM_HEADERS:
+                continue
+            elif inc.startswith("core/"):
+                if inc not in files:
+                    bad.append(f"{path} line {line}: includes {inc!r}, which core/ does not have")
+            elif "/" in inc or f"{folder}/{inc}" not in files:
+                bad.append(f"{path} line {line}: includes {inc!r}, not a header of its room ({folder}/) nor of core/")
+    return bad
+
+
+def _compiled_sources() -> dict[str, str]:
+    out = {}
+    for p in PKG.rglob("*"):
+        if p.suffix in (".h", ".pyx", ".pxi", ".pxd"):
+            out[p.relative_to(PKG).as_posix()] = p.read_text()
+    return out
+
+
+def test_compiled_code_keeps_to_its_room():
+    assert include_problems(_compiled_sources()) == []
+
+
+def test_the_checker_sees_headers_out_of_their_rooms():
+    files = {
+        "core/limits.h": "", "learn/topk/_topk.pyx": 'cdef extern from "search.h":\n',
+        "learn/topk/search.h": '#include "core/limits.h"\n#include "../greedy/grow.h"\n#include "learn/greedy/grow.h"\n',
+        "learn/greedy/_greedy.pyx": 'cdef extern from "grow.h":\n    pass\ncdef extern from "core/nothing.h":\n',
+        "learn/greedy/grow.h": '#include "Python.h"\n', "learn/shared.h": "",
+    }
+    assert include_problems(files) == [
+        "learn/greedy/_greedy.pyx line 3: includes 'core/nothing.h', which core/ does not have",
+        "learn/shared.h: a header outside core/ and outside any room with an extension",
+        "learn/topk/search.h line 2: includes '../greedy/grow.h' (a relative path out of its folder)",
+        "learn/topk/search.h line 3: includes 'learn/greedy/grow.h', not a header of its room (learn/topk/) "
+        "nor of core/",
+    ]

@@ -338,14 +338,14 @@ def test_tight_evaluator_matches_sequences():
 def test_colour_space_identity_of_the_merge_coefficients():
     """Σ_c C(a, c-b) C(b, c-a) (a+b-c)! (n)_c = (n)_a (n)_b: the identity behind the C-multiplication
     form of the tight bound (colour both partitions with n colours; equal colours merge)."""
-    from treelearn.prune.bounds import _falling, _pair_coefficients
+    from treelearn.prune.bounds import falling_factorial, _pair_coefficients
 
     for n in range(1, 9):
         for a in range(1, 7):
             for b in range(1, 7):
-                lhs = sum(coef * _falling(n, c) for c in range(1, a + b + 1)
+                lhs = sum(coef * falling_factorial(n, c) for c in range(1, a + b + 1)
                           for aa, bb, coef in _pair_coefficients(c) if (aa, bb) == (a, b))
-                assert lhs == _falling(n, a) * _falling(n, b)
+                assert lhs == falling_factorial(n, a) * falling_factorial(n, b)
 
 
 def test_tight_multiclass_sequences_match_direct_recursion():

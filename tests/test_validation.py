@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from treelearn import ColumnSchema, TreeLearnValueError
 from treelearn._validation import (
-    _as_2d_raw,
+    as_2d_raw,
     check_finite,
     reject_missing,
     check_float_param,
@@ -30,18 +30,18 @@ def test_shapes(shape):
     X = np.zeros(shape)
     if len(shape) != 2:
         with pytest.raises(TreeLearnValueError, match=f"must be 2-D.*got {len(shape)}-D"):
-            _as_2d_raw(X)
+            as_2d_raw(X)
         if len(shape) == 1:
             with pytest.raises(TreeLearnValueError, match="Reshape your data"):
-                _as_2d_raw(X)
+                as_2d_raw(X)
     elif shape[0] == 0:
         with pytest.raises(TreeLearnValueError, match=r"0 sample\(s\)"):
-            _as_2d_raw(X)
+            as_2d_raw(X)
     elif shape[1] == 0:
         with pytest.raises(TreeLearnValueError, match=r"0 feature\(s\)"):
-            _as_2d_raw(X)
+            as_2d_raw(X)
     else:
-        assert _as_2d_raw(X).shape == shape
+        assert as_2d_raw(X).shape == shape
 
 
 @given(st.integers(1, 8), st.integers(1, 6), st.data())
@@ -71,23 +71,23 @@ def test_nan_inf_position_is_named(n, d, data):
 
 def test_other_bad_X():
     with pytest.raises(TreeLearnValueError, match="None"):
-        _as_2d_raw(None)
+        as_2d_raw(None)
     with pytest.raises(TreeLearnValueError, match="1-D Series"):
-        _as_2d_raw(pd.Series([1, 2]))
+        as_2d_raw(pd.Series([1, 2]))
     with pytest.raises(TreeLearnValueError, match="could not be read|2-D"):
-        _as_2d_raw([[1, 2], [3]])
+        as_2d_raw([[1, 2], [3]])
     with pytest.raises(TreeLearnValueError, match="Complex data not supported"):
-        _as_2d_raw(np.array([[1 + 2j]]))
+        as_2d_raw(np.array([[1 + 2j]]))
     with pytest.raises(TreeLearnValueError, match="Complex data not supported"):
-        _as_2d_raw(pd.DataFrame({"c": [1 + 1j, 2j]}))
+        as_2d_raw(pd.DataFrame({"c": [1 + 1j, 2j]}))
     with pytest.raises(TreeLearnValueError, match="unsupported dtype"):
-        _as_2d_raw(np.array([[np.datetime64("2020-01-01")]]))
+        as_2d_raw(np.array([[np.datetime64("2020-01-01")]]))
     with pytest.raises(TreeLearnValueError, match="column 'when' has unsupported dtype"):
-        _as_2d_raw(pd.DataFrame({"when": pd.to_datetime(["2020-01-01"]), "x": [1.0]}))
+        as_2d_raw(pd.DataFrame({"when": pd.to_datetime(["2020-01-01"]), "x": [1.0]}))
     from scipy.sparse import csr_matrix
 
     with pytest.raises(TreeLearnValueError, match="sparse"):
-        _as_2d_raw(csr_matrix(np.eye(2)))
+        as_2d_raw(csr_matrix(np.eye(2)))
     from treelearn._validation import TreeLearnTypeError
 
     with pytest.raises(TreeLearnTypeError, match="unsupported type list at row 1: argument must be a string or a number"):

@@ -16,7 +16,7 @@ class TreeLearnTypeError(TypeError):
     """Input of a type treelearn cannot use (e.g. an unhashable value in a column)."""
 
 
-def _as_2d_raw(X, *, what: str = "X") -> np.ndarray:
+def as_2d_raw(X, *, what: str = "X") -> np.ndarray:
     """X (array-like or DataFrame) -> a 2-D numpy array (numeric or object), with shape checks."""
     if X is None:
         raise TreeLearnValueError(f"{what} is None; expected a 2-D array of shape (n_samples, n_features)")

@@ -52,7 +52,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treelearn._validation import (
     TreeLearnValueError,
-    _as_2d_raw,
+    as_2d_raw,
     check_finite,
     check_sample_weight,
     reject_missing,
@@ -280,7 +280,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _training_sample(self, X, y, sample_weight=None):
         """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
-        raw = _as_2d_raw(X)
+        raw = as_2d_raw(X)
         _record_features(self, X)
         schema = ColumnSchema.infer(X, getattr(self, "categorical", None))
         if not self._supports_categorical and not schema.all_numeric:
@@ -363,7 +363,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ predict
     def _encode(self, X):
         check_is_fitted(self, "tree_")
-        _as_2d_raw(X)
+        as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         Xe = self.tree_.encode(X)
         if not self._supports_missing:

@@ -47,7 +47,7 @@ from treelearn._validation import (
     COLUMNS,
     INT32_MAX,
     Interval,
-    _as_2d_raw,
+    as_2d_raw,
     validate_parameters,
 )
 from treelearn.data import _binning, _bitset, sketch
@@ -144,7 +144,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         validate_parameters(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
-        _as_2d_raw(X)
+        as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         schema = ColumnSchema.infer(X, self.categorical)
         Xe = schema.encode(X)
@@ -340,7 +340,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def transform(self, X) -> np.ndarray:
         """Raw X -> (n_samples, n_binary) uint8 matrix of 0/1."""
         check_is_fitted(self, "feature_")
-        _as_2d_raw(X)
+        as_2d_raw(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         Xe = self.schema_.encode(X)
         return self.transform_encoded(Xe)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, _as_2d_raw, check_finite, is_missing
+from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, as_2d_raw, check_finite, is_missing
 
 
 def _pandas():
@@ -63,7 +63,7 @@ class ColumnSchema:
         """
         pd = _pandas()
         names = [str(c) for c in X.columns] if _is_dataframe(X) else None
-        raw = _as_2d_raw(X)
+        raw = as_2d_raw(X)
         n_features = raw.shape[1]
         if raw.dtype == object:
             for j in range(n_features):
@@ -148,7 +148,7 @@ class ColumnSchema:
 
     def encode(self, X, *, what: str = "X") -> np.ndarray:
         """Raw X -> encoded float64 matrix (categorical columns as codes, unseen -> -1)."""
-        raw = _as_2d_raw(X, what=what)
+        raw = as_2d_raw(X, what=what)
         if raw.shape[1] != self.n_features:
             raise TreeLearnValueError(
                 f"{what} has {raw.shape[1]} features, but the tree is expecting {self.n_features} features as input"

@@ -30,9 +30,9 @@ from treelearn._validation import TreeLearnValueError
 from treelearn.prune.shapes import (  # noqa: F401  (shapes are part of this module's API)
     LEAF,
     TreeShape,
-    _check_pos_int,
-    _postorder,
-    _shape_from_arrays,
+    check_pos_int,
+    postorder,
+    shape_from_arrays,
     all_shapes,
     as_shape,
     leaf_shape,
@@ -106,7 +106,7 @@ _WE = [0, 1]
 
 def wedderburn_etherington(n_leaves: int) -> int:
     """Number of unordered binary tree shapes with ``n_leaves`` leaves: 1, 1, 1, 2, 3, 6, 11, 23, 46, 98, ..."""
-    n = _check_pos_int(n_leaves, "n_leaves")
+    n = check_pos_int(n_leaves, "n_leaves")
     while len(_WE) <= n:
         k = len(_WE)
         half = k // 2
@@ -126,7 +126,7 @@ _WE_SCALED = [0.0, 1.0 / _WE_BETA]  # WE(n) β^-n, float recurrence (all terms p
 def log_wedderburn_etherington(n_leaves: int) -> float:
     """ln WE(n): exact integers up to n = 300, then the same recurrence on β^-n-scaled floats
     (sums of positive terms, relative error ~1e-13), so long trees cost O(n^2) flops, not bigints."""
-    n = _check_pos_int(n_leaves, "n_leaves")
+    n = check_pos_int(n_leaves, "n_leaves")
     if n <= _WE_EXACT_LOG_UPTO:
         return math.log(wedderburn_etherington(n))
     w = _WE_SCALED
@@ -142,7 +142,7 @@ def log_wedderburn_etherington(n_leaves: int) -> float:
     return math.log(w[n]) + n * math.log(_WE_BETA)
 
 
-def _falling(n: int, a: int) -> int:
+def falling_factorial(n: int, a: int) -> int:
     out = 1
     for i in range(a):
         out *= n - i
@@ -164,9 +164,9 @@ def _pair_coefficients(c: int) -> tuple:
 
 # ====================================================================== partitioning functions
 def _check_args(c, m, l):
-    c = _check_pos_int(c, "n_parts")
-    m = _check_pos_int(m, "n_examples", 0)
-    l = _check_pos_int(l, "n_features")
+    c = check_pos_int(c, "n_parts")
+    m = check_pos_int(m, "n_examples", 0)
+    l = check_pos_int(l, "n_features")
     return c, m, l
 
 
@@ -219,7 +219,7 @@ def _loose_vectors(shape: TreeShape, excess: int, l: int, cmax: int) -> dict:
 def _loose_vectors_cached(shape: TreeShape, excess: int, l: int, cmax: int) -> dict:
     out: dict[TreeShape, list[int]] = {}
     two_l = 2 * l
-    for s in _postorder(shape):
+    for s in postorder(shape):
         L = s.n_leaves
         m = L + excess
         vec = [0] * (cmax + 1)
@@ -277,9 +277,9 @@ def partitioning_functions_upper_bound(shape, n_examples: int, n_features: int, 
                                        loose: bool = False) -> list[int]:
     """[π^1(m), ..., π^C(m)] with C = max_parts (default: the number of leaves)."""
     T = as_shape(shape)
-    m = _check_pos_int(n_examples, "n_examples", 0)
-    l = _check_pos_int(n_features, "n_features")
-    C = T.n_leaves if max_parts is None else _check_pos_int(max_parts, "max_parts")
+    m = check_pos_int(n_examples, "n_examples", 0)
+    l = check_pos_int(n_features, "n_features")
+    C = T.n_leaves if max_parts is None else check_pos_int(max_parts, "max_parts")
     C = min(C, T.n_leaves)
     if loose:
         vec = _loose_vectors(T, m - T.n_leaves, l, C)[T] if m > T.n_leaves else None
@@ -384,14 +384,14 @@ def _pack_subtrees(sa: list, sb: list, g: _Geometry, CA: int, CB: int, C: int):
     PB = [None] + [_pack(sb[b], LB, hiB, nbytes) for b in range(1, CB + 1)]
     color = [None]
     for n in range(1, C + 1):
-        FA = sum(_falling(n, a) * PA[a] for a in range(1, min(n, CA) + 1))
-        FB = sum(_falling(n, b) * PB[b] for b in range(1, min(n, CB) + 1))
+        FA = sum(falling_factorial(n, a) * PA[a] for a in range(1, min(n, CA) + 1))
+        FB = sum(falling_factorial(n, b) * PB[b] for b in range(1, min(n, CB) + 1))
         color.append(FA * FB)
     conv_packed = [None]
     for cc in range(1, C + 1):
         acc = color[cc]
         for c2 in range(1, cc):
-            acc = acc - _falling(cc, c2) * conv_packed[c2]
+            acc = acc - falling_factorial(cc, c2) * conv_packed[c2]
         conv_packed.append(acc // math.factorial(cc))
     return ("color", conv_packed)
 
@@ -500,11 +500,11 @@ def tight_partitioning_sequences(shape, n_examples: int, n_features: int, max_pa
     ``[0, π^1(M), ..., π^C(M)]`` of the root.
     """
     T = as_shape(shape)
-    M = _check_pos_int(n_examples, "n_examples", 0)
-    l = _check_pos_int(n_features, "n_features")
-    C = T.n_leaves if max_parts is None else min(_check_pos_int(max_parts, "max_parts"), T.n_leaves)
+    M = check_pos_int(n_examples, "n_examples", 0)
+    l = check_pos_int(n_features, "n_features")
+    C = T.n_leaves if max_parts is None else min(check_pos_int(max_parts, "max_parts"), T.n_leaves)
     need: dict[TreeShape, int] = {T: M}
-    order = _postorder(T)
+    order = postorder(T)
     for s in reversed(order):  # parents before children
         if s.is_leaf:
             continue
@@ -551,7 +551,7 @@ class TightEvaluator:
         if got is not None:
             self._cache.move_to_end(s)
             return got
-        for t in _postorder(s):
+        for t in postorder(s):
             if t in self._cache:
                 self._cache.move_to_end(t)
                 continue
@@ -584,7 +584,7 @@ class TightEvaluator:
         T = as_shape(shape)
         vals = self.root_values(T)
         amax = min(n_classes, T.n_leaves, self.M, self.C)
-        return math.log(sum(_falling(n_classes, a) * vals[a] for a in range(1, amax + 1)))
+        return math.log(sum(falling_factorial(n_classes, a) * vals[a] for a in range(1, amax + 1)))
 
 
 # ====================================================================== growth function
@@ -592,14 +592,14 @@ def growth_function_upper_bound(shape, n_examples: int, n_classes: int, n_featur
                                 loose: bool = False) -> int:
     """Eq. (4): τ_T(m) <= Σ_{a=1}^{min(n, L, m)} (n)_a π_T^a(m), exact."""
     T = as_shape(shape)
-    m = _check_pos_int(n_examples, "n_examples", 0)
-    n = _check_pos_int(n_classes, "n_classes")
-    l = _check_pos_int(n_features, "n_features")
+    m = check_pos_int(n_examples, "n_examples", 0)
+    n = check_pos_int(n_classes, "n_classes")
+    l = check_pos_int(n_features, "n_features")
     amax = min(n, T.n_leaves, m)
     if amax < 1:
         return 0
     pis = partitioning_functions_upper_bound(T, m, l, amax, loose=loose)
-    return sum(_falling(n, a) * pis[a - 1] for a in range(1, amax + 1))
+    return sum(falling_factorial(n, a) * pis[a - 1] for a in range(1, amax + 1))
 
 
 def log_growth_function_upper_bound(shape, n_examples: int, n_classes: int, n_features: int,
@@ -612,7 +612,7 @@ def log_growth_function_upper_bound(shape, n_examples: int, n_classes: int, n_fe
 def stump_vc_dimension(n_features: int) -> int:
     """Exact VC dimension of decision stumps on l real features (Cor. 8): the largest d with
     2l >= C(d, floor(d/2))."""
-    l = _check_pos_int(n_features, "n_features")
+    l = check_pos_int(n_features, "n_features")
     d = 1
     while math.comb(d + 1, (d + 1) // 2) <= 2 * l:
         d += 1
@@ -626,7 +626,7 @@ def vc_dimension_upper_bound(shape, n_features: int, max_examples: int = 100_000
     satisfied it (L if none).
     """
     T = as_shape(shape)
-    l = _check_pos_int(n_features, "n_features")
+    l = check_pos_int(n_features, "n_features")
     L = T.n_leaves
     if L == 1:
         return 1
@@ -650,10 +650,10 @@ def vc_dimension_upper_bound(shape, n_features: int, max_examples: int = 100_000
 def vc_dimension_lower_bound(shape, n_features: int) -> int:
     """Lower bound: a stump has its exact value (Cor. 8), a leaf 1, a node the sum of its subtrees'."""
     T = as_shape(shape)
-    l = _check_pos_int(n_features, "n_features")
+    l = check_pos_int(n_features, "n_features")
     stump = stump_vc_dimension(l)
     memo = {}
-    for s in _postorder(T):
+    for s in postorder(T):
         if s.is_leaf:
             memo[s] = 1
         elif s.is_stump:
@@ -691,7 +691,7 @@ def shawe_taylor_bound(shape, n_errors: float, n_examples: int, n_classes: int, 
     callables returning natural logs of probabilities to replace them.
     """
     T = as_shape(shape)
-    m = _check_pos_int(n_examples, "n_examples")
+    m = check_pos_int(n_examples, "n_examples")
     if not (0.0 < delta < 1.0):
         raise TreeLearnValueError(f"delta must be in (0, 1), got {delta!r}")
     if n_errors < 0:

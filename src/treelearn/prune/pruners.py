@@ -25,7 +25,7 @@ from sklearn.utils import Bunch
 
 from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
 from treelearn.prune.bounds import (
-    DEFAULT_R, LEAF, TightEvaluator, TreeShape, _falling, as_shape, log_growth_function_upper_bound,
+    DEFAULT_R, LEAF, TightEvaluator, TreeShape, falling_factorial, as_shape, log_growth_function_upper_bound,
     log_p_wedderburn, log_q_geometric, stirling2,
 )
 from treelearn.tree.tree import Tree, leaf_errors
@@ -180,7 +180,7 @@ def _prune_with_bound_fast(tree: Tree, m, leaf_err, l, n, delta, r):
     M = 2 * m
     # the loose recursion evaluates a node with L leaves at m = L + (M - L_root) > M - L0 only
     log_s = _log_stirling_table(M, C, m_min=M - L0 + 1)
-    log_fall = np.array([-np.inf] + [math.log(_falling(n, a)) for a in range(1, C + 1)])
+    log_fall = np.array([-np.inf] + [math.log(falling_factorial(n, a)) for a in range(1, C + 1)])
     log_p = np.array([0.0] + [_log_p_leaves(L) for L in range(1, L0 + 1)])
     cut, history = _bound_prune.prune_loose(
         np.ascontiguousarray(tree.children_left, dtype=np.int64),

@@ -17,7 +17,7 @@ from treelearn._validation import TreeLearnValueError
 __all__ = ["TreeShape", "LEAF", "as_shape", "leaf_shape", "stump_shape", "all_shapes", "node_shapes"]
 
 
-def _check_pos_int(v, name, minimum=1) -> int:
+def check_pos_int(v, name, minimum=1) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
         raise TreeLearnValueError(f"{name} must be an integer, got {v!r}")
     v = int(v)
@@ -75,7 +75,7 @@ class TreeShape:
     def to_tuple(self):
         """Nested tuples: ``()`` for a leaf, ``(left, right)`` for a node (canonical child order)."""
         memo = {}
-        for s in _postorder(self):
+        for s in postorder(self):
             memo[s] = () if s.is_leaf else (memo[s.left], memo[s.right])
         return memo[self]
 
@@ -108,7 +108,7 @@ def stump_shape() -> TreeShape:
     return TreeShape.node(LEAF, LEAF)
 
 
-def _postorder(shape: TreeShape):
+def postorder(shape: TreeShape):
     """Distinct sub-shapes of ``shape``, children before parents (iterative: deep trees are fine)."""
     seen, out, stack = set(), [], [(shape, False)]
     while stack:
@@ -125,7 +125,7 @@ def _postorder(shape: TreeShape):
     return out
 
 
-def _shape_from_arrays(left, right, root: int = 0) -> TreeShape:
+def shape_from_arrays(left, right, root: int = 0) -> TreeShape:
     left = np.asarray(left)
     right = np.asarray(right)
     # iterative postorder over the reachable nodes
@@ -156,9 +156,9 @@ def as_shape(obj) -> TreeShape:
     if isinstance(obj, TreeShape):
         return obj
     if hasattr(obj, "children_left") and hasattr(obj, "children_right"):
-        return _shape_from_arrays(obj.children_left, obj.children_right)
+        return shape_from_arrays(obj.children_left, obj.children_right)
     if hasattr(obj, "tree_") and hasattr(obj.tree_, "children_left"):
-        return _shape_from_arrays(obj.tree_.children_left, obj.tree_.children_right)
+        return shape_from_arrays(obj.tree_.children_left, obj.tree_.children_right)
     if isinstance(obj, (tuple, list)):
         # iterative conversion of nested tuples
         memo: dict[int, TreeShape] = {}
@@ -188,7 +188,7 @@ def as_shape(obj) -> TreeShape:
 
 def all_shapes(n_leaves: int) -> list[TreeShape]:
     """Every distinct (unordered) shape with exactly ``n_leaves`` leaves."""
-    n_leaves = _check_pos_int(n_leaves, "n_leaves")
+    n_leaves = check_pos_int(n_leaves, "n_leaves")
     table: list[list[TreeShape]] = [[], [LEAF]]
     for n in range(2, n_leaves + 1):
         found = {}

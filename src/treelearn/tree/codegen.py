@@ -41,7 +41,7 @@ import numpy as np
 
 from treelearn._validation import TreeLearnValueError
 from treelearn.tree._nodes import CATEGORICAL
-from treelearn.tree.formats import _as_tree
+from treelearn.tree.formats import as_tree
 
 __all__ = ["export_code", "LANGUAGES"]
 
@@ -495,7 +495,7 @@ def export_code(est_or_tree, language: str, *, name: str = "predict", table: str
     -------
     str, or bytes for ``onnx`` (a serialized ``onnx.ModelProto``).
     """
-    tree = _as_tree(est_or_tree)
+    tree = as_tree(est_or_tree)
     if language not in LANGUAGES:
         raise TreeLearnValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
     if table is not None and language != "sql":

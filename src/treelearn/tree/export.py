@@ -41,8 +41,8 @@ from treelearn.tree.formats import (
     JSON_FORMAT,
     JSON_VERSION,
     MAX_JSON_SIZE,
-    _as_tree,
-    _feature_names,
+    as_tree,
+    feature_names_of,
     export_graphviz,
     export_text,
     tree_to_json,
@@ -116,15 +116,15 @@ def _indicator_columns(tree: Tree) -> list[tuple[int, int]]:
 
 def sklearn_feature_columns(tree) -> list[str]:
     """Names of the columns the sklearn export reads: the raw columns, then ``x == v`` indicators."""
-    tree = _as_tree(tree)
-    names = _feature_names(tree, None)
+    tree = as_tree(tree)
+    names = feature_names_of(tree, None)
     extra = [f"{names[f]} == {tree.schema.categories[f][c]}" for f, c in _indicator_columns(tree)]
     return names + extra
 
 
 def sklearn_input(tree, X) -> np.ndarray:
     """Raw X -> the float64 matrix the sklearn export expects (encoded columns + indicators)."""
-    tree = _as_tree(tree)
+    tree = as_tree(tree)
     Xe = tree.encode(X)
     pairs = _indicator_columns(tree)
     if not pairs:
@@ -137,7 +137,7 @@ def sklearn_input(tree, X) -> np.ndarray:
 
 def to_sklearn_arrays(tree) -> SklearnArrays:
     """The tree as scikit-learn's arrays (see :class:`SklearnArrays` and the module docstring)."""
-    tree = _as_tree(tree)
+    tree = as_tree(tree)
     internal = tree.children_left >= 0
     pairs = _indicator_columns(tree)
     column_of = {p: tree.n_features + i for i, p in enumerate(pairs)}
@@ -183,7 +183,7 @@ def to_sklearn(tree, *, class_codes: bool = False):
     from sklearn.tree._tree import Tree as SkTree
 
     obj = tree
-    tree = _as_tree(tree)
+    tree = as_tree(tree)
     a = to_sklearn_arrays(tree)
     n = tree.node_count
     names = sklearn_feature_columns(tree)

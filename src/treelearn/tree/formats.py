@@ -82,7 +82,7 @@ def _is_tree(obj) -> bool:
                                             "value", "schema", "classes"))
 
 
-def _as_tree(obj) -> Tree:
+def as_tree(obj) -> Tree:
     if _is_tree(obj):
         return obj
     tree = getattr(obj, "tree_", None)
@@ -95,7 +95,7 @@ def _as_tree(obj) -> Tree:
     )
 
 
-def _feature_names(tree: Tree, feature_names) -> list[str]:
+def feature_names_of(tree: Tree, feature_names) -> list[str]:
     n = tree.n_features
     if feature_names is None:
         return [tree.schema.column_name(j) for j in range(n)]
@@ -105,7 +105,7 @@ def _feature_names(tree: Tree, feature_names) -> list[str]:
     return names
 
 
-def _class_names(tree: Tree, class_names) -> list[str]:
+def class_names_of(tree: Tree, class_names) -> list[str]:
     if class_names is None:
         return [str(c) for c in tree.classes.tolist()]
     names = [str(v) for v in class_names]
@@ -152,9 +152,9 @@ def export_text(tree, *, feature_names=None, class_names=None, max_depth: int = 
     counts, when ``show_weights``). Subtrees deeper than ``max_depth`` print as
     ``truncated branch of depth d``.
     """
-    tree = _as_tree(tree)
-    names = _feature_names(tree, feature_names)
-    classes = _class_names(tree, class_names)
+    tree = as_tree(tree)
+    names = feature_names_of(tree, feature_names)
+    classes = class_names_of(tree, class_names)
     max_depth = _check_nonneg_int("max_depth", max_depth)
     decimals = _check_nonneg_int("decimals", decimals)
     spacing = _check_nonneg_int("spacing", spacing)
@@ -213,7 +213,7 @@ def _dot_escape(s: str) -> str:
     return (s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ").replace("\r", " "))
 
 
-def _class_colors(n: int) -> list[tuple[int, int, int]]:
+def class_colors(n: int) -> list[tuple[int, int, int]]:
     """n well-separated RGB colours (evenly spaced hues), as sklearn does."""
     import colorsys
 
@@ -224,7 +224,7 @@ def _class_colors(n: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _fill_color(value: np.ndarray, colors) -> str:
+def fill_color(value: np.ndarray, colors) -> str:
     tot = value.sum()
     if tot <= 0:
         return "#ffffff"
@@ -253,12 +253,12 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
     saturated the purer. Subtrees below ``max_depth`` are drawn as a ``(...)`` box.
     Render with ``dot -Tpng`` or the ``graphviz`` Python package.
     """
-    tree = _as_tree(tree)
-    names = _feature_names(tree, feature_names)
-    classes = _class_names(tree, class_names)
+    tree = as_tree(tree)
+    names = feature_names_of(tree, feature_names)
+    classes = class_names_of(tree, class_names)
     precision = _check_nonneg_int("precision", precision)
     max_depth = _check_nonneg_int("max_depth", max_depth, allow_none=True)
-    colors = _class_colors(tree.n_classes)
+    colors = class_colors(tree.n_classes)
     pred = tree.leaf_class_index()
     style = ['"filled' + (", rounded" if rounded else "") + '"'] if filled else (['"rounded"'] if rounded else [])
     font = _dot_escape(str(fontname))
@@ -308,7 +308,7 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
         label = "\\n".join(_dot_escape(p) for p in parts)
         attrs.append(f'label="{label}"')
         if filled:
-            attrs.append(f'fillcolor="{_fill_color(tree.value[node], colors)}"')
+            attrs.append(f'fillcolor="{fill_color(tree.value[node], colors)}"')
         out.append(f"{node} [{', '.join(attrs)}] ;")
         l, r = int(tree.children_left[node]), int(tree.children_right[node])
         if l >= 0:
@@ -372,7 +372,7 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
     Python's shortest round-tripping repr, so they load back bit-exact. ``metadata``: an
     optional JSON-serialisable dict stored alongside (e.g. the learner's parameters).
     """
-    tree = _as_tree(tree)
+    tree = as_tree(tree)
     classes = tree.classes
     dt = classes.dtype
     if dt.kind in "biuf":

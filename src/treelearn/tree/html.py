@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from treelearn.tree.formats import _as_tree, _class_colors, _class_names, _feature_names
+from treelearn.tree.formats import as_tree, class_colors, class_names_of, feature_names_of
 from treelearn.tree.plot import missing_directions, tree_criterion
 from treelearn.tree.tree import CATEGORICAL
 
@@ -35,9 +35,9 @@ def _json_value(v):
 
 def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int = 4) -> dict:
     """The JSON-able description of a tree the HTML view draws (nodes, names, colours)."""
-    tree = _as_tree(obj)
-    names = _feature_names(tree, feature_names)
-    classes = _class_names(tree, class_names)
+    tree = as_tree(obj)
+    names = feature_names_of(tree, feature_names)
+    classes = class_names_of(tree, class_names)
     missing = missing_directions(tree)
     crit = tree_criterion(obj) or "impurity"
     nodes = []
@@ -65,7 +65,7 @@ def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int 
         nodes.append(node)
     used = sorted({int(f) for f in tree.feature[tree.children_left >= 0]})
     return {"nodes": nodes, "feature_names": names, "used_features": used, "classes": classes,
-            "colors": ["#{:02x}{:02x}{:02x}".format(*c) for c in _class_colors(tree.n_classes)],
+            "colors": ["#{:02x}{:02x}{:02x}".format(*c) for c in class_colors(tree.n_classes)],
             "criterion": crit, "n_features": tree.n_features}
 
 
@@ -258,7 +258,7 @@ _JS = r"""
 def _section(obj, title: str | None, *, feature_names, class_names, precision, open_depth, index: int,
              description: str | None = None) -> str:
     data = tree_view_data(obj, feature_names=feature_names, class_names=class_names, precision=precision)
-    tree = _as_tree(obj)
+    tree = as_tree(obj)
     # "</" must not appear inside a script element
     payload = json.dumps(data, ensure_ascii=True, allow_nan=False).replace("</", "<\\/")
     used = [data["feature_names"][f] for f in data["used_features"]]
@@ -313,7 +313,7 @@ def export_html(est_or_tree, *, title: str | None = None, feature_names=None, cl
     >>> page.startswith("<!DOCTYPE html>") and "http" not in page
     True
     """
-    tree = _as_tree(est_or_tree)
+    tree = as_tree(est_or_tree)
     if title is None:
         title = f"{type(est_or_tree).__name__ if tree is not est_or_tree else 'Tree'}: {tree.n_leaves} leaves"
     return export_html_page([(None, est_or_tree)], title=title, feature_names=feature_names,

@@ -12,16 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
-from treelearn.tree.formats import missing_directions, tree_criterion  # re-exported
+from treelearn.tree.formats import as_tree, missing_directions, tree_criterion  # the last two re-exported
 from treelearn.tree.tree import CATEGORICAL, Tree
 
 __all__ = ["plot_tree", "dtreeviz_model", "tree_criterion", "missing_directions", "node_labels"]
-
-
-def _as_tree(obj) -> Tree:
-    from treelearn.tree.formats import _as_tree as as_tree
-
-    return as_tree(obj)
 
 
 def _fmt_threshold(t: float, precision: int) -> str:
@@ -39,11 +33,11 @@ def _fmt_count(v: float, precision: int) -> str:
 def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = True, precision: int = 3,
                 proportion: bool = False, node_ids: bool = False, criterion: str | None = None) -> list[str]:
     """The text of every node's box, as :func:`plot_tree` draws it (one string per node)."""
-    from treelearn.tree.formats import _class_names, _feature_names
+    from treelearn.tree.formats import class_names_of, feature_names_of
 
-    tree = _as_tree(obj)
-    names = _feature_names(tree, feature_names)
-    classes = _class_names(tree, class_names)
+    tree = as_tree(obj)
+    names = feature_names_of(tree, feature_names)
+    classes = class_names_of(tree, class_names)
     crit = criterion if criterion is not None else (tree_criterion(obj) or "impurity")
     missing = missing_directions(tree)
     pred = tree.leaf_class_index()
@@ -136,9 +130,9 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
     """
     import matplotlib.pyplot as plt
 
-    from treelearn.tree.formats import _class_colors, _fill_color
+    from treelearn.tree.formats import class_colors, fill_color
 
-    tree = _as_tree(est_or_tree)
+    tree = as_tree(est_or_tree)
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
                                   or max_depth < 0):
         raise TreeLearnValueError(f"max_depth must be None or a non-negative integer, got {max_depth!r}")
@@ -150,7 +144,7 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
     ax.clear()
     ax.set_axis_off()
     max_d = int(depth[drawn].max()) if drawn.any() else 0
-    colors = _class_colors(tree.n_classes)
+    colors = class_colors(tree.n_classes)
     # positions in axes fraction: leaves spread over [0, 1], depth top-down
     xs = (x + 0.5) / width
     ys = 1.0 - (depth + 0.5) / (max_d + 1)
@@ -163,7 +157,7 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
             continue
         cut = (tree.children_left[node] >= 0 and max_depth is not None and depth[node] >= max_depth)
         text = labels[node] + ("\n(subtree not drawn)" if cut else "")
-        face = _fill_color(tree.value[node], colors) if filled else "white"
+        face = fill_color(tree.value[node], colors) if filled else "white"
         bbox = dict(boxstyle="round", fc=face, ec="black", lw=0.8)
         p = int(parent[node])
         kw = dict(xycoords="axes fraction", textcoords="axes fraction", ha="center", va="center",
@@ -198,7 +192,7 @@ def dtreeviz_model(est_or_tree, X, y=None, *, feature_names=None, class_names=No
 
     from treelearn.tree.export import sklearn_feature_columns, sklearn_input, to_sklearn
 
-    tree = _as_tree(est_or_tree)
+    tree = as_tree(est_or_tree)
     Xs = sklearn_input(tree, X)
     labels = tree.predict(X) if y is None else np.asarray(y)
     lookup = {c: i for i, c in enumerate(tree.classes.tolist())}

@@ -83,7 +83,7 @@ from treelearn._validation import (
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import Criterion, get_criterion
 from treelearn.data.schema import ColumnSchema
-from treelearn.data import _binning, sketch
+from treelearn.data import coding, sketch
 from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
 from treelearn.tree.build import split_thresholds
@@ -255,7 +255,7 @@ def code_rows(X: np.ndarray, thresholds, dtype) -> np.ndarray:
     """Histogram codes of rows (rows x columns, ``dtype`` uint8 or uint16): per column the number
     of its ascending ``thresholds`` <= the value, as :func:`code_features` codes a numeric column
     (the coding of a row shard, ``sharded.py``)."""
-    return _binning.code_rows(X, thresholds, np.dtype(dtype))
+    return coding.code_rows(X, thresholds, np.dtype(dtype))
 
 
 def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
@@ -272,7 +272,7 @@ def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, c
         # sample's distinct values are every value of the column
         u = vals[i]
         check = u is not None and thr[i].size == u.size - 1
-        n_missing[i], every = _binning.code_column_missing(Xe[:, j], thr[i], u if check else None, codes[j])
+        n_missing[i], every = coding.code_column_missing(Xe[:, j], thr[i], u if check else None, codes[j])
         if not every:
             vals[i] = None
     return thr, vals, n_missing

@@ -41,7 +41,7 @@ from treelearn._validation import (
     INT32_MAX,
     Interval,
     TreeLearnValueError,
-    _as_2d_raw,
+    as_2d_raw,
     check_float_param,
     check_int_param,
     check_target,
@@ -151,7 +151,7 @@ class MinRankSearch:
     def __init__(self, X, y, *, time_limit=None, memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB, memoize=True,
                  categorical=None):
         schema = ColumnSchema.infer(X, categorical)
-        raw = _as_2d_raw(X)
+        raw = as_2d_raw(X)
         classes, codes = check_target(y, raw.shape[0])
         binarizer, data = binarize_sample(raw, schema, codes, len(classes), signed=True)
         # a matrix binarized through thresholds: its values place each tree's node-local midpoints
