@@ -16,9 +16,8 @@
 // When every column is done and the budget (a time limit) allows, one round with every column
 // for each of the other criteria (entropy, Gini, Kearns-Mansour) follows; the best tree is kept.
 //
-// With k = every column the phase costs about F^(d-2) depth-2 solves; on avila at depth 4 (10
-// columns, 10,430 rows) it reaches 3,816 errors in seconds where the exact search's first 300 s
-// reach 3,917 (the greedy tree: 4,500).
+// With k = every column the phase costs about F^(d-2) depth-2 solves (what it gains on the
+// benchmarks: docs/guide/topk.rst).
 #pragma once
 
 #include <algorithm>
@@ -252,7 +251,7 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
         }
     }
     // every column done and budget left: the other criteria rank the columns differently, and one
-    // of their trees is often better (telescope at depth 4: entropy 2,964, Kearns-Mansour 2,947)
+    // of their trees is often better
     for (int code = 0; code < 3 && res.complete && P.max_depth >= 3 && P.time_limit > 0.0; ++code) {
         if (code == first || w.stopped()) continue;
         round(code, kmax);

@@ -47,9 +47,7 @@ time limit, while k^(depth - 2) <= ``LOOKAHEAD_NODES``). The exact search then l
 trees at least as good (ties included, so a finished search returns the tie rule's tree), starting
 with the Top-k tree's root split (its subtrees then solved exactly; the order changes, the tree does
 not), and a search stopped early returns the best of its own tree, the Top-k tree and the greedy tree
-(``source``: "search", "top-k" or "greedy"). On avila at depth 4 the Top-k rounds reach 3,816
-training errors in about 5 s and the whole 300 s fit 3,731, where 300 s of the exact search alone
-reached 3,917 and ConTree's 300 s 3,862 (benchmarks/bench_continuous.py).
+(``source``: "search", "top-k" or "greedy"). What this gains on the benchmarks: docs/guide/topk.rst.
 """
 from __future__ import annotations
 
