@@ -9,11 +9,11 @@ and of treelearn's deterministic default (random_state=None). treelearn gives a 
 split (the most distinct training values of its column in the gap at the threshold), then to the
 first feature of its feature order (random_state: a random order; None: index order), so its two
 columns differ only where ties are equally wide. The target (tested in
-tests/test_greedy_accuracy.py): treelearn >= scikit-learn - 0.003 on every row.
+tests/greedy/test_greedy_accuracy.py): treelearn >= scikit-learn - 0.003 on every row.
 
 ``--missing 0.1 0.3``: the same table with NaN injected at those rates into every cell (one draw
 per dataset and rate, numpy seed 0, before the splits; both learners handle missing values
-natively). Target (tests/test_missing_values.py): treelearn >= scikit-learn - 0.005 on every row.
+natively). Target (tests/contracts/test_missing_values_tree_and_greedy.py): treelearn >= scikit-learn - 0.005 on every row.
 
     python benchmarks/bench_greedy_accuracy.py [--splits 10] [--states 5] [--missing RATE ...]
 """

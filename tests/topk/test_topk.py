@@ -399,7 +399,7 @@ def test_sklearn_estimator_checks():
 
     # check_class_weight_classifiers runs since the estimators take class_weight; it cannot pass without a
     # leaf-weight constraint (scikit-learn's own tree passes only because the check sets its
-    # min_weight_fraction_leaf=0.01); class_weight is tested against scikit-learn in test_seam.py
+    # min_weight_fraction_leaf=0.01); class_weight is tested against scikit-learn in test_estimator_seam.py
     expected = {"check_class_weight_classifiers"}
     for est in (TopKTreeClassifier(max_depth=2), OptimalTreeClassifier(max_depth=2)):
         failed = [r for r in check_estimator(est, on_fail=None)

@@ -420,7 +420,7 @@ def test_question_mark_datasets_through_the_cli_and_python(name, data_dir, tmp_p
 def test_digits_trees_agree_with_sklearn_wherever_the_best_split_is_unique(criterion):
     """Issue 11 item 1: on digits (no NaN) the unpruned trees equal scikit-learn's at every node
     whose best split is unique (brute force); they part only at ties, which scikit-learn breaks by
-    its random feature order and by the rounding of its criterion (see tests/test_greedy_accuracy.py)."""
+    its random feature order and by the rounding of its criterion (see tests/greedy/test_greedy_accuracy.py)."""
     X, y = load_digits(return_X_y=True)
     tr, _ = next(StratifiedShuffleSplit(n_splits=1, test_size=0.3, random_state=0).split(X, y))
     X, y = X[tr].astype(float), y[tr]

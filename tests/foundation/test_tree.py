@@ -371,4 +371,4 @@ def test_predict_checks_input():
         tree.predict(np.zeros((2, 4)))
     with pytest.raises(TreeLearnValueError, match="infinity"):
         tree.predict(np.array([[np.inf, 0, 0]]))
-    tree.predict(np.array([[np.nan, 0, 0]]))  # a missing value: routed (tests/test_missing_values.py)
+    tree.predict(np.array([[np.nan, 0, 0]]))  # a missing value: routed (tests/contracts/test_missing_values_tree_and_greedy.py)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.rst") if "_build" not in p.parts)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

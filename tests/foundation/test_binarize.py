@@ -194,7 +194,7 @@ def test_errors_and_missing_values():
         Binarizer(max_thresholds=0).fit(np.zeros((2, 1)))
     with pytest.raises(TreeLearnValueError, match="max_binary_features must be an integer"):
         Binarizer(max_binary_features=2.5).fit(np.zeros((2, 1)))
-    # missing values are features of their own (see test_binary_missing.py)
+    # missing values are features of their own (see test_missing_values_binary_learners.py)
     assert Binarizer().fit(np.array([[1.0], [np.nan]])).get_feature_names_out().tolist() == ["x0 is missing"]
     assert Binarizer().fit(pd.DataFrame({"c": pd.Categorical(["a", None])})).get_feature_names_out().tolist() == [
         "c is missing"]

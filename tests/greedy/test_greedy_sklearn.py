@@ -14,7 +14,7 @@ from treelearn import GreedyTreeClassifier, TreeLearnValueError
 
 
 # check_class_weight_classifiers runs since the estimator takes class_weight (tested against scikit-learn's
-# tree in test_seam.py); a tree without a leaf-weight constraint cannot pass it
+# tree in test_estimator_seam.py); a tree without a leaf-weight constraint cannot pass it
 _CLASS_WEIGHT_CHECK = {"check_class_weight_classifiers": (
     "no leaf-weight constraint: an unpruned tree fits the check's noisy training blobs, so class weights cannot "
     "change its pure leaves (scikit-learn's own tree passes only because the check sets its "

@@ -172,7 +172,7 @@ def test_loaded_data_fits_through_the_data_layer(data_dir):
     Xb = B.transform(X)
     assert np.all(Xb.sum(axis=1) == X.shape[1])  # one-hot: one condition per column holds
     X, y = load_dataset("topk/vote", data_dir)
-    B = Binarizer().fit(X)  # '?' is missing: "is missing" features (see test_binary_missing.py)
+    B = Binarizer().fit(X)  # '?' is missing: "is missing" features (see test_missing_values_binary_learners.py)
     assert sum(n.endswith(" is missing") and " or " not in n for n in B.get_feature_names_out()) == int(
         X.isna().any().sum())
 
@@ -232,7 +232,7 @@ def test_default_data_dir_and_listing(monkeypatch, tmp_path):
     X, y = load_dataset("uci/wine")  # from the environment variable
     assert X.shape == (2, 2)
     monkeypatch.delenv("TREELEARN_DATA_DIR")
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     assert default_data_dir() == repo.parent / "shared" / "datasets"
     assert dataset_info("uci/sonar").file == "uci/sonar.all-data"
 

@@ -32,7 +32,7 @@ import re
 
 import pytest
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src"
 PKG = SRC / "treelearn"
 
 LAYERS = [
