@@ -75,6 +75,12 @@ cdef extern from "share.h" namespace "tl::cont":
         double eps()
         void stats(Output& out)
 
+cdef extern from "core/ties.h" namespace "tl":
+    double TL_ERROR_TIE "tl::ERROR_TIE"
+
+#: the compiled learners' error tie tolerance (core/ties.h), the same as learn/anytime.ERROR_TIE
+ERROR_TIE = TL_ERROR_TIE
+
 cdef extern from "core/limits.h" namespace "tl":
     cdef cppclass SigintScope:
         pass

@@ -21,6 +21,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/ties.h"
+
 #ifndef TL_INLINE
 #define TL_INLINE __attribute__((always_inline)) inline
 #endif
@@ -117,7 +119,7 @@ struct Side {
 struct Columns {
     int n = 0, F = 0, C = 0;
     bool weighted = false;
-    double eps = 1e-9;                        // tolerance of error comparisons (scaled by total weight)
+    double eps = tl::ERROR_TIE;               // tolerance of error comparisons (scaled by total weight)
     std::vector<std::vector<double>> vals;    // per feature: distinct values, ascending
     std::vector<int32_t> lab;
     std::vector<double> wt;
@@ -138,7 +140,7 @@ struct Columns {
             W = 0.0;
             for (int i = 0; i < n; ++i) W += wt[i];
         }
-        eps = 1e-9 * std::max(1.0, W);
+        eps = tl::ERROR_TIE * std::max(1.0, W);
         vals.assign(F, std::vector<double>());
         root_view.resize((size_t)F * n);
         std::vector<int32_t> idx(n);

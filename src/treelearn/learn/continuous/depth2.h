@@ -24,11 +24,11 @@ struct ISide {
     int lbi = 0;           // lower bound on the error (rounded up): reaching it ends the scan
     bool done = false;
 
-    // n rows, leaf error leaf, lower bound lb (rounded up, with the search's 1e-9 tolerance)
+    // n rows, leaf error leaf, lower bound lb (rounded up, with the search's tl::ERROR_TIE tolerance)
     void start(int n, int leaf, double lb) {
         T = n;
         best = leaf;
-        lbi = (int)std::ceil(lb - 1e-9);
+        lbi = (int)std::ceil(lb - tl::ERROR_TIE);
         done = best <= lbi;
     }
 

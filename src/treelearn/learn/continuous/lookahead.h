@@ -102,7 +102,7 @@ class Lookahead {
                     std::vector<LaCand>& out) const {
         double T = 0.0;
         for (int c = 0; c < D.C; ++c) T += tot[c];
-        const double tie = 1e-12 * std::max(1.0, T);
+        const double tie = tl::GAIN_TIE * std::max(1.0, T);
         out.clear();
         for (int f = 0; f < D.F; ++f) {
             const Entry* v = view + (size_t)f * m;

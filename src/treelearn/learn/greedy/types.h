@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/criteria.h"
+#include "core/ties.h"
 
 namespace tl::greedy {
 
@@ -17,7 +18,7 @@ namespace tl::greedy {
 #define TL_INLINE inline
 #endif
 
-static const double GAIN_TOL = 1e-12;  // gains closer than this (normalised units) are ties
+static const double GAIN_TOL = tl::GAIN_TIE;  // gains closer than this (normalised units) are ties
 
 // the sorted finder's entry: a row, its code in the feature and its class (kept inside the entry so
 // that a scan reads memory sequentially)
