@@ -557,3 +557,63 @@ def test_the_checker_sees_headers_out_of_their_rooms():
         "learn/topk/search.h line 3: includes 'learn/greedy/grow.h', not a header of its room (learn/topk/) "
         "nor of core/",
     ]
+
+
+# ------------------------------------------------------------------ the document names what is
+_DOC_NAMED = re.compile(r"`([^`\s(]+)")
+_FILE_LIKE = re.compile(r"^[\w./-]+(\.(py|pyx|pxi|pxd|h|md|rst|toml)|/)$")
+
+
+def missing_paths(text: str, repo: pathlib.Path) -> list[str]:
+    """The file and folder names in backquotes of ``text`` that do not exist: a path with a ``/``
+    relative to the repository, ``src/``, ``src/treelearn/`` or its ``learn/``; a bare file name
+    anywhere under ``src/``, ``tests/``, ``benchmarks/`` or ``docs/`` (named in the context of
+    its folder). Patterns (``*``, ``<room>``) are not names."""
+    bases = [repo, repo / "src", repo / "src" / "treelearn", repo / "src" / "treelearn" / "learn"]
+    names = None
+    out = []
+    for m in _DOC_NAMED.finditer(text):
+        t = m.group(1)
+        if not _FILE_LIKE.match(t):
+            continue
+        if "/" in t.rstrip("/"):
+            if not any((b / t).exists() for b in bases):
+                out.append(t)
+        else:
+            if names is None:
+                names = {p.name for d in ("src", "tests", "benchmarks", "docs") for p in (repo / d).rglob("*")}
+                names |= {p.name for p in repo.iterdir()}
+            if t.rstrip("/") not in names:
+                out.append(t)
+    return sorted(set(out))
+
+
+def test_every_path_the_architecture_document_names_exists():
+    repo = SRC.parent
+    assert missing_paths((repo / "docs" / "architecture.md").read_text(), repo) == []
+
+
+def test_every_learner_room_is_in_the_layer_table():
+    text = (SRC.parent / "docs" / "architecture.md").read_text()
+    rooms = sorted(p.name for p in (PKG / "learn").iterdir() if p.is_dir() and not p.name.startswith("_"))
+    assert rooms, "no rooms found"
+    absent = [r for r in rooms if f"| 4 | `learn/{r}/" not in text]
+    assert absent == [], f"rooms missing from the layer table of docs/architecture.md: {absent}"
+
+
+def test_the_path_checker_sees_what_is_missing(tmp_path):
+    (tmp_path / "src" / "treelearn" / "learn" / "topk").mkdir(parents=True)
+    (tmp_path / "src" / "treelearn" / "learn" / "topk" / "search.h").write_text("")
+    text = "`learn/topk/search.h`, `topk/search.h`, `search.h`, `topk/gone.h`, `gone.py`, `learn/<room>/x.py`, `a b`"
+    assert missing_paths(text, tmp_path) == ["gone.py", "topk/gone.h"]
+
+
+def test_no_history_in_the_sources():
+    """Comments say what is and why; the history of a line is in its commit message."""
+    bad = []
+    for p in sorted(PKG.rglob("*")):
+        if p.suffix in (".py", ".pyx", ".pxi", ".pxd", ".h"):
+            for i, line in enumerate(p.read_text().splitlines(), 1):
+                if re.search(r"\b[Ii]ssues? #?\d+", line):
+                    bad.append(f"{p.relative_to(SRC)}:{i}: {line.strip()}")
+    assert bad == []
