@@ -172,14 +172,10 @@ def impurity(counts, criterion="entropy") -> np.ndarray:
 
 
 def gini_index(counts) -> np.ndarray:
-    """scikit-learn's Gini impurity ``1 − Σ p_c²`` of class-count vectors (rows; an empty row has
-    no proportions: 1), the proportions' squares summed in NumPy: the ``impurity`` array of trees learnt
-    without an impurity criterion (min-rank trees, local and on Dask alike). The Gini policy of
-    ``core/criteria.h`` (``GINI.sklearn_impurity``) gives the same value up to rounding."""
-    value = np.asarray(counts, dtype=np.float64)
-    tot = value.sum(axis=-1, keepdims=True)
-    p = value / np.where(tot > 0, tot, 1.0)
-    return 1.0 - (p * p).sum(axis=-1)
+    """scikit-learn's Gini impurity ``1 − Σ p_c²`` of class-count vectors (rows; 0 for an empty
+    row), through the Gini policy of ``core/criteria.h``: the ``impurity`` array of trees learnt
+    without an impurity criterion (min-rank trees, local and on Dask alike)."""
+    return get_criterion("gini").sklearn_impurity(np.asarray(counts, dtype=np.float64))
 
 
 def purity_gain(parent_counts, left_counts, right_counts=None, criterion="entropy", *, reach=None) -> float:

@@ -287,7 +287,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                      max_depth=int(self.max_depth), max_thresholds=incumbent_thresholds(sample.n_samples))
                 extra = numeric_thresholds_of(g_tree)
-                greedy = Incumbent(_tree_error(g_tree), lambda: g_tree)
+                greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
             allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
@@ -344,7 +344,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.binarizer_ = None
         self.n_binary_features_ = 0
         self.feature_space_ = None
-        err = _tree_error(tree)
+        err = tree.training_misclassifications()
         set_search_attributes(self, training_error=err, lower_bound=0.0 if self._k_value() == "all" else None,
                               timed_out=True, is_optimal=False, incumbent_source=source,
                               greedy_error=None if greedy is None else greedy.error, fit_time=clock.elapsed(),
@@ -416,7 +416,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             if part is not None:
                 found = part.get("found", True) and len(part.get("feature", ())) > 0
                 best = self._to_tree(kernel_nodes(part), binz, n_classes, schema, Xe) if found else None
-                if greedy is not None and (best is None or _tree_error(best) > ub):
+                if greedy is not None and (best is None or best.training_misclassifications() > ub):
                     best = greedy.tree()
                     exc.partial_result = {**part, "children_left": best.children_left,
                                           "children_right": best.children_right, "feature": best.feature,
@@ -459,11 +459,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
             tree = self._to_tree(res, binz, n_classes, schema)
             if midpoints is not None:  # CART's node-local midpoints (the training partition is unchanged)
                 midpoints(tree)
-        err = None if tree is None else _tree_error(tree)
+        err = None if tree is None else tree.training_misclassifications()
         if greedy is not None and (tree is None or err > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
             tree, source = greedy.tree(), "greedy"
-            err = _tree_error(tree)
+            err = tree.training_misclassifications()
         tree.impurity = crit.impurity(tree.value)
         self.n_binary_features_ = d
         self.feature_space_ = _feature_space(binz)
@@ -503,7 +503,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             greedy, fallback = None, None
             if run.greedy_tree is not None:
                 g_tree = run.greedy_tree
-                greedy = Incumbent(_tree_error(g_tree), lambda: g_tree)
+                greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
             elif run.binary and run.problem is not None and self.greedy_incumbent and self._k_value() != 1:
                 greedy, fallback = self._top1_incumbent(run.top1, run.binz, run.classes.size, run.schema, clock)
             ub = None if greedy is None else incumbent_bound(greedy.error, run.total)
@@ -553,11 +553,6 @@ def incumbent_thresholds(n_rows: int):
     from treelearn.data import sketch
 
     return None if n_rows <= sketch.SKETCH_ROWS else INCUMBENT_THRESHOLDS
-
-
-def _tree_error(tree: Tree) -> float:
-    """Weighted training misclassifications of a tree (its leaves' minority counts)."""
-    return training_errors(tree.children_left, tree.value)
 
 
 def numeric_thresholds_of(tree: Tree) -> dict:
