@@ -335,6 +335,18 @@ def check_float_param(name: str, value, *, low=None, high=None, low_open=False, 
     return float(value)
 
 
+def resolve_alias(owner: str, name: str, value, alias: str, alias_value, default=None):
+    """One parameter under two names (ours, ``name``, and scikit-learn's, ``alias``): the alias
+    when it is set (not None), else ``value``. Both set to different values (``value`` other than
+    its ``default``) is a named error rather than a silent choice."""
+    if alias_value is None:
+        return value
+    if value is not None and value != default and value != alias_value:
+        raise TreeLearnValueError(f"{owner}: {name}={value!r} and {alias}={alias_value!r} conflict; {alias} is "
+                                  f"scikit-learn's name of {name}: set one of them")
+    return alias_value
+
+
 # ---------------------------------------------------------------------------------- parameters
 # Every estimator declares its parameters once, in scikit-learn's ``_parameter_constraints``
 # style: a class attribute mapping each ``__init__`` parameter to a list of allowed forms (a value

@@ -13,7 +13,7 @@ import numpy as np
 from treelearn.tree._tree import weakest_link
 from treelearn.tree.tree import Tree
 
-__all__ = ["LINK_TIE", "WeakestLinkPath", "weakest_link_path", "prune_ccp"]
+__all__ = ["LINK_TIE", "WeakestLinkPath", "weakest_link_path", "prune_ccp", "ccp_path"]
 
 #: link strengths (the α of a step) closer than this, relative to max(1, |α|), are ties in the
 #: cost-complexity paths of treelearn.prune, and so are the costs R + α·C of the path's trees
@@ -61,13 +61,35 @@ def weakest_link_path(tree: Tree, leaf_cost, *, complexity=None, alpha: float = 
     return WeakestLinkPath(g, risk, leaves, step, removed)
 
 
+def _ccp_leaf_costs(tree: Tree) -> np.ndarray:
+    """R(t) of scikit-learn's minimal cost-complexity pruning: (weight of t / total) x impurity(t)
+    in scikit-learn's units (``tree.impurity``)."""
+    W = tree.value.sum(axis=1)
+    return W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W)
+
+
+def ccp_path(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's minimal cost-complexity pruning path of ``tree`` (what its estimators'
+    ``cost_complexity_pruning_path`` returns): ``(ccp_alphas, impurities)``, the α of every
+    weakest-link step (one node per step, ties: the lowest node id) after 0.0, and the total leaf
+    impurity R(T) of the tree before the first step and after each."""
+    r = _ccp_leaf_costs(tree)
+    path = weakest_link_path(tree, r)
+    left, right = tree.children_left, tree.children_right
+    R = r.copy()  # the unpruned tree's risk, summed children first as the routine sums it
+    for v in range(tree.node_count - 1, -1, -1):
+        if left[v] >= 0:
+            R[v] = R[left[v]] + R[right[v]]
+    return (np.concatenate(([0.0], np.maximum(path.g_min, 0.0))),
+            np.concatenate(([float(R[0])], np.asarray(path.risk, dtype=np.float64))))
+
+
 def prune_ccp(tree: Tree, alpha: float) -> Tree:
     """Minimal cost-complexity pruning as scikit-learn's ``ccp_alpha``: R(t) = (weight of t /
     total) x impurity(t) in scikit-learn's units (``tree.impurity``), the weakest link (ties: the
     lowest node id) collapsed while its strength is <= ``alpha``. Returns the pruned copy (the
     tree itself when nothing is cut)."""
-    W = tree.value.sum(axis=1)
-    r = W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W)
+    r = _ccp_leaf_costs(tree)
     path = weakest_link_path(tree, r, alpha=float(alpha))
     cut = path.cut(path.g_min.size - 1)
     return tree.prune(cut) if cut else tree

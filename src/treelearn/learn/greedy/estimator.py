@@ -65,7 +65,8 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.base import clone
+from sklearn.utils import Bunch, check_random_state
 
 from treelearn._validation import (
     CLASS_WEIGHT,
@@ -79,6 +80,7 @@ from treelearn._validation import (
     check_float_param,
     check_int_param,
     check_sample_weight,
+    resolve_alias,
 )
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import Criterion, get_criterion
@@ -87,7 +89,7 @@ from treelearn.data import coding, sketch
 from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
 from treelearn.tree.build import split_thresholds
-from treelearn.tree.weakest_link import prune_ccp
+from treelearn.tree.weakest_link import ccp_path, prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features", "tree_from_growth"]
@@ -522,6 +524,9 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     max_leaves : int or None, default=None
         None: depth-first growth. t: best-first BuildTopDownDT (000 Fig. 1) to at most t leaves,
         splitting the leaf and condition of largest global purity gain Pr[reach leaf]·(local gain).
+    max_leaf_nodes : int >= 2 or None, default=None
+        scikit-learn's name of ``max_leaves`` (the same best-first growth, which is also what
+        scikit-learn's ``max_leaf_nodes`` does); set one of the two (different values: an error).
     min_samples_leaf : int or float, default=1
         Minimum number of training rows on each side of a split (a float in (0, 1): a fraction
         of the rows, rounded up).
@@ -603,11 +608,12 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
         "ccp_alpha": [Interval(numbers.Real, 0, None)],
         "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
+        "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
     }
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
-                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None):
+                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None, max_leaf_nodes=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -620,6 +626,14 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.min_samples_split = min_samples_split
         self.ccp_alpha = ccp_alpha
         self.n_jobs = n_jobs
+        self.max_leaf_nodes = max_leaf_nodes
+
+    def _check_params(self) -> None:
+        self._leaf_budget()
+
+    def _leaf_budget(self):
+        """The leaf budget: ``max_leaves``, or scikit-learn's name of it, ``max_leaf_nodes``."""
+        return resolve_alias(type(self).__name__, "max_leaves", self.max_leaves, "max_leaf_nodes", self.max_leaf_nodes)
 
     def _fit(self, sample, params) -> Tree:
         msl = self.min_samples_leaf
@@ -628,12 +642,22 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         mss = self.min_samples_split
         if not isinstance(mss, numbers.Integral):
             mss = max(2, int(np.ceil(mss * sample.n_samples)))
-        grow = GrowParams(criterion=params["criterion"], max_depth=self.max_depth, max_leaves=self.max_leaves,
+        grow = GrowParams(criterion=params["criterion"], max_depth=self.max_depth, max_leaves=self._leaf_budget(),
                           min_samples_leaf=int(msl), min_impurity_decrease=float(self.min_impurity_decrease),
                           max_thresholds=self.max_thresholds, min_samples_split=int(mss),
                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
                           n_jobs=n_threads(self.n_jobs))
         return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
+        """The minimal cost-complexity pruning path, as scikit-learn's: the tree these parameters
+        grow with ``ccp_alpha=0`` is pruned one weakest link at a time. Returns a Bunch with
+        ``ccp_alphas`` (increasing: 0.0, then the α of each step) and ``impurities`` (the total
+        leaf impurity of the tree for each α, in scikit-learn's units); every α of it is a valid
+        ``ccp_alpha`` (the estimator itself is not fitted)."""
+        est = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = ccp_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
     _dask_plugin = "treelearn.learn.greedy.sharded"
 
@@ -650,4 +674,4 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                                      min_impurity_decrease=self.min_impurity_decrease,
                                      max_thresholds=self.max_thresholds, random_state=self.random_state)
         g.prepare()
-        return g.classes, g.grown_tree(self.max_leaves, g.classes, data.schema(), float(self.ccp_alpha)), g.scale
+        return g.classes, g.grown_tree(self._leaf_budget(), g.classes, data.schema(), float(self.ccp_alpha)), g.scale

@@ -24,6 +24,7 @@ from treelearn._validation import (
     Interval,
     Options,
     TreeLearnValueError,
+    resolve_alias,
 )
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.prune.bounds import DEFAULT_R
@@ -59,6 +60,9 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         Impurity of the greedy growth (see :class:`~treelearn.GreedyTreeClassifier`).
     max_leaves : int or None, default=40
         Best-first growth to at most this many leaves (None: depth-first until pure).
+    max_leaf_nodes : int >= 2 or None, default=None
+        scikit-learn's name of ``max_leaves``; when set it replaces the default 40 (a
+        ``max_leaves`` other than 40 and different from it: an error).
     delta : float, default=0.05
         Confidence of the bound.
     r : float, default=2**-13.7
@@ -96,11 +100,12 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         "categorical": [COLUMNS, None],
         "random_state": RANDOM_STATE,
         "class_weight": CLASS_WEIGHT,
+        "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
     }
 
     def __init__(self, pruning="bound", criterion="gini", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
                  cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
-                 random_state=None, class_weight=None):
+                 random_state=None, class_weight=None, max_leaf_nodes=None):
         self.pruning = pruning
         self.criterion = criterion
         self.max_leaves = max_leaves
@@ -114,13 +119,22 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.categorical = categorical
         self.random_state = random_state
         self.class_weight = class_weight
+        self.max_leaf_nodes = max_leaf_nodes
+
+    def _check_params(self) -> None:
+        self._leaf_budget()
+
+    def _leaf_budget(self):
+        """The leaf budget: ``max_leaves``, or scikit-learn's name of it, ``max_leaf_nodes``."""
+        return resolve_alias(type(self).__name__, "max_leaves", self.max_leaves, "max_leaf_nodes", self.max_leaf_nodes,
+                             default=40)
 
     def _grower(self, n_classes, schema, criterion):
         from treelearn.learn.greedy.estimator import grow_greedy
 
         def grow(Xe, y, w):
             return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,
-                               max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
+                               max_leaves=self._leaf_budget(), min_samples_leaf=self.min_samples_leaf,
                                max_thresholds=self.max_thresholds)
         return grow
 
@@ -185,7 +199,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
                                class_weight=self.class_weight, categorical=self.categorical):
             return None
         ex, blocks, schema = data.executor, data.blocks, data.schema()
-        growth = dict(max_depth=self.max_depth, max_leaves=self.max_leaves, min_samples_leaf=self.min_samples_leaf,
+        growth = dict(max_depth=self.max_depth, max_leaves=self._leaf_budget(), min_samples_leaf=self.min_samples_leaf,
                       max_thresholds=self.max_thresholds)
         g, tree = plugin.grow(ex, blocks, crit, schema=schema, **growth)
         if g.one_class:
