@@ -13,17 +13,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from treelearn import GreedyTreeClassifier, TreeLearnValueError
 
 
-# check_class_weight_classifiers runs since the estimator takes class_weight (tested against scikit-learn's
-# tree in test_estimator_seam.py); a tree without a leaf-weight constraint cannot pass it
-_CLASS_WEIGHT_CHECK = {"check_class_weight_classifiers": (
-    "no leaf-weight constraint: an unpruned tree fits the check's noisy training blobs, so class weights cannot "
-    "change its pure leaves (scikit-learn's own tree passes only because the check sets its "
-    "min_weight_fraction_leaf=0.01)")}
-
-
+# every check passes (check_class_weight_classifiers too: it sets min_weight_fraction_leaf=0.01, as for
+# scikit-learn's tree)
 @parametrize_with_checks([GreedyTreeClassifier(), GreedyTreeClassifier(criterion="gini", max_leaves=6),
-                          GreedyTreeClassifier(max_thresholds=8, max_depth=3)],
-                         expected_failed_checks=lambda est: _CLASS_WEIGHT_CHECK)
+                          GreedyTreeClassifier(max_thresholds=8, max_depth=3)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

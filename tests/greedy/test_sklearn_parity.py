@@ -101,3 +101,45 @@ def test_cost_complexity_pruning_path_with_weights():
     np.testing.assert_allclose(a.ccp_alphas, b.ccp_alphas, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(a.impurities, b.impurities, rtol=1e-9, atol=1e-15)
     assert np.all(np.diff(a.ccp_alphas) >= 0) and np.all(np.diff(a.impurities) >= -1e-15)
+
+
+# ------------------------------------------------------------------- min_weight_fraction_leaf
+@pytest.mark.parametrize("frac", [0.02, 0.05, 0.3])  # (at 0.1 a leaf has two splits of equal gain)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_thresholds", [None, 16])
+def test_min_weight_fraction_leaf_holds_and_matches_sklearn(frac, weighted, max_thresholds):
+    X, y = _noisy(6, n=400)
+    w = np.random.default_rng(6).uniform(0.2, 3.0, size=400) if weighted else None
+    est = GreedyTreeClassifier(criterion="gini", max_depth=4, min_weight_fraction_leaf=frac,
+                               max_thresholds=max_thresholds).fit(X, y, sample_weight=w)
+    ww = np.ones(400) if w is None else w
+    leaf_weight = np.bincount(est.apply(X), weights=ww, minlength=est.tree_.node_count)
+    leaves = est.tree_.children_left < 0
+    assert leaf_weight[leaves].min() >= frac * ww.sum() * (1 - 1e-12)
+    if max_thresholds is None:  # scikit-learn's tree (every threshold)
+        sk = DecisionTreeClassifier(max_depth=4, min_weight_fraction_leaf=frac, random_state=0).fit(X, y, w)
+        assert _same_tree(est, sk, X)
+
+
+def test_min_weight_fraction_leaf_with_class_weight_and_finders():
+    """class_weight multiplies the weights the fraction is taken of (as scikit-learn); the sorted,
+    histogram and threaded finders grow the same tree."""
+    from treelearn.learn.greedy.estimator import grow_greedy
+
+    X, y = _noisy(7, n=500)
+    a = GreedyTreeClassifier(min_weight_fraction_leaf=0.05, class_weight={0: 1.0, 1: 4.0}).fit(X, y)
+    w = np.where(y == 1, 4.0, 1.0)
+    leaf_weight = np.bincount(a.apply(X), weights=w)
+    assert leaf_weight[leaf_weight > 0].min() >= 0.05 * w.sum() * (1 - 1e-12)
+    trees = [grow_greedy(X, y, 2, w, finder=f, n_jobs=j, min_weight_fraction_leaf=0.05)
+             for f, j in [("sorted", 1), ("hist", 1), ("sorted", 2)]]
+    assert trees[0] == trees[1] == trees[2] == a.tree_
+    with pytest.raises(TreeLearnValueError, match="min_weight_fraction_leaf"):
+        GreedyTreeClassifier(min_weight_fraction_leaf=0.6).fit(X, y)
+
+
+def test_pruned_learner_takes_min_weight_fraction_leaf():
+    X, y = _noisy(8)
+    est = PrunedTreeClassifier(pruning=None, max_leaves=None, min_weight_fraction_leaf=0.1).fit(X, y)
+    counts = np.bincount(est.apply(X))
+    assert counts[counts > 0].min() >= 30

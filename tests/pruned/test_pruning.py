@@ -244,12 +244,8 @@ def test_sklearn_estimator_checks(pruning):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = check_estimator(PrunedTreeClassifier(pruning=pruning, cv=3), on_fail=None)
-    # check_class_weight_classifiers runs since the estimator takes class_weight (tested in test_estimator_seam.py); with
-    # ccp the CV keeps a tree that fits the check's noisy blobs, whose pure leaves class weights cannot change
-    # (scikit-learn's own tree passes only because the check sets its min_weight_fraction_leaf=0.01)
-    expected = {"check_class_weight_classifiers"} if pruning == "ccp" else set()
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results
-              if r["status"] == "failed" and r["check_name"] not in expected]
+    # every check passes (check_class_weight_classifiers too: it sets min_weight_fraction_leaf=0.01)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
     assert not failed
 
 

@@ -23,6 +23,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         int hist
         double hist_budget
         int n_jobs
+        double min_weight_leaf
         batch_fn cost_cb
         void* cost_ctx
 
@@ -193,12 +194,15 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                const int32_t[::1] cat_only, const int32_t[::1] miss_code, const int64_t[::1] y, const double[::1] w, int n_classes,
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
-               int64_t min_samples_split=2, int n_jobs=1):
+               int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
     (rows, C) class counts -> rows' weight x impurity, called once per node with the two sides of
     every candidate split (in batches of at most 65,536 candidates).
+
+    ``min_weight_leaf``: each side of a split needs at least this weight (scikit-learn's), and a
+    node of less than twice it is a leaf.
 
     ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
     the same for any number (a user criterion runs on one thread).
@@ -234,6 +238,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.hist = 1 if hist else 0
     prm.hist_budget = hist_budget
     prm.n_jobs = n_jobs if n_jobs > 0 else 1
+    prm.min_weight_leaf = min_weight_leaf
     prm.cost_cb = NULL
     prm.cost_ctx = NULL
     if criterion < 0:

@@ -285,7 +285,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
-                random_state=None, n_jobs=None) -> Tree:
+                random_state=None, n_jobs=None, min_weight_fraction_leaf: float = 0.0) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -310,6 +310,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     random_state : None or a seed / RandomState: the feature order of ties between equally wide
         splits (see the module docstring): None, index order; else a random order drawn from it.
     n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
+    min_weight_fraction_leaf : each side of a split holds at least this fraction of the total
+        weight (scikit-learn's; 0 to 0.5).
 
     Returns
     -------
@@ -335,7 +337,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     params = GrowParams.checked(criterion=criterion, max_depth=max_depth, max_leaves=max_leaves,
                                 min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
                                 max_thresholds=max_thresholds, min_samples_split=min_samples_split,
-                                ccp_alpha=ccp_alpha, finder=finder, random_state=random_state, n_jobs=n_jobs)
+                                ccp_alpha=ccp_alpha, finder=finder, random_state=random_state, n_jobs=n_jobs,
+                                min_weight_fraction_leaf=min_weight_fraction_leaf)
     return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
@@ -353,13 +356,15 @@ class GrowParams:
     max_thresholds: int | None = None
     min_samples_split: int = 2
     ccp_alpha: float = 0.0
+    min_weight_fraction_leaf: float = 0.0
     finder: str = "auto"
     random_state: object = None
     n_jobs: int = 1
 
     @classmethod
     def checked(cls, *, criterion, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease, max_thresholds,
-                min_samples_split, ccp_alpha, finder, random_state, n_jobs) -> "GrowParams":
+                min_samples_split, ccp_alpha, finder, random_state, n_jobs,
+                min_weight_fraction_leaf=0.0) -> "GrowParams":
         """The parameters of :func:`grow_greedy`, each checked (a named TreeLearnValueError)."""
         if finder not in ("auto", "sorted", "hist"):
             raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
@@ -371,7 +376,9 @@ class GrowParams:
                    max_thresholds=check_int_param("max_thresholds", max_thresholds, low=1, allow_none=True),
                    min_samples_split=check_int_param("min_samples_split", min_samples_split, low=2),
                    ccp_alpha=check_float_param("ccp_alpha", ccp_alpha, low=0.0), finder=finder,
-                   random_state=random_state, n_jobs=n_threads(n_jobs))
+                   random_state=random_state, n_jobs=n_threads(n_jobs),
+                   min_weight_fraction_leaf=check_float_param("min_weight_fraction_leaf", min_weight_fraction_leaf,
+                                                              low=0.0, high=0.5))
 
 
 def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int) -> str:
@@ -418,7 +425,8 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
                              y, w, n_classes, crit.code, -1 if p.max_depth is None else p.max_depth,
                              -1 if p.max_leaves is None else p.max_leaves, p.min_samples_leaf,
                              p.min_impurity_decrease, finder == "hist", cost=cost,
-                             min_samples_split=p.min_samples_split, n_jobs=int(p.n_jobs))
+                             min_samples_split=p.min_samples_split, n_jobs=int(p.n_jobs),
+                             min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()))
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
@@ -554,6 +562,10 @@ class GreedyTreeClassifier(BaseTreeClassifier):
     min_samples_split : int or float, default=2
         A node with fewer training rows is a leaf (a float in (0, 1]: a fraction of the rows,
         rounded up), as scikit-learn's.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        As scikit-learn's: each side of a split must hold at least this fraction of the total
+        training weight (``sample_weight`` × ``class_weight``; the rows when unweighted), and a
+        node with less than twice it is a leaf.
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning after growth, as scikit-learn's: the weakest link (the
         internal node of smallest (R(t) − R(T_t)) / (|leaves(T_t)| − 1), R = weighted fraction ×
@@ -609,11 +621,13 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "ccp_alpha": [Interval(numbers.Real, 0, None)],
         "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
         "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
+        "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
     }
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
-                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None, max_leaf_nodes=None):
+                 class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None, max_leaf_nodes=None,
+                 min_weight_fraction_leaf=0.0):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -627,6 +641,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.ccp_alpha = ccp_alpha
         self.n_jobs = n_jobs
         self.max_leaf_nodes = max_leaf_nodes
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
 
     def _check_params(self) -> None:
         self._leaf_budget()
@@ -646,7 +661,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                           min_samples_leaf=int(msl), min_impurity_decrease=float(self.min_impurity_decrease),
                           max_thresholds=self.max_thresholds, min_samples_split=int(mss),
                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
-                          n_jobs=n_threads(self.n_jobs))
+                          min_weight_fraction_leaf=float(self.min_weight_fraction_leaf), n_jobs=n_threads(self.n_jobs))
         return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
@@ -666,6 +681,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         ``class_weight``) the histograms are counted on the row shards and the splits chosen here
         (``sharded.py``); the Tree by the same step as the local fit (:func:`tree_from_growth`)."""
         crit = params["criterion"]
+        if self.min_weight_fraction_leaf > 0:  # (not in the sharded growth: the gathered blocks)
+            return None
         if not plugin.supports(data, crit, max_thresholds=self.max_thresholds, class_weight=self.class_weight,
                                categorical=self.categorical):
             return None

@@ -64,7 +64,7 @@ public:
     double Wtot = 0.0;
 
     GrowerT(const Problem& p, const Params& pr, const Crit& c, Result& r)
-        : P(p), prm(pr), crit(c), finder(make_finder(p, c, pr)), res(r) {}
+        : P(p), prm(pr), crit(c), finder(make_finder(p, c, pr)), res(r) { finder.mwl = pr.min_weight_leaf; }
 
     static FinderT<Crit> make_finder(const Problem& p, const Crit& c, const Params& pr) {
         if constexpr (std::is_constructible<FinderT<Crit>, const Problem&, const Crit&, int64_t, int>::value)
@@ -92,8 +92,9 @@ public:
         if (prm.max_depth >= 0 && depth >= prm.max_depth) return true;
         if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf || n_samples < prm.min_samples_split) return true;
         int pos = 0;
-        for (int c = 0; c < P.C; ++c) pos += counts[c] > 0.0;
-        return pos <= 1;
+        double W = 0.0;
+        for (int c = 0; c < P.C; ++c) { pos += counts[c] > 0.0; W += counts[c]; }
+        return pos <= 1 || W < 2.0 * prm.min_weight_leaf;
     }
 
     // global purity gain of a node's best split (000 Fig. 1): (W*G(node) - best score) / W_total

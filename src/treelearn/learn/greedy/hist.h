@@ -22,6 +22,7 @@ public:
     const Problem& P;
     const Crit& crit;
     int64_t msl;
+    double mwl = 0.0;  // min_weight_leaf (set by the grower)
     std::vector<int32_t> rows;     // node row ranges
     std::vector<int32_t> tmp;
     std::vector<uint8_t> right;
@@ -192,7 +193,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P};
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl};
         const int C = P.C;
         const double* h = pool[nd.hist].data();
         const int64_t* hc = cpool[nd.hist].data();

@@ -99,6 +99,7 @@ public:
     const Problem& P;
     const Crit& crit;
     int64_t msl;
+    double mwl = 0.0;  // min_weight_leaf (set by the grower)
     std::vector<Entry> E;          // d * n
     std::vector<uint64_t> right;   // bit per row: goes right
     const double* w;
@@ -307,7 +308,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P};
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl};
         const int T = node_threads(nd);
         if (T == 1) {
             for (int f = 0; f < P.d && !pk.failed(); ++f) scan_feature(f, nd, tot, pk, work[0]);
@@ -315,7 +316,7 @@ public:
         } else {
             if constexpr (!Crit::batched) {
                 tl::run_workers(T, [&](int t) {
-                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * nd.W};
+                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * nd.W, mwl};
                     for (int f = t; f < P.d; f += T) {
                         recs[f].clear();
                         rec.out = &recs[f];

@@ -39,6 +39,7 @@ struct Params {
     int hist;               // 1: histogram finder
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
     int n_jobs = 1;         // threads of the sorted finder (the same tree for any number)
+    double min_weight_leaf = 0.0;  // a split's sides need at least this weight (scikit-learn's)
     tl::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
     void* cost_ctx = nullptr;
 };
@@ -110,6 +111,7 @@ struct Picker {
     tl::CandidateBatch* batch;
     std::vector<Split>* pending;
     const Problem* prob;
+    double mwl = 0.0;  // min_weight_leaf: a side of less weight makes the candidate invalid
     double low = std::numeric_limits<double>::infinity();    // m: the lowest score so far
     double limit = std::numeric_limits<double>::infinity();  // m + tol
     int32_t best_width = 0;
@@ -133,6 +135,7 @@ struct Picker {
     // two classes, both sides' counts given
     TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
                        int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
+        if (WL < mwl || WR < mwl) return;
         if constexpr (Crit::batched) {
             const double l[2] = {l0, l1}, r[2] = {r0, r1};
             batch->push(crit, l, r);
@@ -144,6 +147,7 @@ struct Picker {
     // one side's counts L (sum WL), the other tot - L (sum WR)
     TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
                         int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
+        if (WL < mwl || WR < mwl) return;
         if constexpr (Crit::batched) {
             batch->push_rest(crit, L, tot);
             keep(f, code, low, ml);
@@ -184,6 +188,7 @@ struct Recorder {
     const Crit& crit;
     std::vector<Split>* out;
     double tol;
+    double mwl = 0.0;  // min_weight_leaf, as Picker's
     double low = std::numeric_limits<double>::infinity();
 
     TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
@@ -196,10 +201,12 @@ struct Recorder {
     }
     TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
                        int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
+        if (WL < mwl || WR < mwl) return;
         take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, lo, ml);
     }
     TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
                         int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
+        if (WL < mwl || WR < mwl) return;
         take(crit.score(L, tot, WL, WR, buf), f, code, lo, ml);
     }
     bool failed() const { return false; }

@@ -73,6 +73,9 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         The CV choosing α ("ccp", "mcart"): an int gives shuffled stratified K-fold (seeded by
         ``random_state``).
     max_depth, min_samples_leaf, max_thresholds, categorical : passed to the greedy growth.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Passed to the greedy growth (scikit-learn's: each side of a split holds at least this
+        fraction of the total weight).
     random_state : int or None
         Seed of the CV folds.
     class_weight : None, "balanced" or dict {class: weight}
@@ -101,11 +104,12 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         "random_state": RANDOM_STATE,
         "class_weight": CLASS_WEIGHT,
         "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
+        "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
     }
 
     def __init__(self, pruning="bound", criterion="gini", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
                  cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
-                 random_state=None, class_weight=None, max_leaf_nodes=None):
+                 random_state=None, class_weight=None, max_leaf_nodes=None, min_weight_fraction_leaf=0.0):
         self.pruning = pruning
         self.criterion = criterion
         self.max_leaves = max_leaves
@@ -120,6 +124,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.random_state = random_state
         self.class_weight = class_weight
         self.max_leaf_nodes = max_leaf_nodes
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
 
     def _check_params(self) -> None:
         self._leaf_budget()
@@ -135,7 +140,8 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         def grow(Xe, y, w):
             return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,
                                max_leaves=self._leaf_budget(), min_samples_leaf=self.min_samples_leaf,
-                               max_thresholds=self.max_thresholds)
+                               max_thresholds=self.max_thresholds,
+                               min_weight_fraction_leaf=float(self.min_weight_fraction_leaf))
         return grow
 
     def _cv_for_rows(self, rows, n_rows):
@@ -195,6 +201,8 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         ``class_weight``) the greedy tree is grown on the row shards, and with an integer ``cv``
         the CV pruners' fold trees too (``sharded.py``); the pruning is the local fit's step."""
         crit = params["criterion"]
+        if self.min_weight_fraction_leaf > 0:  # (not in the sharded growth: the gathered blocks)
+            return None
         if not plugin.supports(data, crit, pruning=self.pruning, cv=self.cv, max_thresholds=self.max_thresholds,
                                class_weight=self.class_weight, categorical=self.categorical):
             return None
