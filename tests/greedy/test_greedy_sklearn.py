@@ -16,7 +16,8 @@ from treelearn import GreedyTreeClassifier, TreeLearnValueError
 # every check passes (check_class_weight_classifiers too: it sets min_weight_fraction_leaf=0.01, as for
 # scikit-learn's tree)
 @parametrize_with_checks([GreedyTreeClassifier(), GreedyTreeClassifier(criterion="gini", max_leaves=6),
-                          GreedyTreeClassifier(max_thresholds=8, max_depth=3)])
+                          GreedyTreeClassifier(max_thresholds=8, max_depth=3),
+                          GreedyTreeClassifier(max_features="sqrt", splitter="random", random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

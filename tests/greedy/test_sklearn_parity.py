@@ -143,3 +143,136 @@ def test_pruned_learner_takes_min_weight_fraction_leaf():
     est = PrunedTreeClassifier(pruning=None, max_leaves=None, min_weight_fraction_leaf=0.1).fit(X, y)
     counts = np.bincount(est.apply(X))
     assert counts[counts > 0].min() >= 30
+
+
+# ---------------------------------------------------------------------- max_features, splitter
+_M64 = 2**64 - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+class _NodeRng:
+    """The per-node generator of the compiled growth (greedy/types.h NodeRng: splitmix64 seeded
+    by the growth's seed and the node id), written out again as the reference's source of draws."""
+
+    def __init__(self, seed, node):
+        self.s = (seed ^ ((_GOLDEN * (node + 1)) & _M64)) & _M64
+        self.next()
+
+    def next(self):
+        self.s = (self.s + _GOLDEN) & _M64
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return self.next() % n
+
+
+def _gini_score(y, right):
+    """W_L * Gini(L) + W_R * Gini(R) of a 0/1 target split by the mask ``right``."""
+    s = 0.0
+    for side in (y[right], y[~right]):
+        if side.size:
+            p = side.mean()
+            s += side.size * 2 * p * (1 - p)
+    return s
+
+
+def _reference_node(X, y, rows, node, seed, mtry, random_split):
+    """The reference search of one node: features in the drawn order, those constant at the node
+    skipped, stopping after mtry varied ones (every varied feature has a valid split here);
+    returns (visited features, best score)."""
+    rng = _NodeRng(seed, node)
+    d = X.shape[1]
+    order = list(range(d))
+    visited, best = [], np.inf
+    for i in range(d):
+        j = i + rng.below(d - i)
+        order[i], order[j] = order[j], order[i]
+        f = order[i]
+        col = X[rows, f]
+        if col.min() == col.max():
+            continue
+        codes = np.searchsorted(np.unique(X[:, f]), col)  # the column's ranks, as the coding
+        lo, hi = int(codes.min()), int(codes.max())
+        ks = [lo + 1 + rng.below(hi - lo)] if random_split else np.unique(codes)[1:].tolist()
+        best = min([best] + [_gini_score(y[rows], codes >= k) for k in ks])
+        visited.append(f)
+        if len(visited) >= mtry:
+            break
+    return visited, best
+
+
+@pytest.mark.parametrize("max_features,mtry", [(1, 1), (2, 2), ("sqrt", 2), ("log2", 2), (0.5, 3), (None, 6)])
+@pytest.mark.parametrize("random_split", [False, True])
+@pytest.mark.parametrize("random_state", [0, 7])
+def test_drawn_features_and_random_conditions_follow_the_reference(max_features, mtry, random_split, random_state):
+    """Every node's split is the best of the reference's drawn features (and, with
+    splitter="random", of its drawn conditions), with the growth's seed drawn from random_state."""
+    X, y = _noisy(10, n=150, d=6)
+    X[:, 5] = np.round(X[:, 5])  # a few values: constant in small nodes (skipped, not counted)
+    if max_features is None and not random_split:
+        return  # every feature in order: the deterministic search of the other tests
+    est = GreedyTreeClassifier(criterion="gini", max_depth=5, max_features=max_features,
+                               splitter="random" if random_split else "best", random_state=random_state).fit(X, y)
+    seed = np.random.RandomState(random_state).randint(2**63 - 1)
+    t = est.tree_
+    paths = est.decision_path(X).tocsc()
+    for node in np.flatnonzero(t.children_left >= 0):
+        rows = paths.indices[paths.indptr[node]:paths.indptr[node + 1]]
+        visited, best = _reference_node(X, y, rows, int(node), seed, mtry, random_split)
+        f = int(t.feature[node])
+        assert f in visited
+        assert _gini_score(y[rows], X[rows, f] >= t.threshold[node]) == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("params", [dict(max_features="sqrt"), dict(splitter="random"),
+                                    dict(max_features=2, splitter="random", max_leaves=9)])
+def test_drawn_growth_is_reproducible_and_the_same_for_any_n_jobs(params):
+    import pandas as pd
+
+    X, y = _noisy(11, n=3000, d=8)
+    X[::7, 2] = np.nan  # missing values
+    df = pd.DataFrame(X, columns=[f"c{j}" for j in range(8)])
+    df["cat"] = pd.Categorical(np.array(["a", "b", "c", "d"])[np.arange(3000) % 4])
+    trees = [GreedyTreeClassifier(random_state=3, n_jobs=j, **params).fit(df, y).tree_ for j in (1, 2, 1)]
+    assert trees[0] == trees[1] == trees[2]
+    other = GreedyTreeClassifier(random_state=4, **params).fit(df, y).tree_
+    assert other != trees[0]
+    # quantile codes too (the draws run on the sorted finder there as well)
+    hist = [GreedyTreeClassifier(random_state=3, max_thresholds=64, n_jobs=j, **params).fit(df, y).tree_
+            for j in (1, 2)]
+    assert hist[0] == hist[1]
+
+
+def test_max_features_and_splitter_are_checked():
+    X, y = _noisy(12, n=50)
+    for bad in (0, 1.5, "auto", -1):
+        with pytest.raises(TreeLearnValueError, match="max_features"):
+            GreedyTreeClassifier(max_features=bad).fit(X, y)
+    with pytest.raises(TreeLearnValueError, match="max_features=5 is more than the 4 features"):
+        GreedyTreeClassifier(max_features=5).fit(X, y)
+    with pytest.raises(TreeLearnValueError, match="splitter"):
+        GreedyTreeClassifier(splitter="worst").fit(X, y)
+
+
+def test_bagging_and_a_random_forest_of_greedy_trees():
+    """BaggingClassifier of drawn-feature trees runs, and a random forest of them (bootstrap rows,
+    max_features="sqrt" per node) is as accurate as scikit-learn's RandomForestClassifier on
+    breast cancer (5-fold CV, within 1.5 points)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    X, y = load_breast_cancer(return_X_y=True)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    extra = BaggingClassifier(GreedyTreeClassifier(max_features="sqrt", splitter="random"), n_estimators=30,
+                              random_state=0).fit(X, y)
+    assert extra.score(X, y) > 0.97
+    ours = BaggingClassifier(GreedyTreeClassifier(criterion="gini", max_features="sqrt"), n_estimators=100,
+                             random_state=0)
+    theirs = RandomForestClassifier(n_estimators=100, random_state=0)
+    a = cross_val_score(ours, X, y, cv=cv).mean()
+    b = cross_val_score(theirs, X, y, cv=cv).mean()
+    assert a >= b - 0.015, (a, b)

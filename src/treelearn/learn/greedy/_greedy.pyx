@@ -24,6 +24,9 @@ cdef extern from "grow.h" namespace "tl::greedy":
         double hist_budget
         int n_jobs
         double min_weight_leaf
+        int64_t max_features
+        int random_split
+        uint64_t seed
         batch_fn cost_cb
         void* cost_ctx
 
@@ -194,7 +197,8 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                const int32_t[::1] cat_only, const int32_t[::1] miss_code, const int64_t[::1] y, const double[::1] w, int n_classes,
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
-               int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0):
+               int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
+               int64_t max_features=0, bint random_split=False, uint64_t seed=0):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -203,6 +207,10 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
 
     ``min_weight_leaf``: each side of a split needs at least this weight (scikit-learn's), and a
     node of less than twice it is a leaf.
+
+    ``max_features`` > 0: per node, features drawn at random (from ``seed`` and the node's id)
+    until that many varied at the node and a valid split was found; ``random_split``: one random
+    condition per drawn feature (splitter="random"). Either runs on the sorted finder, one thread.
 
     ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
     the same for any number (a user criterion runs on one thread).
@@ -239,6 +247,9 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.hist_budget = hist_budget
     prm.n_jobs = n_jobs if n_jobs > 0 else 1
     prm.min_weight_leaf = min_weight_leaf
+    prm.max_features = max_features
+    prm.random_split = 1 if random_split else 0
+    prm.seed = seed
     prm.cost_cb = NULL
     prm.cost_ctx = NULL
     if criterion < 0:

@@ -75,12 +75,14 @@ from treelearn._validation import (
     INT64_MAX,
     RANDOM_STATE,
     Interval,
+    Options,
     RealNotInt,
     TreeLearnValueError,
     check_float_param,
     check_int_param,
     check_sample_weight,
     resolve_alias,
+    validate_parameters,
 )
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import Criterion, get_criterion
@@ -93,6 +95,10 @@ from treelearn.tree.weakest_link import ccp_path, prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features", "tree_from_growth"]
+
+#: scikit-learn's ``max_features``: a number, a fraction of the features, "sqrt", "log2" or None (all)
+MAX_FEATURES = [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right"),
+                Options("sqrt", "log2"), None]
 
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
@@ -285,7 +291,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 min_samples_leaf: int = 1, min_impurity_decrease: float = 0.0,
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
-                random_state=None, n_jobs=None, min_weight_fraction_leaf: float = 0.0) -> Tree:
+                random_state=None, n_jobs=None, min_weight_fraction_leaf: float = 0.0, max_features=None,
+                splitter: str = "best") -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -312,6 +319,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
     min_weight_fraction_leaf : each side of a split holds at least this fraction of the total
         weight (scikit-learn's; 0 to 0.5).
+    max_features, splitter : scikit-learn's (see :class:`GreedyTreeClassifier`).
 
     Returns
     -------
@@ -338,7 +346,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                                 min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
                                 max_thresholds=max_thresholds, min_samples_split=min_samples_split,
                                 ccp_alpha=ccp_alpha, finder=finder, random_state=random_state, n_jobs=n_jobs,
-                                min_weight_fraction_leaf=min_weight_fraction_leaf)
+                                min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
+                                splitter=splitter)
     return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
@@ -357,6 +366,8 @@ class GrowParams:
     min_samples_split: int = 2
     ccp_alpha: float = 0.0
     min_weight_fraction_leaf: float = 0.0
+    max_features: object = None
+    splitter: str = "best"
     finder: str = "auto"
     random_state: object = None
     n_jobs: int = 1
@@ -364,10 +375,13 @@ class GrowParams:
     @classmethod
     def checked(cls, *, criterion, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease, max_thresholds,
                 min_samples_split, ccp_alpha, finder, random_state, n_jobs,
-                min_weight_fraction_leaf=0.0) -> "GrowParams":
+                min_weight_fraction_leaf=0.0, max_features=None, splitter="best") -> "GrowParams":
         """The parameters of :func:`grow_greedy`, each checked (a named TreeLearnValueError)."""
         if finder not in ("auto", "sorted", "hist"):
             raise TreeLearnValueError(f"finder must be 'auto', 'sorted' or 'hist', got {finder!r}")
+        max_features = validate_parameters("grow_greedy", {"max_features": MAX_FEATURES,
+                                                           "splitter": [Options("best", "random")]},
+                                           {"max_features": max_features, "splitter": splitter})["max_features"]
         return cls(criterion=get_criterion(criterion),
                    max_depth=check_int_param("max_depth", max_depth, low=0, allow_none=True),
                    max_leaves=check_int_param("max_leaves", max_leaves, low=1, allow_none=True),
@@ -378,7 +392,8 @@ class GrowParams:
                    ccp_alpha=check_float_param("ccp_alpha", ccp_alpha, low=0.0), finder=finder,
                    random_state=random_state, n_jobs=n_threads(n_jobs),
                    min_weight_fraction_leaf=check_float_param("min_weight_fraction_leaf", min_weight_fraction_leaf,
-                                                              low=0.0, high=0.5))
+                                                              low=0.0, high=0.5),
+                   max_features=max_features, splitter=splitter)
 
 
 def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int) -> str:
@@ -402,6 +417,22 @@ def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int)
     return finder
 
 
+def _n_drawn_features(max_features, d: int) -> int:
+    """scikit-learn's ``max_features`` of d features as a number to draw per node (0: every
+    feature, searched in order: None, or a number >= d)."""
+    if max_features is None:
+        return 0
+    if isinstance(max_features, str):
+        k = max(1, int(np.sqrt(d) if max_features == "sqrt" else np.log2(d)))
+    elif isinstance(max_features, numbers.Integral):
+        if max_features > d:
+            raise TreeLearnValueError(f"max_features={max_features} is more than the {d} features of X")
+        k = int(max_features)
+    else:
+        k = max(1, int(float(max_features) * d))
+    return 0 if k >= d else k
+
+
 def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) -> Tree:
     """The growth on checked arguments (positive weights, int64 class codes, a schema)."""
     if classes is None:
@@ -412,9 +443,14 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     crit = p.criterion
     # a user G: the engine asks for the weighted impurities of a node's candidates in batches
     cost = crit.weighted_impurity if crit.code < 0 else None
-    if p.random_state is None:
-        grow_on, perm = coded, None
-    else:  # the same coded features in a random order: equally wide ties broken at random
+    mtry = _n_drawn_features(p.max_features, coded.n_codes.size)
+    drawn = mtry > 0 or p.splitter == "random"
+    seed, perm, grow_on = 0, None, coded
+    if drawn:  # per-node draws (compiled) from one seed of random_state (None: numpy's global one)
+        rs = p.random_state
+        rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
+        seed = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else int(rng.randint(2**63 - 1))
+    elif p.random_state is not None:  # the same coded features in a random order: equally wide ties broken at random
         rs = p.random_state
         rng = rs if isinstance(rs, np.random.Generator) else check_random_state(rs)
         perm = rng.permutation(coded.n_codes.size)
@@ -426,7 +462,8 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
                              -1 if p.max_leaves is None else p.max_leaves, p.min_samples_leaf,
                              p.min_impurity_decrease, finder == "hist", cost=cost,
                              min_samples_split=p.min_samples_split, n_jobs=int(p.n_jobs),
-                             min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()))
+                             min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()),
+                             max_features=mtry, random_split=p.splitter == "random", seed=seed)
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
@@ -566,6 +603,22 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         As scikit-learn's: each side of a split must hold at least this fraction of the total
         training weight (``sample_weight`` × ``class_weight``; the rows when unweighted), and a
         node with less than twice it is a leaf.
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        As scikit-learn's: at each node the features are drawn at random (without replacement,
+        from ``random_state``) and searched until this many (an int; a float: that fraction of
+        the features, at least 1; "sqrt", "log2": of the number of features) had two distinct
+        present values at the node and a valid split was found, or none is left. None (or as
+        many as there are features): every feature, in order. What random forests and
+        ``BaggingClassifier(max_features=...)`` of treelearn trees need.
+    splitter : {"best", "random"}, default="best"
+        "best": the best condition of each searched feature. "random" (scikit-learn's
+        ExtraTree style): one random condition per searched feature, a threshold drawn uniformly
+        among the column's candidate thresholds between the node's smallest and largest value
+        (uniform in rank, where scikit-learn draws uniformly in value), a category uniformly
+        among the node's; the best of those. The draws of a node depend only on ``random_state``
+        and the node (the same tree for any ``n_jobs``); they run on the sorted finder, one
+        thread (the row partitions still use ``n_jobs``). ``random_state=None`` draws from
+        numpy's global generator, as scikit-learn.
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning after growth, as scikit-learn's: the weakest link (the
         internal node of smallest (R(t) − R(T_t)) / (|leaves(T_t)| − 1), R = weighted fraction ×
@@ -622,12 +675,14 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
         "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
+        "max_features": MAX_FEATURES,
+        "splitter": [Options("best", "random")],
     }
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
                  class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None, max_leaf_nodes=None,
-                 min_weight_fraction_leaf=0.0):
+                 min_weight_fraction_leaf=0.0, max_features=None, splitter="best"):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -642,6 +697,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.n_jobs = n_jobs
         self.max_leaf_nodes = max_leaf_nodes
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.splitter = splitter
 
     def _check_params(self) -> None:
         self._leaf_budget()
@@ -661,7 +718,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                           min_samples_leaf=int(msl), min_impurity_decrease=float(self.min_impurity_decrease),
                           max_thresholds=self.max_thresholds, min_samples_split=int(mss),
                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
-                          min_weight_fraction_leaf=float(self.min_weight_fraction_leaf), n_jobs=n_threads(self.n_jobs))
+                          min_weight_fraction_leaf=float(self.min_weight_fraction_leaf), max_features=self.max_features,
+                          splitter=self.splitter, n_jobs=n_threads(self.n_jobs))
         return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
@@ -681,7 +739,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         ``class_weight``) the histograms are counted on the row shards and the splits chosen here
         (``sharded.py``); the Tree by the same step as the local fit (:func:`tree_from_growth`)."""
         crit = params["criterion"]
-        if self.min_weight_fraction_leaf > 0:  # (not in the sharded growth: the gathered blocks)
+        if self.min_weight_fraction_leaf > 0 or self.max_features is not None or self.splitter != "best":
+            # (not in the sharded growth: the gathered blocks)
             return None
         if not plugin.supports(data, crit, max_thresholds=self.max_thresholds, class_weight=self.class_weight,
                                categorical=self.categorical):

@@ -97,6 +97,19 @@ public:
         return pos <= 1 || W < 2.0 * prm.min_weight_leaf;
     }
 
+    // the node's best split: over every feature, or (max_features, splitter="random") over drawn
+    // features and conditions (the sorted finder only)
+    void find(Node& nd, const double* tot) {
+        if constexpr (std::is_same<FinderT<Crit>, SortedFinder<Crit>>::value) {
+            if (prm.max_features > 0 || prm.random_split) {
+                const int64_t mtry = prm.max_features > 0 ? prm.max_features : P.d;
+                finder.find_drawn(nd, tot, mtry, prm.random_split != 0, prm.seed);
+                return;
+            }
+        }
+        finder.find(nd, tot);
+    }
+
     // global purity gain of a node's best split (000 Fig. 1): (W*G(node) - best score) / W_total
     double global_gain(const Node& nd) const { return (nd.wimp - nd.best.score) / Wtot; }
 
@@ -133,8 +146,8 @@ public:
         openR = !terminal(cr.data(), nr, R.depth);
         if (openL || openR) finder.partition(nd, nl, L, R, openL, openR);
         finder.release(nd);
-        if (openL) { finder.find(L, cl.data()); if (!splittable(L)) { openL = false; finder.release(L); } }
-        if (openR) { finder.find(R, cr.data()); if (!splittable(R)) { openR = false; finder.release(R); } }
+        if (openL) { find(L, cl.data()); if (!splittable(L)) { openL = false; finder.release(L); } }
+        if (openR) { find(R, cr.data()); if (!splittable(R)) { openR = false; finder.release(R); } }
     }
 
     void grow() {
@@ -149,7 +162,7 @@ public:
         root.id = add_node(tot.data(), P.n, Wtot, root.wimp);
         if (terminal(tot.data(), P.n, 0)) return;
         finder.init_root(root);
-        finder.find(root, tot.data());
+        find(root, tot.data());
         if (!splittable(root)) { finder.release(root); return; }
         if (prm.max_leaves < 0) {
             std::vector<Node> stack{root};
@@ -192,7 +205,7 @@ public:
 template <class Crit>
 inline void grow_with(const Problem& P, const Params& prm, Crit& crit, Result& res) {
     crit.setup(P.w, P.n, P.C);
-    if (prm.hist) {
+    if (prm.hist && prm.max_features <= 0 && !prm.random_split) {
         GrowerT<HistFinder, Crit> g(P, prm, crit, res);
         if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
         g.grow();

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "core/criteria.h"
@@ -327,6 +328,90 @@ public:
                     for (const Split& s : recs[f]) pk.take(s.score, s.feature, s.code, s.low, s.mleft);
             }
         }
+        nd.best = best;
+    }
+
+    // --- drawn features (max_features) and random conditions (splitter="random"), on one thread:
+    // the draws depend on the node only (NodeRng), so the tree is the same for any n_jobs
+    std::vector<int> order;
+
+    // whether feature f has two present values at the node (scikit-learn's non-constant feature)
+    bool varies(int f, const Node& nd) const {
+        const Entry* e = &E[(size_t)f * P.n];
+        const int32_t M = P.miss_code[f];
+        int64_t te = nd.end;
+        if (M >= 0) while (te > nd.start && e[te - 1].code == M) --te;
+        return te > nd.start && e[nd.start].code != e[te - 1].code;
+    }
+
+    // one random condition of feature f (varying at the node): numeric `code >= k`, k uniform
+    // among the codes above the node's lowest present one up to its highest (the column's
+    // candidate thresholds between the node's min and max); categorical `code == v`, v uniform
+    // among the node's present categories. Missing rows: both directions are candidates.
+    template <class PK>
+    void scan_random(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, NodeRng& rng) {
+        const Entry* e = &E[(size_t)f * P.n];
+        int64_t te = nd.end, nmiss = 0;
+        double wm = 0.0;
+        if (P.miss_code[f] >= 0) nmiss = missing_tail(f, nd, wk, te, wm);
+        const int64_t s = nd.start, m = nd.end - s;
+        double* G = wk.pre.data();  // numeric: the rows below k; categorical: the rows of category v
+        std::fill(wk.pre.begin(), wk.pre.end(), 0.0);
+        double wg = 0.0;
+        int64_t ng = 0;
+        int32_t k = 0, low = 0;
+        const bool cat = P.is_cat[f];
+        if (cat) {
+            k = P.cat_only[f];
+            if (k < 0) {
+                int64_t groups = 0;
+                for (int64_t p = s; p < te; ++p) groups += p == s || e[p].code != e[p - 1].code;
+                int64_t g = rng.below(groups);
+                for (int64_t p = s; p < te; ++p)
+                    if ((p == s || e[p].code != e[p - 1].code) && g-- == 0) { k = e[p].code; break; }
+            }
+            for (int64_t p = s; p < te; ++p)
+                if (e[p].code == k) { G[e[p].cls] += w[e[p].row]; wg += w[e[p].row]; ++ng; }
+            if (ng == 0) return;
+        } else {
+            const int32_t lo = e[s].code, hi = e[te - 1].code;
+            k = lo + 1 + (int32_t)rng.below(hi - lo);
+            int64_t p = s;
+            for (; p < te && e[p].code < k; ++p) { G[e[p].cls] += w[e[p].row]; wg += w[e[p].row]; low = e[p].code; }
+            ng = p - s;
+        }
+        // the group's side alone (missing rows with the other side: numeric right, categorical left), then
+        // the missing rows joining the group's side
+        const uint8_t ml_apart = cat ? 1 : 0;
+        if (ng >= msl && m - ng >= msl) pk.rest(G, tot, wg, nd.W - wg, wk.buf.data(), f, k, low, ml_apart);
+        if (nmiss > 0 && ng + nmiss >= msl && m - ng - nmiss >= msl) {
+            for (int c = 0; c < P.C; ++c) wk.aux[c] = G[c] + wk.mis[c];
+            pk.rest(wk.aux.data(), tot, wg + wm, nd.W - wg - wm, wk.buf.data(), f, k, low, (uint8_t)(1 - ml_apart));
+        }
+    }
+
+    // the split search over features drawn at random until mtry of them varied at the node and a
+    // valid split was found (or none is left): scikit-learn's max_features; random conditions
+    // with random_split
+    void find_drawn(Node& nd, const double* tot, int64_t mtry, bool random_split, uint64_t seed) {
+        Split best;
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl};
+        NodeRng rng(seed, nd.id);
+        order.resize(P.d);
+        std::iota(order.begin(), order.end(), 0);
+        int64_t visited = 0;
+        for (int i = 0; i < P.d && !pk.failed(); ++i) {
+            std::swap(order[i], order[i + rng.below(P.d - i)]);
+            const int f = order[i];
+            if (!varies(f, nd)) continue;
+            if (random_split) scan_random(f, nd, tot, pk, work[0], rng);
+            else scan_feature(f, nd, tot, pk, work[0]);
+            if (++visited >= mtry) {
+                pk.flush();
+                if (best.feature >= 0) break;
+            }
+        }
+        pk.flush();
         nd.best = best;
     }
 

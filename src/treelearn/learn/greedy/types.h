@@ -40,6 +40,9 @@ struct Params {
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
     int n_jobs = 1;         // threads of the sorted finder (the same tree for any number)
     double min_weight_leaf = 0.0;  // a split's sides need at least this weight (scikit-learn's)
+    int64_t max_features = 0;      // > 0: features drawn per node until this many varied (scikit-learn's)
+    int random_split = 0;          // 1: one random threshold (category) per drawn feature (splitter="random")
+    uint64_t seed = 0;             // of the per-node draws (a node's draws: its id and this seed)
     tl::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
     void* cost_ctx = nullptr;
 };
@@ -68,6 +71,22 @@ struct Node {
     double wimp;         // W * impurity
     Split best;
     int64_t hist = -1;   // hist finder: slot of the node's histogram (-1: none)
+};
+
+// The random draws of one node (max_features, splitter="random"): a generator seeded by the
+// growth's seed and the node's id (ids are given in creation order, the same for any number of
+// threads), so a node's draws do not depend on how many nodes were searched before it.
+struct NodeRng {
+    uint64_t s;
+    NodeRng(uint64_t seed, int64_t id) : s(seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(id + 1))) { next(); }
+    uint64_t next() {  // splitmix64
+        uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+    // uniform in [0, n) (n >= 1; the modulo bias is below 2^-32 for n < 2^32)
+    int64_t below(int64_t n) { return (int64_t)(next() % (uint64_t)n); }
 };
 
 // ----------------------------------------------------------------------------------------------
