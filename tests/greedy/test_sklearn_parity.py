@@ -276,3 +276,76 @@ def test_bagging_and_a_random_forest_of_greedy_trees():
     a = cross_val_score(ours, X, y, cv=cv).mean()
     b = cross_val_score(theirs, X, y, cv=cv).mean()
     assert a >= b - 0.015, (a, b)
+
+
+# ------------------------------------------------------------------------------ monotonic_cst
+def _monotone_data(seed, n=500):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.3 * np.sin(5 * X[:, 0]) + 0.5 * rng.normal(size=n) - X[:, 1] > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+@pytest.mark.parametrize("cst", [[1, 0, 0], [1, -1, 0], [-1, 0, 1]])
+@pytest.mark.parametrize("growth", [dict(max_depth=4), dict(max_leaf_nodes=10)])
+def test_monotonic_cst_matches_sklearn(seed, cst, growth):
+    X, y = _monotone_data(seed)
+    ours = GreedyTreeClassifier(criterion="gini", monotonic_cst=cst, **growth).fit(X, y)
+    theirs = DecisionTreeClassifier(monotonic_cst=cst, random_state=0, **growth).fit(X, y)
+    assert _same_tree(ours, theirs, X)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("cst", [[1, 0, 0], [0, -1, 1], [-1, 1, -1]])
+@pytest.mark.parametrize("params", [dict(), dict(criterion="entropy", max_leaves=15), dict(max_thresholds=16),
+                                    dict(random_state=1, max_features=2), dict(min_samples_leaf=3, n_jobs=2)])
+def test_monotonic_cst_makes_probabilities_monotone(cst, params):
+    """The independent check: along each constrained feature, with the others fixed, the
+    predicted probability of classes_[1] never moves against the constraint."""
+    X, y = _monotone_data(5, n=800)
+    labels = np.where(y == 1, "yes", "no")  # classes_[1] == "yes"
+    est = GreedyTreeClassifier(monotonic_cst=cst, **params).fit(X, labels)
+    free = GreedyTreeClassifier(**params).fit(X, labels)
+    rng = np.random.default_rng(0)
+    grid = np.linspace(-3, 3, 121)
+    violations_free = 0
+    for j in np.flatnonzero(cst):
+        for base in X[rng.choice(800, 30, replace=False)]:
+            Z = np.repeat(base[None, :], grid.size, axis=0)
+            Z[:, j] = grid
+            assert np.all(cst[j] * np.diff(est.predict_proba(Z)[:, 1]) >= -1e-12)
+            violations_free += np.any(cst[j] * np.diff(free.predict_proba(Z)[:, 1]) < 0)
+    assert violations_free > 0  # the unconstrained tree is not monotone: the check can fail
+
+
+def test_monotonic_cst_same_tree_for_any_finder_and_threads():
+    from treelearn.learn.greedy.estimator import grow_greedy
+
+    X, y = _monotone_data(6, n=2000)
+    Xq = np.round(X, 1)  # few values: the histogram finder applies
+    trees = [grow_greedy(Xq, y, 2, finder=f, n_jobs=j, monotonic_cst=[1, -1, 0]) for f, j in
+             [("sorted", 1), ("hist", 1), ("sorted", 2)]]
+    assert trees[0] == trees[1] == trees[2]
+
+
+def test_monotonic_cst_is_checked():
+    import pandas as pd
+
+    X, y = _monotone_data(7, n=100)
+    with pytest.raises(TreeLearnValueError, match="one entry per feature: 3"):
+        GreedyTreeClassifier(monotonic_cst=[1, 0]).fit(X, y)
+    with pytest.raises(TreeLearnValueError, match="-1, 0 and 1"):
+        GreedyTreeClassifier(monotonic_cst=[2, 0, 0]).fit(X, y)
+    with pytest.raises(TreeLearnValueError, match="two classes"):
+        GreedyTreeClassifier(monotonic_cst=[1, 0, 0]).fit(X, np.arange(100) % 3)
+    Xn = X.copy()
+    Xn[0, 2] = np.nan
+    with pytest.raises(TreeLearnValueError, match="missing values"):
+        GreedyTreeClassifier(monotonic_cst=[1, 0, 0]).fit(Xn, y)
+    df = pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(np.array(["u", "v"])[y])})
+    with pytest.raises(TreeLearnValueError, match="categorical columns \\[1\\]"):
+        GreedyTreeClassifier(monotonic_cst=[0, 1]).fit(df, y)
+    # all zeros: no constraint (missing values and three classes are fine)
+    assert GreedyTreeClassifier(monotonic_cst=[0, 0, 0]).fit(Xn, np.arange(100) % 3).tree_ == \
+        GreedyTreeClassifier().fit(Xn, np.arange(100) % 3).tree_

@@ -41,6 +41,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         const int32_t* miss_code
         const int64_t* y
         const double* w
+        const int8_t* mono
 
     cdef cppclass Result:
         vector[int64_t] left, right, feature, split_code, split_low, n_samples
@@ -198,7 +199,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
-               int64_t max_features=0, bint random_split=False, uint64_t seed=0):
+               int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -211,6 +212,10 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     ``max_features`` > 0: per node, features drawn at random (from ``seed`` and the node's id)
     until that many varied at the node and a valid split was found; ``random_split``: one random
     condition per drawn feature (splitter="random"). Either runs on the sorted finder, one thread.
+
+    ``monotonic_cst``: None or (d,) int8 in {-1, 0, 1}, two classes (scikit-learn's monotonic
+    constraints on the fraction of class 1: inadmissible splits skipped, node values clipped to
+    the bounds the constrained splits set).
 
     ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
     the same for any number (a user criterion runs on one thread).
@@ -236,6 +241,13 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     P.miss_code = &miss_code[0]
     P.y = &y[0]
     P.w = &w[0]
+    cdef const int8_t[::1] mono
+    P.mono = NULL
+    if monotonic_cst is not None:
+        mono = np.ascontiguousarray(monotonic_cst, dtype=np.int8)
+        if mono.shape[0] != P.d or n_classes != 2:
+            raise ValueError("monotonic_cst needs one entry per feature and two classes")
+        P.mono = &mono[0]
     prm.n_classes = n_classes
     prm.criterion = criterion
     prm.max_depth = max_depth

@@ -62,7 +62,7 @@ one batch of candidate splits per node.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import clone
@@ -90,15 +90,12 @@ from treelearn.data.schema import ColumnSchema
 from treelearn.data import coding, sketch
 from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
+from treelearn.learn.greedy.options import MAX_FEATURES, MONOTONIC_CST, check_monotonic_cst, n_drawn_features
 from treelearn.tree.build import split_thresholds
 from treelearn.tree.weakest_link import ccp_path, prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features", "tree_from_growth"]
-
-#: scikit-learn's ``max_features``: a number, a fraction of the features, "sqrt", "log2" or None (all)
-MAX_FEATURES = [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right"),
-                Options("sqrt", "log2"), None]
 
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
@@ -292,7 +289,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
                 random_state=None, n_jobs=None, min_weight_fraction_leaf: float = 0.0, max_features=None,
-                splitter: str = "best") -> Tree:
+                splitter: str = "best", monotonic_cst=None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -319,7 +316,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
     min_weight_fraction_leaf : each side of a split holds at least this fraction of the total
         weight (scikit-learn's; 0 to 0.5).
-    max_features, splitter : scikit-learn's (see :class:`GreedyTreeClassifier`).
+    max_features, splitter, monotonic_cst : scikit-learn's (see :class:`GreedyTreeClassifier`).
 
     Returns
     -------
@@ -348,6 +345,9 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                                 ccp_alpha=ccp_alpha, finder=finder, random_state=random_state, n_jobs=n_jobs,
                                 min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features,
                                 splitter=splitter)
+    if monotonic_cst is not None:
+        params = replace(params, monotonic_cst=check_monotonic_cst(monotonic_cst, d, n_classes, schema.is_categorical,
+                                                                   lambda: bool(np.isnan(Xe).any())))
     return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
@@ -368,6 +368,7 @@ class GrowParams:
     min_weight_fraction_leaf: float = 0.0
     max_features: object = None
     splitter: str = "best"
+    monotonic_cst: np.ndarray | None = None  # checked (options.check_monotonic_cst): int8 per feature
     finder: str = "auto"
     random_state: object = None
     n_jobs: int = 1
@@ -417,22 +418,6 @@ def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int)
     return finder
 
 
-def _n_drawn_features(max_features, d: int) -> int:
-    """scikit-learn's ``max_features`` of d features as a number to draw per node (0: every
-    feature, searched in order: None, or a number >= d)."""
-    if max_features is None:
-        return 0
-    if isinstance(max_features, str):
-        k = max(1, int(np.sqrt(d) if max_features == "sqrt" else np.log2(d)))
-    elif isinstance(max_features, numbers.Integral):
-        if max_features > d:
-            raise TreeLearnValueError(f"max_features={max_features} is more than the {d} features of X")
-        k = int(max_features)
-    else:
-        k = max(1, int(float(max_features) * d))
-    return 0 if k >= d else k
-
-
 def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) -> Tree:
     """The growth on checked arguments (positive weights, int64 class codes, a schema)."""
     if classes is None:
@@ -443,7 +428,7 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     crit = p.criterion
     # a user G: the engine asks for the weighted impurities of a node's candidates in batches
     cost = crit.weighted_impurity if crit.code < 0 else None
-    mtry = _n_drawn_features(p.max_features, coded.n_codes.size)
+    mtry = n_drawn_features(p.max_features, coded.n_codes.size)
     drawn = mtry > 0 or p.splitter == "random"
     seed, perm, grow_on = 0, None, coded
     if drawn:  # per-node draws (compiled) from one seed of random_state (None: numpy's global one)
@@ -463,7 +448,9 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
                              p.min_impurity_decrease, finder == "hist", cost=cost,
                              min_samples_split=p.min_samples_split, n_jobs=int(p.n_jobs),
                              min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()),
-                             max_features=mtry, random_split=p.splitter == "random", seed=seed)
+                             max_features=mtry, random_split=p.splitter == "random", seed=seed,
+                             monotonic_cst=p.monotonic_cst if perm is None or p.monotonic_cst is None
+                             else p.monotonic_cst[perm])
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
@@ -619,6 +606,14 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         and the node (the same tree for any ``n_jobs``); they run on the sorted finder, one
         thread (the row partitions still use ``n_jobs``). ``random_state=None`` draws from
         numpy's global generator, as scikit-learn.
+    monotonic_cst : array-like of int (-1, 0, 1) per feature, or None, default=None
+        scikit-learn's monotonic constraints (two classes; numeric columns; no missing values):
+        1 makes the predicted probability of ``classes_[1]`` non-decreasing in the feature, -1
+        non-increasing, 0 leaves it free. As scikit-learn: a split is skipped when one side's
+        fraction of ``classes_[1]`` leaves the node's bounds or (on a constrained feature) the
+        right side's is below (1) / above (-1) the left side's; a split on a constrained feature
+        bounds its children at the middle of their two fractions, and node values
+        (``tree_.value``, hence ``predict_proba``) are clipped to their bounds.
     ccp_alpha : float, default=0.0
         Minimal cost-complexity pruning after growth, as scikit-learn's: the weakest link (the
         internal node of smallest (R(t) − R(T_t)) / (|leaves(T_t)| − 1), R = weighted fraction ×
@@ -677,12 +672,13 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
         "max_features": MAX_FEATURES,
         "splitter": [Options("best", "random")],
+        "monotonic_cst": MONOTONIC_CST,
     }
 
     def __init__(self, criterion="entropy", max_depth=None, max_leaves=None, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
                  class_weight=None, min_samples_split=2, ccp_alpha=0.0, n_jobs=None, max_leaf_nodes=None,
-                 min_weight_fraction_leaf=0.0, max_features=None, splitter="best"):
+                 min_weight_fraction_leaf=0.0, max_features=None, splitter="best", monotonic_cst=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.max_leaves = max_leaves
@@ -699,6 +695,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_features = max_features
         self.splitter = splitter
+        self.monotonic_cst = monotonic_cst
 
     def _check_params(self) -> None:
         self._leaf_budget()
@@ -719,7 +716,10 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                           max_thresholds=self.max_thresholds, min_samples_split=int(mss),
                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
                           min_weight_fraction_leaf=float(self.min_weight_fraction_leaf), max_features=self.max_features,
-                          splitter=self.splitter, n_jobs=n_threads(self.n_jobs))
+                          splitter=self.splitter, n_jobs=n_threads(self.n_jobs),
+                          monotonic_cst=check_monotonic_cst(self.monotonic_cst, sample.raw.shape[1], sample.n_classes,
+                                                            sample.schema.is_categorical,
+                                                            lambda: bool(np.isnan(sample.encoded).any())))
         return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
@@ -739,7 +739,8 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         ``class_weight``) the histograms are counted on the row shards and the splits chosen here
         (``sharded.py``); the Tree by the same step as the local fit (:func:`tree_from_growth`)."""
         crit = params["criterion"]
-        if self.min_weight_fraction_leaf > 0 or self.max_features is not None or self.splitter != "best":
+        if (self.min_weight_fraction_leaf > 0 or self.max_features is not None or self.splitter != "best"
+                or self.monotonic_cst is not None):
             # (not in the sharded growth: the gathered blocks)
             return None
         if not plugin.supports(data, crit, max_thresholds=self.max_thresholds, class_weight=self.class_weight,

@@ -73,7 +73,9 @@ public:
             return FinderT<Crit>(p, c, pr.min_samples_leaf);
     }
 
-    int64_t add_node(const double* counts, int64_t n_samples, double W, double wimp) {
+    int64_t add_node(const double* counts, int64_t n_samples, double W, double wimp,
+                     double lo = -std::numeric_limits<double>::infinity(),
+                     double hi = std::numeric_limits<double>::infinity()) {
         const int64_t id = res.n_nodes++;
         res.left.push_back(-1);
         res.right.push_back(-1);
@@ -82,7 +84,14 @@ public:
         res.split_low.push_back(0);
         res.missing_left.push_back(0);
         res.n_samples.push_back(n_samples);
-        for (int c = 0; c < P.C; ++c) res.value.push_back(counts[c]);
+        const double p1 = P.C == 2 && W > 0.0 ? counts[1] / W : 0.0;
+        if (P.mono && W > 0.0 && (p1 < lo || p1 > hi)) {  // monotonic constraints: the fraction clipped to the bounds
+            const double q = std::min(std::max(p1, lo), hi);
+            res.value.push_back(W * (1.0 - q));
+            res.value.push_back(W * q);
+        } else {
+            for (int c = 0; c < P.C; ++c) res.value.push_back(counts[c]);
+        }
         // scikit-learn's units (entropy in bits, Gini 1 - sum p^2)
         res.impurity.push_back(W > 0.0 ? Crit::sklearn_scale * std::max(0.0, wimp / W) : 0.0);
         return id;
@@ -132,8 +141,15 @@ public:
         res.missing_left[nd.id] = nm > 0 ? nd.best.mleft : (uint8_t)(WL > WR);
         L.wimp = crit.wimp(cl.data(), WL);
         R.wimp = crit.wimp(cr.data(), WR);
-        L.id = add_node(cl.data(), nl, WL, L.wimp);
-        R.id = add_node(cr.data(), nr, WR, R.wimp);
+        L.lo = R.lo = nd.lo;
+        L.hi = R.hi = nd.hi;
+        if (P.mono && P.mono[nd.best.feature] != 0) {  // scikit-learn's bounds: the children's middle value
+            const double mid = 0.5 * (cl[1] / WL + cr[1] / WR);
+            if (P.mono[nd.best.feature] > 0) { L.hi = mid; R.lo = mid; }
+            else { L.lo = mid; R.hi = mid; }
+        }
+        L.id = add_node(cl.data(), nl, WL, L.wimp, L.lo, L.hi);
+        R.id = add_node(cr.data(), nr, WR, R.wimp, R.lo, R.hi);
         res.left[nd.id] = L.id;
         res.right[nd.id] = R.id;
         res.feature[nd.id] = nd.best.feature;

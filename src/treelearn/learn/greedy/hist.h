@@ -193,7 +193,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl};
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl, nd.lo, nd.hi};
         const int C = P.C;
         const double* h = pool[nd.hist].data();
         const int64_t* hc = cpool[nd.hist].data();

@@ -309,7 +309,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl};
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl, nd.lo, nd.hi};
         const int T = node_threads(nd);
         if (T == 1) {
             for (int f = 0; f < P.d && !pk.failed(); ++f) scan_feature(f, nd, tot, pk, work[0]);
@@ -317,7 +317,7 @@ public:
         } else {
             if constexpr (!Crit::batched) {
                 tl::run_workers(T, [&](int t) {
-                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * nd.W, mwl};
+                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * nd.W, mwl, &P, nd.lo, nd.hi};
                     for (int f = t; f < P.d; f += T) {
                         recs[f].clear();
                         rec.out = &recs[f];
@@ -395,7 +395,7 @@ public:
     // with random_split
     void find_drawn(Node& nd, const double* tot, int64_t mtry, bool random_split, uint64_t seed) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl};
+        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl, nd.lo, nd.hi};
         NodeRng rng(seed, nd.id);
         order.resize(P.d);
         std::iota(order.begin(), order.end(), 0);

@@ -69,6 +69,8 @@ struct Node {
     int64_t depth;
     double W;            // weighted mass
     double wimp;         // W * impurity
+    double lo = -std::numeric_limits<double>::infinity();  // monotonic constraints: the bounds of the
+    double hi = std::numeric_limits<double>::infinity();   // positive class's fraction in this node
     Split best;
     int64_t hist = -1;   // hist finder: slot of the node's histogram (-1: none)
 };
@@ -102,7 +104,21 @@ struct Problem {
     const int32_t* miss_code;  // (d,): the code of the missing rows (the largest), -1: no missing value
     const int64_t* y;          // (n,)
     const double* w;           // (n,)
+    const int8_t* mono = nullptr;  // (d,) or none: monotonic constraints (+1, -1, 0) of two classes
 };
+
+// Monotonic constraints (scikit-learn's, two classes): a split on a constrained feature is
+// admissible when both sides' fractions of class 1 lie in the node's bounds [lo, hi] and the
+// right side's (x >= t) is at least (+1) / at most (-1) the left side's; a split on a free
+// feature always is (its children's values are clipped to the bounds). l1, r1: the class-1
+// weights of the left and right sides.
+TL_INLINE bool admissible(const Problem& P, int32_t f, double l1, double WL, double r1, double WR,
+                          double lo, double hi) {
+    if (P.mono[f] == 0) return true;
+    const double pl = l1 / WL, pr = r1 / WR;
+    if (pl < lo || pl > hi || pr < lo || pr > hi) return false;
+    return (pl - pr) * (double)P.mono[f] <= 0.0;
+}
 
 // The width of a candidate split: how many of its column's candidate conditions cut the node's
 // rows the same way. A numeric split `code >= k` whose largest code on the left is `low`: k - low
@@ -131,6 +147,8 @@ struct Picker {
     std::vector<Split>* pending;
     const Problem* prob;
     double mwl = 0.0;  // min_weight_leaf: a side of less weight makes the candidate invalid
+    double mlo = -std::numeric_limits<double>::infinity();  // the node's bounds (monotonic constraints)
+    double mhi = std::numeric_limits<double>::infinity();
     double low = std::numeric_limits<double>::infinity();    // m: the lowest score so far
     double limit = std::numeric_limits<double>::infinity();  // m + tol
     int32_t best_width = 0;
@@ -155,6 +173,7 @@ struct Picker {
     TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
                        int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
         if (WL < mwl || WR < mwl) return;
+        if (prob->mono && !admissible(*prob, f, l1, WL, r1, WR, mlo, mhi)) return;
         if constexpr (Crit::batched) {
             const double l[2] = {l0, l1}, r[2] = {r0, r1};
             batch->push(crit, l, r);
@@ -167,6 +186,7 @@ struct Picker {
     TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
                         int32_t f, int32_t code, int32_t low, uint8_t ml = 0) {
         if (WL < mwl || WR < mwl) return;
+        if (prob->mono && !admissible(*prob, f, L[1], WL, tot[1] - L[1], WR, mlo, mhi)) return;
         if constexpr (Crit::batched) {
             batch->push_rest(crit, L, tot);
             keep(f, code, low, ml);
@@ -208,6 +228,9 @@ struct Recorder {
     std::vector<Split>* out;
     double tol;
     double mwl = 0.0;  // min_weight_leaf, as Picker's
+    const Problem* prob = nullptr;
+    double mlo = -std::numeric_limits<double>::infinity();  // the node's bounds, as Picker's
+    double mhi = std::numeric_limits<double>::infinity();
     double low = std::numeric_limits<double>::infinity();
 
     TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
@@ -221,11 +244,13 @@ struct Recorder {
     TL_INLINE void two(double l0, double l1, double r0, double r1, double WL, double WR,
                        int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
         if (WL < mwl || WR < mwl) return;
+        if (prob->mono && !admissible(*prob, f, l1, WL, r1, WR, mlo, mhi)) return;
         take(crit.score2(l0, l1, r0, r1, WL, WR), f, code, lo, ml);
     }
     TL_INLINE void rest(const double* L, const double* tot, double WL, double WR, double* buf,
                         int32_t f, int32_t code, int32_t lo, uint8_t ml = 0) {
         if (WL < mwl || WR < mwl) return;
+        if (prob->mono && !admissible(*prob, f, L[1], WL, tot[1] - L[1], WR, mlo, mhi)) return;
         take(crit.score(L, tot, WL, WR, buf), f, code, lo, ml);
     }
     bool failed() const { return false; }
