@@ -769,8 +769,9 @@ def test_dask_topk_dataframe_string_labels(client, monkeypatch, max_depth):
 
 
 @pytest.mark.parametrize("params,weighted", [
-    (dict(pruning="ccp", max_thresholds=32, cv=3, max_leaves=16, random_state=0), False),
-    (dict(pruning="mcart", max_thresholds=16, cv=4, max_leaves=None, max_depth=6, random_state=1), False),
+    (dict(pruning="ccp", max_thresholds=32, cv=3, max_leaves=16, criterion="gini", random_state=0), False),
+    (dict(pruning="mcart", max_thresholds=16, cv=4, max_leaves=None, max_depth=6, criterion="gini", random_state=1),
+     False),
     (dict(pruning="ccp", max_thresholds=64, cv=2, max_leaves=20, criterion="entropy", random_state=2), True),
 ])
 def test_dask_pruned_tree_cv_pruning_equals_local(client, monkeypatch, params, weighted):

@@ -50,7 +50,7 @@ def _learners():
         ("optimal", tl.OptimalTreeClassifier(max_depth=2, criterion="gini", max_binary_features=20,
                                              time_limit=30), X, y, "gini"),
         ("minrank", tl.MinRankTreeClassifier(time_limit=30), Xb, yb, None),
-        ("pruned", tl.PrunedTreeClassifier(pruning="bound", max_leaves=10), X, y, "gini"),
+        ("pruned", tl.PrunedTreeClassifier(pruning="bound", criterion="gini", max_leaves=10), X, y, "gini"),
         ("queries", tl.QueryTreeClassifier(size=4, epsilon=0.1, mode="realizable", random_state=0),
          random_tree(6, 4, random_state=1), None, None),
     ]

@@ -1,7 +1,7 @@
 """The pruned room: a greedy tree pruned by a bound or by cross-validated cost-complexity (002 §6).
 
 :class:`PrunedTreeClassifier` grows the greedy tree (:func:`treelearn.learn.greedy.grow_greedy`,
-Gini, best-first until pure or ``max_leaves``) and prunes it with one of the Tree -> Tree routines
+best-first until pure or ``max_leaves``) and prunes it with one of the Tree -> Tree routines
 of :mod:`treelearn.prune.pruners` (Shawe-Taylor bound pruning, CART or M-CART cost-complexity with
 α chosen by K-fold CV). Its Dask plug-in (``sharded.py``) grows the tree and the folds' trees on
 row shards.
@@ -56,8 +56,10 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         "bound": Shawe-Taylor bound pruning (no cross-validation); "ccp": CART cost-complexity
         pruning with α chosen by ``cv``-fold CV; "mcart": the same with M-CART's complexity
         (d/m) ln(m/d), d = L ln(L l); None: the unpruned greedy tree.
-    criterion : default="gini"
-        Impurity of the greedy growth (see :class:`~treelearn.GreedyTreeClassifier`).
+    criterion : default="entropy"
+        Impurity of the greedy growth (see :class:`~treelearn.GreedyTreeClassifier`). Entropy,
+        the default of every treelearn learner (see the guide, "scikit-learn parity"); the paper's
+        CART trees (002 §6) are grown with ``criterion="gini"``.
     max_leaves : int or None, default=40
         Best-first growth to at most this many leaves (None: depth-first until pure).
     max_leaf_nodes : int >= 2 or None, default=None
@@ -107,7 +109,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
     }
 
-    def __init__(self, pruning="bound", criterion="gini", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
+    def __init__(self, pruning="bound", criterion="entropy", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
                  cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
                  random_state=None, class_weight=None, max_leaf_nodes=None, min_weight_fraction_leaf=0.0):
         self.pruning = pruning
