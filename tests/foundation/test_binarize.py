@@ -253,3 +253,27 @@ def test_full_one_hot_and_unique_names():
     # thresholds that read alike at 6 digits get more digits
     names = Binarizer().fit(np.array([[1e6], [1e6 + 0.5], [1e6 + 1.5]])).get_feature_names_out().tolist()
     assert names == ["x0 >= 1000000.2", "x0 >= 1000001"] and len(set(names)) == 2
+
+
+def test_set_output_pandas_in_a_pipeline_with_a_classifier():
+    """scikit-learn's set_output: the Binarizer returns a DataFrame named by its conditions; a
+    pipeline ending in a treelearn classifier passes it on (the classifier, like scikit-learn's,
+    has no output to set) and the classifier sees the condition names."""
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+
+    from treelearn import GreedyTreeClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    bz = Binarizer(max_thresholds=2).set_output(transform="pandas")
+    out = bz.fit_transform(X)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == list(bz.get_feature_names_out())
+    np.testing.assert_array_equal(out.to_numpy(), Binarizer(max_thresholds=2).fit_transform(X))
+    pipe = make_pipeline(Binarizer(max_thresholds=2), GreedyTreeClassifier(max_depth=2)).set_output(transform="pandas")
+    pipe.fit(X, y)
+    assert list(pipe[-1].feature_names_in_) == list(pipe[0].get_feature_names_out())
+    np.testing.assert_array_equal(pipe.predict(X), GreedyTreeClassifier(max_depth=2).fit(
+        Binarizer(max_thresholds=2).fit_transform(X), y).predict(Binarizer(max_thresholds=2).fit(X).transform(X)))
+    assert not hasattr(GreedyTreeClassifier(), "set_output")  # as DecisionTreeClassifier
