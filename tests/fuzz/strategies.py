@@ -60,9 +60,9 @@ HOSTILE_VALUES = st.one_of(
 
 def hostile_params(name: str):
     """One parameter of ``name`` set to a hostile value (the others valid)."""
-    from treelearn import __dict__ as ns
+    import treelearn  # (the lazy facade: a name's module loads on first attribute access)
 
-    keys = sorted(ns[name]().get_params())
+    keys = sorted(getattr(treelearn, name)().get_params())
     return st.tuples(valid_params(name), st.sampled_from(keys), HOSTILE_VALUES).map(
         lambda t: {**t[0], t[1]: t[2], **({} if t[1] in ("time_limit",) else
                                           {k: v for k, v in LIMITS.get(name, {}).items() if k != t[1]})})
