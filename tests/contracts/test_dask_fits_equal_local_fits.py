@@ -72,6 +72,18 @@ def test_dask_greedy_equals_local_bit_for_bit(client, criterion, classes, params
     np.testing.assert_array_equal(local.predict(X), dist.predict(X))
 
 
+@pytest.mark.parametrize("params", [dict(min_weight_fraction_leaf=0.05), dict(max_features=3, random_state=1),
+                                    dict(splitter="random", random_state=2), dict(monotonic_cst=[1, 0, -1, 0, 0, 0])])
+def test_dask_greedy_with_sklearn_options_equals_local(client, params):
+    """The options the sharded growth does not implement fit on the gathered blocks: the local tree."""
+    X, y = _data()
+    local = GreedyTreeClassifier(max_depth=5, max_thresholds=16, **params).fit(X, y)
+    with use_client(client):
+        dist = GreedyTreeClassifier(max_depth=5, max_thresholds=16, **params).fit(
+            da.from_array(X, chunks=(700, 6)), da.from_array(y, chunks=700))
+    assert_same_tree(local, dist)
+
+
 def test_dask_threshold_sample_matches_local(client, monkeypatch):
     """Above the sample size the thresholds come from the index-hashed sample: shards pick the
     same rows from their offsets, so the trees stay identical (and differ from all-row quantiles)."""
