@@ -395,19 +395,9 @@ def test_sample_weight_as_repetition():
     assert a.training_error_ == pytest.approx(b.training_error_)
 
 
-# check_class_weight_classifiers: the check weighs class 0 by 1000 and the others by 1e-4 and wants
-# class 0 predicted on > 87% of its noisy test blobs; an exact search minimising the weighted error
-# (and Top-k's search) cuts off small regions of training rows of the other classes only (weighted
-# error unchanged), which the test rows then fall into. scikit-learn's tree passes because the check
-# sets its min_weight_fraction_leaf=0.01; the exact searches have no minimum leaf size
-# (docs/guide/sklearn.rst). class_weight itself is tested against scikit-learn in test_estimator_seam.py.
-_NO_LEAF_SIZE = {"check_class_weight_classifiers": (
-    "the exact searches have no minimum leaf weight: pure regions of the light classes are cut off "
-    "(scikit-learn's tree passes only with the check's min_weight_fraction_leaf=0.01)")}
-
-
-@parametrize_with_checks([TopKTreeClassifier(max_depth=2), OptimalTreeClassifier(max_depth=2)],
-                         expected_failed_checks=lambda est: _NO_LEAF_SIZE)
+# every check passes (check_class_weight_classifiers too: it sets min_weight_fraction_leaf=0.01, which the
+# searches honour)
+@parametrize_with_checks([TopKTreeClassifier(max_depth=2), OptimalTreeClassifier(max_depth=2)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

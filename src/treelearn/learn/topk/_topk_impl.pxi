@@ -36,6 +36,7 @@ cdef extern from "run.h" namespace "tl::topk":
         double time_limit, memory_limit_bytes
         int n_jobs
         double upper_bound
+        double min_weight
         cbool cache_depth1, feature_classes
         double* progress
 
@@ -54,14 +55,16 @@ cdef extern from "run.h" namespace "tl::topk":
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
-           cost=None, upper_bound=None, progress=None):
+           cost=None, upper_bound=None, progress=None, double min_weight=0.0):
     """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
     ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
     node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``).
     ``upper_bound``: the incumbent's error; only a tree with a smaller error is returned, else
     ``found`` is False and the tree is empty (``error``/``lower_bound``: a lower bound >= it).
     ``progress``: None, or a float64 array of ``core/progress.h``'s N_SLOTS entries the search
-    writes its live counters to while it runs (read by the verbose progress reporter)."""
+    writes its live counters to while it runs (read by the verbose progress reporter).
+    ``min_weight``: every leaf holds at least this weight (scikit-learn's
+    ``min_weight_fraction_leaf`` times the total weight; 0: none)."""
     cdef Problem P
     cdef Options O
     cdef CostState state = None
@@ -94,6 +97,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     O.feature_classes = feature_classes
     if upper_bound is not None:
         O.upper_bound = float(upper_bound)
+    O.min_weight = min_weight
     O.cost = NULL
     O.cost_ctx = NULL
     O.progress = NULL

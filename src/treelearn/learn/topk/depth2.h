@@ -59,7 +59,7 @@ class Depth2 {
         tbuf.resize(2 * (size_t)C);
         const double pair_bytes = (double)sizeof(CT) * d * d * C + 4.0 * d * d;
         const double room = std::min(512.0 * 1024 * 1024, mem_cap);
-        use_pairs = sw.all_k && pair_bytes <= room;
+        use_pairs = sw.all_k && pair_bytes <= room && sw.mwl <= 0.0;  // (pairs: every split of a child)
         use_sub = use_pairs && !W && max_depth >= 3 && 3.0 * pair_bytes <= room;
         if (use_sub) {
             PS.resize((size_t)d * d * C);
@@ -81,8 +81,7 @@ class Depth2 {
     // node and beats best, becomes (best, fout); true once best is perfect (the scan may stop)
     TL_INLINE bool scan_split(int j, const CT* A, const int32_t* R, const CT* T, double Wn, int m, double& best,
                               int& fout) const {
-        const int n1 = R[j];
-        if (n1 == 0 || n1 == m) return false;
+        if (!splits_node(A, R, j, C, Wn, m, sw.mwl)) return false;
         const double e = Obj::split(A + (size_t)j * C, T, C, Wn, m);
         if (e < best) {
             best = e;

@@ -32,7 +32,8 @@ import time
 import numpy as np
 
 from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout, ProgressReporter
-from treelearn._validation import BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval, Options
+from treelearn._validation import (BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval,
+                                   Options, TreeLearnValueError)
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
@@ -85,7 +86,7 @@ SEARCH_COPIES = 2
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
-                upper_bound=None, progress=None) -> dict:
+                upper_bound=None, progress=None, min_weight=0.0) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -99,7 +100,10 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
 
     ``upper_bound``: the error of a known tree (the incumbent); the search only looks for trees
     with a smaller error (branch and bound from the start). When there is none, ``found`` is
-    False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``)."""
+    False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``).
+
+    ``min_weight``: every leaf of a searched tree holds at least this weight (in ``data.weights``'
+    units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total."""
     crit = get_criterion(criterion)
     # a user G (code -1): the search asks for a node's candidates' side costs in one batch
     cost = crit.weighted_impurity if crit.code < 0 else None
@@ -125,6 +129,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         cost,
         None if upper_bound is None else float(upper_bound),
         progress,
+        float(min_weight),
     ))
 
 
@@ -187,6 +192,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         the dtypes (see ColumnSchema).
     class_weight : None, "balanced" or dict {class: weight}, default=None
         Multiplies ``sample_weight`` as in scikit-learn (``"balanced"``: n / (n_classes · count)).
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        scikit-learn's: every leaf holds at least this fraction of the total training weight; a
+        split leaving a side lighter is not a split, in the search (whose optimum is then the best
+        tree among those) and in the greedy incumbent. Binary search only (``solver="binary"``).
 
     Attributes
     ----------
@@ -225,11 +234,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "categorical": [COLUMNS, None],
         "class_weight": CLASS_WEIGHT,
         "greedy_incumbent": [BOOLEAN],
+        "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
     }
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
-                 random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0):
+                 random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
+                 min_weight_fraction_leaf=0.0):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -244,6 +255,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.class_weight = class_weight
         self.greedy_incumbent = greedy_incumbent
         self.verbose = verbose
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -252,12 +264,19 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _n_threads(self) -> int:
         return n_threads(self.n_jobs)
 
+    def _min_weight(self, data: BinaryData) -> float:
+        """``min_weight_fraction_leaf`` as a weight in the search's units (rows when unweighted)."""
+        total = float(data.weights.sum()) if data.weights is not None else float(data.y.shape[0])
+        return float(self.min_weight_fraction_leaf) * total
+
     # ------------------------------------------------------------------ fit
     def _wants_continuous(self, sample) -> bool:
         """The continuous solver when it gives the same optimum: k covers every binary feature of
         every threshold (categorical one-hot), and X is not all 0/1 (one threshold per column:
         the binary search is the natural one)."""
         if self.max_binary_features is not None or self.max_thresholds is not None:
+            return False
+        if self.min_weight_fraction_leaf > 0:  # (the binary search has the leaf weight constraint)
             return False
         if sample.is_binary():
             return False
@@ -285,7 +304,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 progress.phase = "greedy incumbent"
                 g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
-                                     max_depth=int(self.max_depth), max_thresholds=incumbent_thresholds(sample.n_samples))
+                                     max_depth=int(self.max_depth),
+                                     max_thresholds=incumbent_thresholds(sample.n_samples),
+                                     min_weight_fraction_leaf=float(self.min_weight_fraction_leaf))
                 extra = numeric_thresholds_of(g_tree)
                 greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
             progress.phase = "binarizing"
@@ -304,7 +325,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
             fallback = None
             if self.greedy_incumbent and not grow and self._k_value() != 1:
                 def run_top1(time_limit):
-                    res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit)
+                    res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit,
+                                       min_weight=self._min_weight(data))
                     return None if res1["timed_out"] else res1
 
                 greedy, fallback = self._top1_incumbent(run_top1, binz, sample.n_classes, sample.schema, clock)
@@ -407,7 +429,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                               time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
                               memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
                               n_jobs=self._n_threads(), upper_bound=ub,
-                              progress=None if live is None else live.array)
+                              progress=None if live is None else live.array, min_weight=self._min_weight(data))
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
             # the search had found nothing better than the greedy incumbent, ``partial_result``
@@ -483,6 +505,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         (``learn/continuous/sharded.py``). A threshold budget (numeric columns, a built-in
         criterion, no ``class_weight``): the binary search's steps on the shards (``sharded.py``),
         the root's candidates farmed out, and the local result step."""
+        if self.min_weight_fraction_leaf > 0:  # (not in the sharded search: the gathered blocks)
+            return None
         solver = getattr(self, "solver", "auto")
         budget = self.max_binary_features is not None or self.max_thresholds is not None
         if solver == "continuous" or (solver == "auto" and not budget):
@@ -618,7 +642,8 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
-                 verbose=0):
+                 verbose=0, min_weight_fraction_leaf=0.0):
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.solver = solver
         self.greedy_incumbent = greedy_incumbent
         self.verbose = verbose
@@ -636,6 +661,11 @@ class OptimalTreeClassifier(TopKTreeClassifier):
 
     def _k_value(self):
         return "all"
+
+    def _check_params(self) -> None:
+        if self.solver == "continuous" and self.min_weight_fraction_leaf > 0:
+            raise TreeLearnValueError("min_weight_fraction_leaf needs solver='binary' or 'auto': the continuous "
+                                      "solver has no minimum leaf weight")
 
     def _wants_continuous(self, sample) -> bool:
         if self.solver != "auto":

@@ -46,6 +46,9 @@ struct Options {
     // the incumbent's error (e.g. the greedy tree's): only trees with a smaller error are
     // searched for; when none exists the Output has no nodes (found = false)
     double upper_bound = std::numeric_limits<double>::infinity();
+    // scikit-learn's min_weight_fraction_leaf as a weight (in the sample's units): every leaf of
+    // a searched tree holds at least this much (0: none)
+    double min_weight = 0.0;
     // tuning switches (none changes the result)
     bool cache_depth1 = true;      // also cache depth-1 subproblems
     bool feature_classes = false;  // group the features identical on an h = 2 node
@@ -74,6 +77,7 @@ struct Switches {
     bool use_reps = true;      // feature classes on h = 2 nodes
     bool use_sim = true;       // similarity bounds (optimum only)
     bool use_child_lb = true;  // bound both children before solving either
+    double mwl = 0.0;          // Options::min_weight (a split leaving a side lighter is no split)
 };
 
 struct Sample {

@@ -63,6 +63,19 @@ struct Criterion {
     }
 };
 
+// whether feature j splits the node: both sides non-empty and, with a minimum leaf weight mwl
+// (scikit-learn's min_weight_fraction_leaf), each side at least that heavy. A: the node's
+// one-side counts (d * C), R: their row counts, Wn / m: the node's weight and rows.
+template <typename CT>
+inline bool splits_node(const CT* A, const int32_t* R, int j, int C, double Wn, int m, double mwl) {
+    const int n1 = R[j];
+    if (n1 == 0 || n1 == m) return false;
+    if (mwl <= 0.0) return true;
+    double w1 = 0.0;
+    for (int c = 0; c < C; ++c) w1 += (double)A[(size_t)j * C + c];
+    return w1 >= mwl && Wn - w1 >= mwl;
+}
+
 template <typename CT>
 class Ranker {
   public:
@@ -74,6 +87,7 @@ class Ranker {
     int d, C, K;
     bool all_k;
     std::atomic<bool>* stop;
+    double mwl = 0.0;  // minimum leaf weight (splits_node)
 
     Ranker(const Criterion& crit, int d_, int C_, int K_, std::atomic<bool>* stopflag)
         : cr(crit), d(d_), C(C_), K(K_), all_k(K_ >= d_), stop(stopflag), totd(C_), one(C_), buf(C_) {
@@ -152,13 +166,13 @@ class Ranker {
                     if (C == 2) {
                         for (int i = 0; i < nj; ++i) {
                             const int j = js ? js[i] : i, n1 = R[j];
-                            if (n1 == 0 || n1 == m) continue;
+                            if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
                             offer(g.score_unit2(A + (size_t)j * C, T, n1, m), j);
                         }
                     } else {
                         for (int i = 0; i < nj; ++i) {
                             const int j = js ? js[i] : i, n1 = R[j];
-                            if (n1 == 0 || n1 == m) continue;
+                            if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
                             offer(g.score_unit(A + (size_t)j * C, T, n1, m), j);
                         }
                     }
@@ -168,7 +182,7 @@ class Ranker {
             const double pc = cr.gr ? g.wimp(totd.data(), Wn) : 0.0;
             for (int i = 0; i < nj; ++i) {
                 const int j = js ? js[i] : i, n1 = R[j];
-                if (n1 == 0 || n1 == m) continue;
+                if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
                 const CT* Aj = A + (size_t)j * C;
                 double w1 = 0;
                 for (int c = 0; c < C; ++c) {
@@ -192,7 +206,7 @@ class Ranker {
         batch_j.clear();
         for (int i = 0; i < nj; ++i) {
             const int j = js ? js[i] : i;
-            if (R[j] == 0 || R[j] == m) continue;
+            if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
             const CT* Aj = A + (size_t)j * C;
             for (int c = 0; c < C; ++c) one[c] = (double)Aj[c];
             batch.push_rest(g, one.data(), totd.data());

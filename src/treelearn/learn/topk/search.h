@@ -73,6 +73,7 @@ class Searcher {
           clock(start, opt.time_limit, stopflag), mem(mem_cap_bytes), fr(data, n_levels(opt, data)), cache(data.nw, mem),
           sim(n_levels(opt, data), data.nw, data.weighted ? data.w.data() : nullptr),
           rk(crit, data.d, data.C, opt.k, stopflag), d2(fr, cache, rk, sw, opt.max_depth, mem_cap_bytes) {
+        rk.mwl = sw.mwl;
         mem.fixed = fr.fixed_bytes();
         mem.peak = mem.fixed;
         feed.p = opt.progress;
@@ -89,6 +90,14 @@ class Searcher {
         s.all_k = opt.k >= d;
         s.c1cache = opt.cache_depth1;
         s.use_reps = opt.feature_classes && opt.criterion != tl::Callback::code;
+        s.mwl = opt.min_weight;
+        if (s.mwl > 0.0) {
+            // the depth-2 shortcuts over feature classes assume every separating split is one, and
+            // the similarity bound an optimal tree of one sample valid on another (a lighter leaf
+            // makes it infeasible): both off
+            s.use_reps = false;
+            s.use_sim = false;
+        }
         return s;
     }
 
