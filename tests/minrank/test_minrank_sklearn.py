@@ -15,8 +15,8 @@ EXPECTED = {name: _INCONSISTENT for name in [
     "check_fit_check_is_fitted", "check_n_features_in"]}
 
 EXPECTED["check_class_weight_classifiers"] = (
-    "no leaf-weight constraint: a tree that fits the check's noisy training blobs keeps its pure leaves whatever "
-    "the class weights (scikit-learn's own tree passes only because the check sets min_weight_fraction_leaf)")
+    "a consistent tree (001) fits every training row, so class weights cannot change its leaves, and a minimum "
+    "leaf weight (what scikit-learn's tree passes the check with) would contradict consistency")
 
 
 @parametrize_with_checks([MinRankTreeClassifier(time_limit=20)], expected_failed_checks=lambda est: EXPECTED)
