@@ -57,6 +57,7 @@ from treelearn._validation import (
     check_sample_weight,
     reject_missing,
     check_target,
+    resolve_alias,
     Check,
     validate_parameters,
     weight_scale,
@@ -190,7 +191,19 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
     _supports_missing = True
 
     def _check_params(self) -> None:
-        """Hook for checks that involve several parameters (after the declared constraints)."""
+        """Hook for checks that involve several parameters (after the declared constraints); by
+        default, that ``max_leaves`` and scikit-learn's name of it agree (learners taking both)."""
+        if "max_leaf_nodes" in (self._parameter_constraints or {}):
+            self._leaf_budget()
+
+    #: ``max_leaves``' default, for a learner that takes it under scikit-learn's name too
+    _max_leaves_default = None
+
+    def _leaf_budget(self):
+        """The leaf budget: ``max_leaves``, or scikit-learn's name of it, ``max_leaf_nodes`` (set,
+        it replaces the default; both set to different values: a named error)."""
+        return resolve_alias(type(self).__name__, "max_leaves", self.max_leaves, "max_leaf_nodes",
+                             self.max_leaf_nodes, default=self._max_leaves_default)
 
     @classmethod
     def _get_param_names(cls):

@@ -81,7 +81,6 @@ from treelearn._validation import (
     check_float_param,
     check_int_param,
     check_sample_weight,
-    resolve_alias,
     validate_parameters,
 )
 from treelearn.base import CRITERION, BaseTreeClassifier
@@ -696,13 +695,6 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         self.max_features = max_features
         self.splitter = splitter
         self.monotonic_cst = monotonic_cst
-
-    def _check_params(self) -> None:
-        self._leaf_budget()
-
-    def _leaf_budget(self):
-        """The leaf budget: ``max_leaves``, or scikit-learn's name of it, ``max_leaf_nodes``."""
-        return resolve_alias(type(self).__name__, "max_leaves", self.max_leaves, "max_leaf_nodes", self.max_leaf_nodes)
 
     def _fit(self, sample, params) -> Tree:
         msl = self.min_samples_leaf

@@ -24,7 +24,6 @@ from treelearn._validation import (
     Interval,
     Options,
     TreeLearnValueError,
-    resolve_alias,
 )
 from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.prune.bounds import DEFAULT_R
@@ -128,13 +127,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
 
-    def _check_params(self) -> None:
-        self._leaf_budget()
-
-    def _leaf_budget(self):
-        """The leaf budget: ``max_leaves``, or scikit-learn's name of it, ``max_leaf_nodes``."""
-        return resolve_alias(type(self).__name__, "max_leaves", self.max_leaves, "max_leaf_nodes", self.max_leaf_nodes,
-                             default=40)
+    _max_leaves_default = 40
 
     def _grower(self, n_classes, schema, criterion):
         from treelearn.learn.greedy.estimator import grow_greedy

@@ -663,6 +663,7 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         return "all"
 
     def _check_params(self) -> None:
+        super()._check_params()
         if self.solver == "continuous" and self.min_weight_fraction_leaf > 0:
             raise TreeLearnValueError("min_weight_fraction_leaf needs solver='binary' or 'auto': the continuous "
                                       "solver has no minimum leaf weight")
