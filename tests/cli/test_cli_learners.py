@@ -360,3 +360,22 @@ def test_repeated_header_names_are_renamed_not_fatal(tmp_path):
     assert list(df.columns) == ["a", "a.1", "b", "a.2", "label"] and len(df) == 2
     r = invoke("fit", path, "-o", tmp_path / "m.json")
     assert r.exit_code == 0 and "repeats the column name" in r.stderr
+
+
+@pytest.mark.parametrize("args,params", [
+    (["--min-weight-fraction-leaf", "0.1"], dict(min_weight_fraction_leaf=0.1)),
+    (["--max-features", "sqrt", "--splitter", "random", "--random-state", "3"],
+     dict(max_features="sqrt", splitter="random", random_state=3)),
+    (["--max-features", "0.5", "--random-state", "1"], dict(max_features=0.5, random_state=1)),
+    (["--max-features", "4", "--random-state", "1"], dict(max_features=4, random_state=1)),
+])
+def test_fit_takes_sklearns_greedy_options(tmp_path, wine_csv, args, params):
+    path, df = wine_csv
+    model = tmp_path / "m.json"
+    r = invoke("fit", path, *args, "--out", model, "--format", "json")
+    assert r.exit_code == 0, r.output
+    tree, meta = tl.tree_from_json(model.read_text(), return_metadata=True)
+    assert tree == tl.GreedyTreeClassifier(**params).fit(df.drop(columns=["kind"]), df["kind"]).tree_
+    assert all(meta["params"][k] == v for k, v in params.items())
+    assert_one_line_error(invoke("fit", path, "--max-features", "most"), "--max-features must be sqrt")
+    assert_one_line_error(invoke("fit", path, "--learner", "topk", "--splitter", "random"), "--splitter")

@@ -46,6 +46,23 @@ class Criterion(str, Enum):
     kearns_mansour = "kearns_mansour"
 
 
+class Splitter(str, Enum):
+    best = "best"
+    random = "random"
+
+
+def max_features_value(text: str | None):
+    """``--max-features``: "sqrt", "log2", an integer or a fraction, as scikit-learn's."""
+    if text is None or text in ("sqrt", "log2"):
+        return text
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    raise CLIError(f"--max-features must be sqrt, log2, an integer or a fraction in (0, 1], got {text!r}")
+
+
 class Pruning(str, Enum):
     bound = "bound"
     ccp = "ccp"
@@ -55,7 +72,8 @@ class Pruning(str, Enum):
 #: estimator parameters that have a `fit` option
 CLI_PARAMS = {"criterion", "max_depth", "max_leaves", "min_samples_leaf", "max_thresholds", "k",
               "max_binary_features", "max_rank", "pruning", "delta", "cv", "time_limit", "memory_limit_mb",
-              "n_jobs", "random_state", "verbose", "categorical"}
+              "n_jobs", "random_state", "verbose", "categorical", "min_weight_fraction_leaf", "max_features",
+              "splitter"}
 
 
 def make_learner(learner: str, params: dict):
@@ -165,6 +183,12 @@ def fit(
                                                                "leaves; pruned: leaves of the tree before pruning."),
     min_samples_leaf: Optional[int] = typer.Option(None, min=1, help="Minimum number of samples in a leaf "
                                                                      "(greedy, pruned)."),
+    min_weight_fraction_leaf: Optional[float] = typer.Option(
+        None, help="Every leaf holds at least this fraction of the training weight (greedy, pruned, topk, optimal)."),
+    max_features: Optional[str] = typer.Option(None, help="greedy: features drawn per node (sqrt, log2, a number or "
+                                                          "a fraction), as scikit-learn's."),
+    splitter: Optional[Splitter] = typer.Option(None, help="greedy: best, or random (one random threshold per "
+                                                           "drawn feature)."),
     max_thresholds: Optional[int] = typer.Option(None, min=1, help="At most this many quantile thresholds per "
                                                                    "numeric column (default: every midpoint)."),
     k: Optional[int] = typer.Option(None, "--k", "-k", min=1, help="topk: the k best features tried at every node."),
@@ -213,7 +237,9 @@ def fit(
                   min_samples_leaf=min_samples_leaf, max_thresholds=max_thresholds, k=k,
                   max_binary_features=max_binary_features, max_rank=max_rank,
                   pruning=pruning.value if pruning else None, delta=delta, cv=cv, time_limit=time_limit,
-                  memory_limit_mb=memory_limit_mb, n_jobs=n_jobs, random_state=random_state)
+                  memory_limit_mb=memory_limit_mb, n_jobs=n_jobs, random_state=random_state,
+                  min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features_value(max_features),
+                  splitter=splitter.value if splitter else None)
     est = make_learner(learner.value, params)
     if verbose and "verbose" in est.get_params(deep=False):
         est.set_params(verbose=1)
