@@ -161,3 +161,32 @@ def test_demo_style_page_with_several_trees(browser, fitted, tmp_path):
     assert len(sections) == 2
     assert len(sections[0].find_elements(By.CSS_SELECTOR, "li.tl-node")) == est.tree_.node_count
     assert len(sections[1].find_elements(By.CSS_SELECTOR, "li.tl-node")) == small.tree_.node_count
+
+
+def test_hostile_names_neither_stop_the_drawing_nor_break_the_path(browser, tmp_path):
+    """``<!--<script`` in a name once kept the payload's script element open (the tree was not
+    drawn); a feature named ``__proto__`` once broke the path (an inherited property)."""
+    from selenium.webdriver.common.by import By
+
+    rng = np.random.default_rng(3)
+    names = ["<!--<script", "__proto__", "constructor"]
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=names)
+    y = np.where(X["__proto__"] > 0, "a\x1b[2J", np.where(X["<!--<script"] > 0.5, "b", "c"))
+    est = GreedyTreeClassifier(max_depth=3).fit(X, y)
+    tree = est.tree_
+    assert {0, 1} <= set(tree.feature[tree.children_left >= 0].tolist())
+    path = tmp_path / "hostile.html"
+    path.write_text(export_html(est, title="<!--<script"), encoding="utf-8")
+    browser.get(path.as_uri())
+    assert _console_errors(browser) == []
+    assert len(browser.find_elements(By.CSS_SELECTOR, "li.tl-node")) == tree.node_count
+    for row in (0, 1, 2, 3):
+        sample = X.iloc[[row]]
+        expected = sorted(tree.decision_path(sample).indices.tolist())
+        box = browser.find_element(By.CSS_SELECTOR, "textarea")
+        box.clear()
+        box.send_keys(", ".join(f"{c}={sample.iloc[0][c]}" for c in X.columns))
+        browser.find_element(By.CSS_SELECTOR, "button.tl-go").click()
+        on = sorted(int(e.get_attribute("data-node")) for e in browser.find_elements(By.CSS_SELECTOR, "li.tl-onpath"))
+        assert on == expected, (row, browser.find_element(By.CSS_SELECTOR, ".tl-result").text)
+    assert _console_errors(browser) == []

@@ -185,3 +185,68 @@ def test_load_file_errors(tmp_path):
     for max_bytes in (0, -1, 1.5, True, "10"):
         with pytest.raises(TreeLearnValueError, match="max_bytes"):
             Tree.load(bad, max_bytes=max_bytes)
+
+
+# ------------------------------------------------------------------- amplifying documents
+def _with_metadata(meta_text: str) -> str:
+    return json.dumps(_doc())[:-1] + f', "metadata": {meta_text}}}'
+
+
+def test_a_list_of_empty_objects_is_refused_before_it_is_parsed():
+    # 246 MB of "{}, " once took 5 GB and ended in a bare MemoryError; the same at 1/64 scale
+    # under a cap of its own size
+    text = _with_metadata("[" + "{}, " * (1 << 20) + "{}]")
+    msg = _rejected(text, "lists and objects", max_size=len(text))
+    assert "one per 64 bytes" in msg
+
+
+def test_a_list_of_small_integers_is_refused_before_it_is_parsed():
+    # 248 MB of "1," once took 58 s (a Python hook per literal); the same at 1/64 scale
+    text = _with_metadata("[" + "1," * (2 << 20) + "1]")
+    _rejected(text, "values", max_size=len(text))
+
+
+def test_a_model_as_written_always_fits_its_own_size_as_the_budget():
+    # the budget counts separators: a model of tiny numbers is the densest the writer produces
+    rng = np.random.default_rng(0)
+    n = 2001
+    left = np.full(n, -1)
+    right = np.full(n, -1)
+    left[: n // 2] = np.arange(1, n, 2)
+    right[: n // 2] = np.arange(2, n + 1, 2)
+    t = Tree(children_left=left, children_right=right, feature=np.where(left >= 0, 0, -2),
+             threshold=np.where(left >= 0, 0.0, -2.0), kind=np.where(left >= 0, 0, -1),
+             value=rng.integers(0, 2, size=(n, 2)).astype(float) + np.eye(2)[np.arange(n) % 2],
+             classes=np.asarray([0, 1]), schema=ColumnSchema(categories=[None], feature_names=["x"]))
+    for indent in (None, 0):
+        text = t.to_json(indent=indent)
+        assert Tree.from_json(text, max_size=len(text)) == t
+
+
+def test_no_python_call_per_literal_when_pythons_own_digit_limit_holds():
+    import sys
+
+    from treelearn.tree.model_file import _int_hook
+
+    if not hasattr(sys, "get_int_max_str_digits"):
+        pytest.skip("Python < 3.11 has no digit limit of its own")
+    assert _int_hook() is None
+    old = sys.get_int_max_str_digits()
+    try:
+        sys.set_int_max_str_digits(0)  # lifted: the Python check comes back
+        assert _int_hook() is not None
+        test_integer_literal_over_the_digit_limit_is_a_named_error()
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def test_the_command_line_names_an_amplifying_model_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    import treelearn.cli as cli
+
+    path = tmp_path / "amp.json"
+    path.write_text(_with_metadata("[" + "{}," * (5 << 20) + "{}]"))  # 15 MB: over 256 MiB / 64 containers
+    r = CliRunner().invoke(cli.app, ["show", str(path)])
+    assert r.exit_code == 2 and "lists and objects" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output

@@ -219,3 +219,30 @@ def test_dtreeviz_draws_a_tree_fitted_on_missing_values():
         assert np.array_equal(tl.to_sklearn(est).apply(drawn), est.tree_.apply(X)[keep])
         if depth == 1:  # one split: every missing value has one branch, no row is left out
             assert keep.all()
+
+
+@pytest.mark.parametrize("kw", [dict(precision=-1), dict(precision=float("nan")), dict(precision=2**63),
+                                dict(precision=True), dict(precision=2.0), dict(open_depth=-1),
+                                dict(open_depth=2**63), dict(open_depth="3"), dict(title=123),
+                                dict(title=b"x"), dict(feature_names=["a"]), dict(class_names=[1])])
+def test_export_html_names_every_bad_parameter(kw):
+    from treelearn._validation import TreeLearnValueError
+
+    est = tl.GreedyTreeClassifier(max_depth=2).fit(*_iris())
+    with pytest.raises(TreeLearnValueError):
+        tl.export_html(est, **kw)
+
+
+@pytest.mark.parametrize("trees", ["abc", [("t",)], [["t", None]], [(1, None)], [("t", None, 5)], 7])
+def test_export_html_page_names_a_bad_list_of_trees(trees):
+    from treelearn._validation import TreeLearnValueError
+    from treelearn.tree.html import export_html_page
+
+    with pytest.raises(TreeLearnValueError):
+        export_html_page(trees)
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris(return_X_y=True)

@@ -15,7 +15,7 @@ from typing import Optional
 import typer
 
 from treelearn.cli import csvio
-from treelearn.cli.common import CLIError, OutFormat, csv_cell, json_safe, one_line, py, same_kind
+from treelearn.cli.common import CLIError, OutFormat, csv_cell, json_safe, one_line, py, same_kind, shown
 from treelearn.cli.model import column_kinds, evaluation_label, features_for, load_model, stored_label
 
 MODEL_HELP = "A JSON model written by `treelearn fit`."
@@ -85,10 +85,12 @@ def predict(
         rows = result.to_dict(orient="records") if proba else result.iloc[:, 0].tolist()
         typer.echo(json.dumps([{k_: json_safe(py(v)) for k_, v in r.items()} for r in rows] if proba
                               else [json_safe(py(v)) for v in rows]))
-    elif proba or format == OutFormat.csv:
+    elif proba or format == OutFormat.csv:  # a file keeps the labels as they are; a terminal sees escapes
+        result.columns = [shown(c) for c in result.columns]
+        result = result.apply(lambda col: col if pd.api.types.is_numeric_dtype(col) else col.map(shown))
         typer.echo(result.to_csv(index=False), nl=False)
-    else:
-        typer.echo("\n".join(str(v) for v in result.iloc[:, 0].tolist()))
+    else:  # one line per row, whatever a label holds
+        typer.echo("\n".join(shown(v) for v in result.iloc[:, 0].tolist()))
 
 
 def _write(text, out: Optional[Path]) -> None:
@@ -215,9 +217,15 @@ def evaluate(
     if format == OutFormat.json:
         typer.echo(json.dumps(rep))
     elif format == OutFormat.csv:
-        typer.echo(_report_csv(rep))
+        typer.echo(_report_csv(_shown_report(rep)))
     else:
-        typer.echo(_report_text(rep))
+        typer.echo(_report_text(_shown_report(rep)))
+
+
+def _shown_report(rep: dict) -> dict:
+    """The report with its class names as the terminal shows them (controls escaped)."""
+    return {**rep, "classes": [shown(c) for c in rep["classes"]],
+            "per_class": [{**row, "class": shown(row["class"])} for row in rep["per_class"]]}
 
 
 def _report_csv(rep: dict) -> str:

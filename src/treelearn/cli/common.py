@@ -39,7 +39,18 @@ class CLIError(typer.TyperException):
 
 
 def one_line(message: Any) -> str:
-    return " ".join(str(message).split())
+    """A message on one line, its controls (from a model or a data file) as visible escapes."""
+    from treelearn.tree.formats import printable
+
+    return printable(" ".join(str(message).split()))
+
+
+def shown(v) -> str:
+    """A value from a model or a data file as the terminal shows it (controls escaped: nothing
+    printed can move the cursor or add a line)."""
+    from treelearn.tree.formats import printable
+
+    return printable(v)
 
 
 class OutFormat(str, Enum):

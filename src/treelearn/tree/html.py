@@ -13,9 +13,12 @@ import html
 import json
 import math
 
+import numbers
+
 import numpy as np
 
-from treelearn.tree.formats import as_tree, class_colors, class_names_of, feature_names_of
+from treelearn._validation import TreeLearnValueError
+from treelearn.tree.formats import as_tree, class_colors, class_names_of, feature_names_of, printable
 from treelearn.tree.plot import missing_directions, tree_criterion
 from treelearn.tree.tree import CATEGORICAL
 
@@ -36,10 +39,11 @@ def _json_value(v):
 def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int = 4) -> dict:
     """The JSON-able description of a tree the HTML view draws (nodes, names, colours)."""
     tree = as_tree(obj)
-    names = feature_names_of(tree, feature_names)
-    classes = class_names_of(tree, class_names)
+    names = feature_names_of(tree, feature_names)  # as given: a pasted sample is matched by them
+    shown = [printable(n) for n in names]  # what the page draws: controls as visible escapes
+    classes = [printable(c) for c in class_names_of(tree, class_names)]
     missing = missing_directions(tree)
-    crit = tree_criterion(obj) or "impurity"
+    crit = printable(tree_criterion(obj) or "impurity")
     nodes = []
     for i in range(tree.node_count):
         left, right = int(tree.children_left[i]), int(tree.children_right[i])
@@ -52,13 +56,13 @@ def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int 
             if tree.kind[i] == CATEGORICAL:
                 cat = tree.schema.categories[f][int(tree.threshold[i])]
                 node["category"] = _json_value(cat)
-                node["cond"] = f"{names[f]} == {cat}"
+                node["cond"] = f"{shown[f]} == {printable(cat)}"
             elif tree.threshold[i] == np.inf:  # the missing-only split (JSON has no infinity)
                 node["threshold"] = float(np.finfo(np.float64).max)
-                node["cond"] = f"{names[f]} is missing"
+                node["cond"] = f"{shown[f]} is missing"
             else:
                 node["threshold"] = float(tree.threshold[i])
-                node["cond"] = f"{names[f]} >= {tree.threshold[i]:.{precision}g}"
+                node["cond"] = f"{shown[f]} >= {tree.threshold[i]:.{precision}g}"
             # where the tree sends a missing value (recorded, or the heavier-child default)
             node["missing_left"] = bool(tree.missing_go_to_left[i])
             node["missing_recorded"] = missing is not None
@@ -169,7 +173,8 @@ _JS = r"""
     });
   }
   function parseSample(text, data) {
-    var names = data.feature_names, values = {}, t = text.trim();
+    // a record without a prototype: a feature named "__proto__" or "constructor" is a key like any other
+    var names = data.feature_names, values = Object.create(null), t = text.trim();
     if (!t) throw new Error("paste a sample first");
     if (t.charAt(0) === "{") {
       var obj = JSON.parse(t);
@@ -188,17 +193,18 @@ _JS = r"""
       head.forEach(function (h, i) { values[h] = row[i].trim(); });
     }
     data.used_features.forEach(function (f) {
-      if (!(names[f] in values)) throw new Error("the sample has no value for " + names[f]);
+      if (!own(values, names[f])) throw new Error("the sample has no value for " + names[f]);
     });
     return values;
   }
+  function own(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
   function isMissing(s) { return s === "" || s === "?" || s === "NA" || s.toLowerCase() === "nan"; }
   function path(data, values) {
     var nodes = data.nodes, out = [0], n = nodes[0];
     while (n.left >= 0) {
       var raw = values[data.feature_names[n.feature]], right;
       if (isMissing(raw)) right = !n.missing_left;
-      else if ("category" in n) right = raw === String(n.category);
+      else if (own(n, "category")) right = raw === String(n.category);
       else {
         var x = Number(raw);
         if (isNaN(x)) throw new Error(data.feature_names[n.feature] + ": not a number: " + raw);
@@ -259,18 +265,20 @@ def _section(obj, title: str | None, *, feature_names, class_names, precision, o
              description: str | None = None) -> str:
     data = tree_view_data(obj, feature_names=feature_names, class_names=class_names, precision=precision)
     tree = as_tree(obj)
-    # "</" must not appear inside a script element
-    payload = json.dumps(data, ensure_ascii=True, allow_nan=False).replace("</", "<\\/")
+    # no "<" at all inside the script element: "</script" would end it and "<!--" (with a
+    # "<script" after it) would keep it open past its end tag; "&" and ">" for good measure
+    payload = (json.dumps(data, ensure_ascii=True, allow_nan=False)
+               .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
     used = [data["feature_names"][f] for f in data["used_features"]]
     example = ", ".join(f"{name}=" for name in used[:6]) + (", ..." if len(used) > 6 else "")
-    head = f"<h2>{html.escape(title)}</h2>\n" if title else ""
-    desc = f"<p>{html.escape(description)}</p>\n" if description else ""
+    head = f"<h2>{html.escape(printable(title))}</h2>\n" if title else ""
+    desc = f"<p>{html.escape(printable(description))}</p>\n" if description else ""
     return (
         f'<section class="tl-view" id="tree-{index}" data-open-depth="{int(open_depth)}">\n{head}{desc}'
         f"<p>{tree.n_leaves} leaves, depth {tree.depth}, {tree.node_count} nodes; "
         f"right branch (true:) when the condition holds. Click a node to fold or unfold it.</p>\n"
         f'<p class="tl-legend">classes:</p>\n'
-        f'<div class="tl-sample"><textarea aria-label="sample" placeholder="{html.escape(example)}"></textarea><br>'
+        f'<div class="tl-sample"><textarea aria-label="sample" placeholder="{html.escape(printable(example))}"></textarea><br>'
         f'<button type="button" class="tl-go">highlight path</button> '
         f'<button type="button" class="tl-expand">unfold all</button><span class="tl-result"></span></div>\n'
         f'<div class="tl-tree"></div>\n'
@@ -278,20 +286,54 @@ def _section(obj, title: str | None, *, feature_names, class_names, precision, o
     )
 
 
+#: the most significant digits a number of the page is shown with (float64 needs at most 17)
+MAX_PRECISION = 17
+
+
+def _check_int(name: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise TreeLearnValueError(f"{name} must be an integer in [{low}, {high}], got {value!r:.60}")
+    return int(value)
+
+
+def _check_text(name: str, value, *, optional: bool) -> None:
+    if not (isinstance(value, str) or (optional and value is None)):
+        raise TreeLearnValueError(f"{name} must be a string{' or None' if optional else ''}, "
+                                  f"got {type(value).__name__}")
+
+
+def _check_page(trees, *, title, precision, open_depth, intro) -> None:
+    """The parameters of an HTML page, checked before anything is drawn (named errors)."""
+    _check_int("precision", precision, 0, MAX_PRECISION)
+    _check_int("open_depth", open_depth, 0, 2**31 - 1)
+    _check_text("title", title, optional=True)
+    _check_text("intro", intro, optional=True)
+    if isinstance(trees, (str, bytes)) or not hasattr(trees, "__iter__"):
+        raise TreeLearnValueError(f"trees must be a list of (title, tree) or (title, tree, description), "
+                                  f"got {type(trees).__name__}")
+    for item in trees:
+        if not isinstance(item, tuple) or len(item) not in (2, 3):
+            raise TreeLearnValueError("trees must be a list of (title, tree) or (title, tree, description) tuples")
+        _check_text("a tree's title", item[0], optional=True)
+        if len(item) == 3:
+            _check_text("a tree's description", item[2], optional=True)
+
+
 def export_html_page(trees, *, title: str = "treelearn trees", feature_names=None, class_names=None,
                      precision: int = 4, open_depth: int = 3, intro: str | None = None) -> str:
     """One HTML page with several trees: ``trees`` is a list of ``(title, est_or_tree)`` or
     ``(title, est_or_tree, description)`` tuples. See :func:`export_html`."""
+    _check_page(trees, title=title, precision=precision, open_depth=open_depth, intro=intro)
     sections = []
     for i, item in enumerate(trees):
         name, obj = item[0], item[1]
         description = item[2] if len(item) > 2 else None
         sections.append(_section(obj, name, feature_names=feature_names, class_names=class_names,
                                  precision=precision, open_depth=open_depth, index=i, description=description))
-    intro_html = f"<p>{html.escape(intro)}</p>\n" if intro else ""
+    intro_html = f"<p>{html.escape(printable(intro))}</p>\n" if intro else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-            f"<h1>{html.escape(title)}</h1>\n{intro_html}" + "".join(sections)
+            f"<title>{html.escape(printable(title))}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+            f"<h1>{html.escape(printable(title))}</h1>\n{intro_html}" + "".join(sections)
             + f"<script>{_JS}</script>\n</body>\n</html>\n")
 
 
@@ -314,6 +356,7 @@ def export_html(est_or_tree, *, title: str | None = None, feature_names=None, cl
     True
     """
     tree = as_tree(est_or_tree)
+    _check_text("title", title, optional=True)
     if title is None:
         title = f"{type(est_or_tree).__name__ if tree is not est_or_tree else 'Tree'}: {tree.n_leaves} leaves"
     return export_html_page([(None, est_or_tree)], title=title, feature_names=feature_names,
