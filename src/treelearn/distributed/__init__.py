@@ -29,11 +29,13 @@ and the last bits of the counts).
 
 A worker lost mid-fit: Dask recomputes its shards (and their node ids, level by level) on the
 other workers from the task graph, and the fit ends with the same tree; a task that keeps
-killing workers fails the fit with Dask's ``KilledWorker`` error.
+killing workers fails the fit with Dask's ``KilledWorker`` error. A connection that closes while
+data is scattered to the workers is retried (``client.SCATTER_ATTEMPTS``), then named
+(:class:`~treelearn.distributed.client.WorkerLostError`).
 """
 from treelearn.distributed.blocks import ShardedInput, is_dask_collection
-from treelearn.distributed.client import use_client
+from treelearn.distributed.client import WorkerLostError, use_client
 from treelearn.distributed.report import last_fit_log, last_fit_passes, last_search_info
 
-__all__ = ["use_client", "is_dask_collection", "ShardedInput", "last_fit_log", "last_fit_passes",
+__all__ = ["use_client", "WorkerLostError", "is_dask_collection", "ShardedInput", "last_fit_log", "last_fit_passes",
            "last_search_info"]

@@ -76,6 +76,8 @@ def _split_blocks(X, y, sample_weight) -> Blocks:
     Xa = Xa.rechunk({1: -1})
     rows = Xa.chunks[0]
     n = int(sum(rows))
+    if n == 0:  # the local fit's error, not the weights' (every row of none has weight zero)
+        raise TreeLearnValueError(f"X is empty: the Dask input has 0 rows (shape=(0, {Xa.shape[1]}))")
 
     def aligned(v, what):
         if v is None:

@@ -10,6 +10,14 @@ import contextlib
 from treelearn._validation import TreeLearnValueError
 
 _client_stack: list = []
+#: attempts of a scatter whose connection closed (a worker left while the data went out): the
+#: scheduler drops the lost worker, and the next attempt goes to those that remain
+SCATTER_ATTEMPTS = 3
+
+
+class WorkerLostError(ConnectionError):
+    """The Dask cluster lost the connection to its workers while data went out to them, every
+    attempt (:data:`SCATTER_ATTEMPTS`); the fit did not end."""
 
 
 @contextlib.contextmanager
@@ -92,8 +100,19 @@ class ClientExecutor:
                 f.release()
 
     def scatter(self, obj, broadcast=False):
-        """A future of ``obj`` held by the cluster (on every worker with ``broadcast``)."""
-        return self.client.scatter([obj], broadcast=broadcast)[0]
+        """A future of ``obj`` held by the cluster (on every worker with ``broadcast``); a
+        connection closed on the way (a worker killed) is retried, then named."""
+        from distributed.comm.core import CommClosedError
+
+        last = None
+        for _ in range(SCATTER_ATTEMPTS):
+            try:
+                return self.client.scatter([obj], broadcast=broadcast)[0]
+            except (CommClosedError, OSError) as exc:  # CommClosedError is an OSError in recent versions
+                last = exc
+        raise WorkerLostError(f"sending data to the Dask workers failed {SCATTER_ATTEMPTS} times: a connection "
+                              f"closed ({type(last).__name__}: {' '.join(str(last).split())[:200]}); are the "
+                              "workers alive?") from last
 
     @property
     def n_workers(self) -> int:

@@ -101,6 +101,19 @@ class RankSearchLimitError(TreeLearnValueError, LimitError):
 
 
 # ---------------------------------------------------------------------------------- the search
+def row_keys(B: np.ndarray) -> np.ndarray:
+    """One sortable key per row of a 0/1 matrix (its packed bits): a uint64 for up to 64 columns
+    (a fast numeric sort), a byte string above; the local fit and the Dask plug-in order the
+    distinct rows by it."""
+    keys = np.packbits(B, axis=1) if B.shape[1] else np.zeros((B.shape[0], 1), np.uint8)
+    if keys.shape[1] <= 8:
+        # C order before the view: B may come Fortran-ordered (a column selection), and so
+        # would its packed bits and their padding
+        padded = np.ascontiguousarray(np.pad(keys, ((0, 0), (0, 8 - keys.shape[1]))))
+        return padded.view(np.uint64).ravel()
+    return np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+
+
 def _unpack_rows(data: BinaryData, check=None) -> np.ndarray:
     """The (n_rows, n_features) uint8 0/1 matrix of a BinaryData (the search reads rows), made in
     blocks of rows (a cache-friendly transpose, ``check()`` called between blocks)."""
@@ -200,11 +213,7 @@ class MinRankSearch:
         # identical rows: one key per row (its packed bits), grouped once for the consistency
         # check and the dedup. FIND's answer depends only on the set of distinct points (a
         # consistent sample has one label per point), so the search runs on the distinct rows.
-        keys = np.packbits(self.B_, axis=1) if self.B_.shape[1] else np.zeros((self.B_.shape[0], 1), np.uint8)
-        if keys.shape[1] <= 8:  # one uint64 per row: a fast numeric sort
-            keys = np.pad(keys, ((0, 0), (0, 8 - keys.shape[1]))).view(np.uint64).ravel()
-        else:
-            keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+        keys = row_keys(self.B_)
         self._check_clock(0)
         _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
         self._check_clock(0)

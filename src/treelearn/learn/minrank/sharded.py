@@ -107,11 +107,9 @@ def _merge(parts, classes, d, threshold, schema):
     wmin, wmax = min(p["wmin"] for p in parts), max(p["wmax"] for p in parts)
     scale = weight_scale(wmin, wmax)
     # the local learner's keys of the rows (their packed bits) and its order of the distinct rows
-    keys = np.packbits(B, axis=1) if B.shape[1] else np.zeros((B.shape[0], 1), np.uint8)
-    if keys.shape[1] <= 8:
-        keys = np.pad(keys, ((0, 0), (0, 8 - keys.shape[1]))).view(np.uint64).ravel()
-    else:
-        keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+    from treelearn.learn.minrank.estimator import row_keys
+
+    keys = row_keys(B)
     _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     inv = inv.ravel()
     bad = np.flatnonzero(codes != codes[first][inv])
