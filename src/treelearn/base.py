@@ -62,6 +62,7 @@ from treelearn._validation import (
     validate_parameters,
     weight_scale,
 )
+from treelearn._limits import LimitError, ResourceLimitError
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
@@ -316,10 +317,15 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         """Fit on X (array or DataFrame, numeric and categorical columns; or Dask collections) and
         labels y."""
         params = self._validate_params()
-        if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
-            classes, tree, scale = self._fit_dask(X, y, sample_weight, params)
-        else:
-            classes, tree, scale = self._fit_arrays(X, y, sample_weight, params)
+        try:
+            if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
+                classes, tree, scale = self._fit_dask(X, y, sample_weight, params)
+            else:
+                classes, tree, scale = self._fit_arrays(X, y, sample_weight, params)
+        except MemoryError as exc:
+            if isinstance(exc, LimitError):
+                raise
+            raise self._out_of_memory(exc) from exc
         self.classes_ = classes
         self.n_classes_ = len(classes)
         tree.classes = classes
@@ -328,6 +334,17 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             self._rescale_counts(scale)
         self._after_fit()
         return self
+
+    def _out_of_memory(self, exc: MemoryError) -> ResourceLimitError:
+        """A bare MemoryError (``std::bad_alloc`` from compiled code, numpy's) as an error naming
+        the fit and the settings that decide its memory."""
+        said = " ".join(str(exc).split())[:120]
+        knobs = [f"{k}={getattr(self, k)!r}" for k in ("n_jobs", "memory_limit_mb", "max_depth")
+                 if hasattr(self, k)]
+        return ResourceLimitError(
+            f"{type(self).__name__}.fit ran out of memory ({type(exc).__name__}{': ' + said if said else ''}) "
+            f"with {', '.join(knobs) or 'these settings'}; fewer threads (n_jobs), a lower memory_limit_mb, a "
+            "smaller depth or fewer rows need less")
 
     def _fit_dask(self, X, y, sample_weight, params):
         """Dask input (see the module doc, step 5): the learner's plug-in, or the gathered blocks."""

@@ -80,15 +80,38 @@ class Incumbent:
         return self._made().copy()
 
 
+#: address space one more thread takes: its stack and the malloc arena glibc reserves for it
+#: (64 MiB on 64-bit systems)
+THREAD_ADDRESS_SPACE = 8 * 2**20 + 64 * 2**20
+
+
 def n_threads(n_jobs) -> int:
     """scikit-learn's ``n_jobs`` -> a number of threads (None: 1; -1: every core; -2: all but
-    one; ...)."""
+    one; ...), no more than the address space left under a cap (``ulimit -v``) can start: past
+    it, a thread either fails to start or aborts the process (glibc cannot place its
+    thread-local data), and a search with fewer threads finds the same tree."""
     if n_jobs is None:
         return 1
     n_jobs = int(n_jobs)
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, n_jobs)
+    return max(1, min(n_jobs, _thread_room()))
+
+
+def _thread_room() -> int:
+    """Threads the address-space cap leaves room for (half of what is left is spent at most);
+    no cap: unbounded."""
+    try:
+        import resource
+
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if cap == resource.RLIM_INFINITY:
+            return 2**31 - 1
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * resource.getpagesize()
+    except (ImportError, OSError, ValueError, IndexError):
+        return 2**31 - 1
+    return max(1, (cap - used) // 2 // THREAD_ADDRESS_SPACE)
 
 
 def set_search_attributes(est, *, training_error: float, lower_bound, timed_out: bool, is_optimal: bool,
