@@ -5,7 +5,43 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t
 
+from cpython.pycapsule cimport PyCapsule_New
+
 cnp.import_array()
+
+
+cdef extern from "core/limits.h" namespace "tl":
+    cdef cppclass SigintScope:
+        pass
+    SigintScope* open_sigint_scope() except +
+    void close_sigint_scope(SigintScope* s)
+    void* own_shared_sigint()
+    bint interrupted()
+
+#: the process's one Ctrl-C state (core/limits.h): every compiled room takes it at import
+SIGINT_SHARED = PyCapsule_New(own_shared_sigint(), b"treelearn.sigint", NULL)
+
+
+cdef class SigintHold:
+    """``with SigintHold():`` Ctrl-C sets the flag every compiled search polls for as long as
+    the block runs, in any thread (a fit holds one from start to end)."""
+    cdef SigintScope* scope
+
+    def __enter__(self):
+        if self.scope == NULL:
+            self.scope = open_sigint_scope()
+        return self
+
+    def __exit__(self, *exc):
+        if self.scope != NULL:
+            close_sigint_scope(self.scope)
+            self.scope = NULL
+        return False
+
+
+def process_interrupted():
+    """Whether Ctrl-C came since the first of the open :class:`SigintHold` scopes opened."""
+    return bool(interrupted())
 
 
 cdef extern from "core/criteria.h" namespace "tl":

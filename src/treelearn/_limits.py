@@ -44,7 +44,7 @@ DEFAULT_TIME_LIMIT = 600.0
 VERBOSE = [Interval(numbers.Integral, 0, INT32_MAX), BOOLEAN]
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
-__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "FitTimeout", "LimitError", "LiveCounters",
+__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "set_interrupt_probe", "FitTimeout", "LimitError", "LiveCounters",
            "ProgressReporter", "ResourceLimitError", "SearchLimitWarning", "warn_limit"]
 
 
@@ -88,8 +88,25 @@ class FitClock:
         return self.time_limit is not None and self.elapsed() >= self.time_limit
 
     def check(self) -> None:
+        """Between the phases and blocks of a fit: Ctrl-C (in any thread: the process's flag,
+        :func:`set_interrupt_probe`) raises KeyboardInterrupt, the deadline :class:`FitTimeout`."""
+        probe = _interrupt_probe[0]
+        if probe is not None and probe():
+            raise KeyboardInterrupt("fit interrupted (Ctrl-C)")
         if self.expired():
             raise FitTimeout()
+
+
+# the probe of the process's Ctrl-C flag (installed by the estimator seam: this layer imports
+# nothing compiled)
+_interrupt_probe: list = [None]
+
+
+def set_interrupt_probe(probe) -> None:
+    """``probe()`` -> whether Ctrl-C came during the running fits (the compiled searches' flag):
+    :meth:`FitClock.check` asks it, so that the Python phases of a fit in a worker thread stop
+    on Ctrl-C too."""
+    _interrupt_probe[0] = probe
 
 
 def _caller_stacklevel() -> int:

@@ -62,13 +62,16 @@ from treelearn._validation import (
     validate_parameters,
     weight_scale,
 )
-from treelearn._limits import LimitError, ResourceLimitError
+from treelearn._criteria import SigintHold, process_interrupted
+from treelearn._limits import LimitError, ResourceLimitError, set_interrupt_probe
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.data.schema import ColumnSchema
 from treelearn.distributed.blocks import is_dask_collection
 from treelearn.tree.tree import Tree
+
+set_interrupt_probe(process_interrupted)  # FitClock.check sees Ctrl-C in any thread
 
 
 def _weight_scale(w: np.ndarray) -> float:
@@ -318,10 +321,9 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         labels y."""
         params = self._validate_params()
         try:
-            if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
-                classes, tree, scale = self._fit_dask(X, y, sample_weight, params)
-            else:
-                classes, tree, scale = self._fit_arrays(X, y, sample_weight, params)
+            # Ctrl-C from start to end, in any thread: every compiled search of this fit sees it
+            with SigintHold():
+                classes, tree, scale = self._fit_any(X, y, sample_weight, params)
         except MemoryError as exc:
             if isinstance(exc, LimitError):
                 raise
@@ -334,6 +336,11 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             self._rescale_counts(scale)
         self._after_fit()
         return self
+
+    def _fit_any(self, X, y, sample_weight, params):
+        if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
+            return self._fit_dask(X, y, sample_weight, params)
+        return self._fit_arrays(X, y, sample_weight, params)
 
     def _out_of_memory(self, exc: MemoryError) -> ResourceLimitError:
         """A bare MemoryError (``std::bad_alloc`` from compiled code, numpy's) as an error naming

@@ -4,9 +4,10 @@
 //   flag every thread of one search polls; timed_out() reads the clock every 64th call only;
 // * MemoryMeter: the cap of a searcher's memory (cache and work space), its fixed part and the
 //   peak seen;
-// * interrupts: SigintScope installs a SIGINT (Ctrl-C) handler for the duration of a fit (the
-//   previous one restored after, and called by ours, so Python still raises KeyboardInterrupt);
-//   it sets a process-wide flag that every search polls with its clock (interrupted());
+// * interrupts: SigintScope installs a SIGINT (Ctrl-C) handler while any fit runs, in any thread
+//   (the previous one restored after the last, and called by ours, so Python still raises
+//   KeyboardInterrupt); it sets a process-wide flag that every search polls with its clock
+//   (interrupted()), and the greedy growth per node;
 // * DeadlineWatch: a thread that raises the stop flag at the deadline or on Ctrl-C, for searches
 //   whose single calls can be slow (a node over 100,000s of features): the Clock reads the time
 //   only every stride-th call, and 64 calls of 25 ms each overran a deadline by 1.6 s; the flag
@@ -31,49 +32,79 @@ namespace tl {
 using steady = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------ Ctrl-C
-inline std::atomic<int>& interrupt_flag() {
-    static std::atomic<int> flag{0};
-    return flag;
+using SignalHandler = void (*)(int);
+
+// One state per process, whichever extension module includes this header: the flag every
+// search polls, the count of open scopes and the handler before ours. Each extension module has
+// its own copy of this header's statics, so the module that owns the state
+// (treelearn._criteria) hands its address to the others when they are imported
+// (use_shared_sigint); until then a module uses its own.
+struct SigintShared {
+    std::atomic<int> flag{0};
+    std::mutex mu;
+    int open = 0;
+    bool installed = false;
+    SignalHandler saved = SIG_DFL;
+};
+inline SigintShared& sigint_own() {
+    static SigintShared st;
+    return st;
 }
+inline SigintShared*& sigint_shared_ptr() {
+    static SigintShared* p = nullptr;
+    return p;
+}
+inline SigintShared& sigint_shared() {
+    SigintShared* p = sigint_shared_ptr();
+    return p ? *p : sigint_own();
+}
+inline void* own_shared_sigint() { return &sigint_own(); }
+inline void use_shared_sigint(void* p) {
+    if (p) sigint_shared_ptr() = static_cast<SigintShared*>(p);
+}
+
+inline std::atomic<int>& interrupt_flag() { return sigint_shared().flag; }
 inline bool interrupted() { return interrupt_flag().load(std::memory_order_relaxed) != 0; }
 
-using SignalHandler = void (*)(int);
-inline SignalHandler& previous_sigint() {
-    static SignalHandler prev = SIG_DFL;
-    return prev;
-}
 inline void on_sigint(int sig) {
-    interrupt_flag().store(1);
-    SignalHandler prev = previous_sigint();
+    SigintShared& st = sigint_shared();
+    st.flag.store(1);
+    SignalHandler prev = st.saved;
     if (prev != SIG_DFL && prev != SIG_IGN && prev != SIG_ERR && prev != on_sigint) prev(sig);
 }
 
-// SIGINT handled by on_sigint while the scope lives (the caller makes sure that one thread at a
-// time opens one: the Python main thread); the flag is cleared on entry. An ignored SIGINT stays
-// ignored.
+// SIGINT handled by on_sigint while at least one scope lives, in any thread: the first scope
+// to open clears the flag and installs the handler, the last to close restores the previous one
+// (a count under a lock), so that a search running in a worker thread stops on Ctrl-C as one in
+// the main thread does (the kernel may deliver the signal to any thread; the handler only sets
+// the flag and chains to the previous handler, Python's, which wakes the main thread). A fit
+// holds one scope from start to end (treelearn._criteria.SigintHold), so that a Ctrl-C between
+// two compiled calls is seen by the next. An ignored SIGINT stays ignored.
 class SigintScope {
   public:
     SigintScope() {
-        interrupt_flag().store(0);
+        SigintShared& st = sigint_shared();
+        std::lock_guard<std::mutex> lock(st.mu);
+        if (st.open++ > 0) return;
+        st.flag.store(0);
         SignalHandler prev = std::signal(SIGINT, on_sigint);
         if (prev == SIG_ERR) return;
         if (prev == SIG_IGN) {
             std::signal(SIGINT, SIG_IGN);
             return;
         }
-        previous_sigint() = prev;
-        saved = prev;
-        installed = true;
+        if (prev != on_sigint) st.saved = prev;
+        st.installed = true;
     }
     ~SigintScope() {
-        if (installed) std::signal(SIGINT, saved);
+        SigintShared& st = sigint_shared();
+        std::lock_guard<std::mutex> lock(st.mu);
+        if (--st.open > 0) return;
+        if (st.installed) std::signal(SIGINT, st.saved);
+        st.installed = false;
     }
     SigintScope(const SigintScope&) = delete;
     SigintScope& operator=(const SigintScope&) = delete;
-
-  private:
-    SignalHandler saved = SIG_DFL;
-    bool installed = false;
 };
 
 

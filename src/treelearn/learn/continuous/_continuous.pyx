@@ -1,11 +1,18 @@
 # Binding of the continuous-feature optimal search (search.h).
 import numpy as np
 cimport numpy as cnp
-import threading
 from libc.stdint cimport int64_t, int8_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from treelearn._criteria import SIGINT_SHARED
+
+cdef extern from "core/limits.h" namespace "tl":
+    void use_shared_sigint(void* p)
+
+use_shared_sigint(PyCapsule_GetPointer(SIGINT_SHARED, b"treelearn.sigint"))  # the process's one Ctrl-C state
 
 cdef extern from "Python.h":
     # declared without Cython's error check: the callback below handles the -1 itself
@@ -177,12 +184,11 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
         live = progress
         P.progress = &live[0]
     P.interrupt_ctx = NULL
-    # Ctrl-C: a C-level SIGINT handler (main thread only) sets a flag every worker polls; with one
+    # Ctrl-C: a C-level SIGINT handler (installed from any thread) sets a flag every worker polls; with one
     # thread the search also polls Python's signal handlers (the callback above: other signals
     # whose Python handler raises)
     cdef SigintScope* scope = NULL
-    if threading.current_thread() is threading.main_thread():
-        scope = open_sigint_scope()
+    scope = open_sigint_scope()  # in any thread: Ctrl-C stops every search
     try:
         with nogil:
             run_continuous(P, out)
@@ -236,8 +242,7 @@ def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_
         live = progress
         P.progress = &live[0]
     cdef SigintScope* scope = NULL
-    if threading.current_thread() is threading.main_thread():
-        scope = open_sigint_scope()
+    scope = open_sigint_scope()  # in any thread: Ctrl-C stops every search
     try:
         with nogil:
             run_lookahead(P, criterion, k_max, res)

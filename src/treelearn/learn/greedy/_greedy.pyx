@@ -2,9 +2,18 @@
 """Compiled greedy growth (see ``greedy/grow.h``): the whole fit runs in C++ without the GIL."""
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from treelearn._criteria import SIGINT_SHARED
+
+cdef extern from "core/limits.h" namespace "tl":
+    void use_shared_sigint(void* p)
+
+use_shared_sigint(PyCapsule_GetPointer(SIGINT_SHARED, b"treelearn.sigint"))  # the process's one Ctrl-C state
 
 from treelearn._criteria cimport CostState, batch_cost, batch_fn
 
@@ -27,6 +36,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         int64_t max_features
         int random_split
         uint64_t seed
+        double time_limit
         batch_fn cost_cb
         void* cost_ctx
 
@@ -49,8 +59,15 @@ cdef extern from "grow.h" namespace "tl::greedy":
         vector[double] value, impurity
         int64_t n_nodes
         cbool cost_failed
+        int stopped
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
+
+cdef extern from "core/limits.h" namespace "tl":
+    cdef cppclass SigintScope:
+        pass
+    SigintScope* open_sigint_scope() except +
+    void close_sigint_scope(SigintScope* s)
 
 
 cdef extern from "core/coding.h" namespace "tl":
@@ -199,7 +216,8 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                int criterion, int64_t max_depth, int64_t max_leaves, int64_t min_samples_leaf,
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
-               int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None):
+               int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None,
+               double time_limit=0.0):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -219,6 +237,10 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
 
     ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
     the same for any number (a user criterion runs on one thread).
+
+    ``time_limit`` (seconds, <= 0: none) and Ctrl-C (in any thread) are checked before every
+    split: past the limit the growth stops and the nodes not split yet are leaves (``stopped``:
+    2); Ctrl-C raises KeyboardInterrupt with that tree as ``partial_result``.
 
     ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
     256 MB); past it a node's children are built from its rows instead of by subtraction.
@@ -270,8 +292,13 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
         state = CostState(cost)
         prm.cost_cb = batch_cost
         prm.cost_ctx = <void*>state
-    with nogil:
-        grow(P, prm, res)
+    prm.time_limit = time_limit
+    cdef SigintScope* scope = open_sigint_scope()
+    try:
+        with nogil:
+            grow(P, prm, res)
+    finally:
+        close_sigint_scope(scope)
     if res.cost_failed:
         state.raise_error()
     cdef Py_ssize_t m = res.n_nodes
@@ -285,5 +312,21 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out["n_node_samples"] = np.asarray(<int64_t[:m]> res.n_samples.data()).copy()
     out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
+    out["stopped"] = res.stopped
+    if res.stopped == 1:
+        _raise_interrupt(out)
     return out
+
+
+def _raise_interrupt(result):
+    """KeyboardInterrupt for a growth stopped by Ctrl-C, the tree so far as ``partial_result``
+    (Python's own KeyboardInterrupt when its handler ran too, in the main thread)."""
+    try:
+        PyErr_CheckSignals()
+    except KeyboardInterrupt as exc:
+        exc.partial_result = result
+        raise
+    exc = KeyboardInterrupt("greedy growth interrupted")
+    exc.partial_result = result
+    raise exc
 

@@ -46,6 +46,7 @@
 
 #include "core/coding.h"
 #include "core/criteria.h"
+#include "core/limits.h"
 #include "hist.h"
 #include "sorted.h"
 #include "types.h"
@@ -63,8 +64,20 @@ public:
     Result& res;
     double Wtot = 0.0;
 
+    tl::steady::time_point t0 = tl::steady::now();
+
     GrowerT(const Problem& p, const Params& pr, const Crit& c, Result& r)
         : P(p), prm(pr), crit(c), finder(make_finder(p, c, pr)), res(r) { finder.mwl = pr.min_weight_leaf; }
+
+    // checked before every split (a node's split is the unit of work: the root's over every row
+    // is the largest): Ctrl-C, then the time limit; the nodes not split yet stay leaves
+    bool stop_now() {
+        if (res.stopped) return true;
+        if (tl::interrupted()) res.stopped = 1;
+        else if (prm.time_limit > 0.0
+                 && std::chrono::duration<double>(tl::steady::now() - t0).count() >= prm.time_limit) res.stopped = 2;
+        return res.stopped != 0;
+    }
 
     static FinderT<Crit> make_finder(const Problem& p, const Crit& c, const Params& pr) {
         if constexpr (std::is_constructible<FinderT<Crit>, const Problem&, const Crit&, int64_t, int>::value)
@@ -177,12 +190,13 @@ public:
         root.wimp = crit.wimp(tot.data(), Wtot);
         root.id = add_node(tot.data(), P.n, Wtot, root.wimp);
         if (terminal(tot.data(), P.n, 0)) return;
+        if (stop_now()) return;
         finder.init_root(root);
         find(root, tot.data());
         if (!splittable(root)) { finder.release(root); return; }
         if (prm.max_leaves < 0) {
             std::vector<Node> stack{root};
-            while (!stack.empty()) {
+            while (!stack.empty() && !stop_now()) {
                 Node nd = stack.back();
                 stack.pop_back();
                 Node L, R;
@@ -197,7 +211,7 @@ public:
             std::vector<Node> slots{root};
             std::set<std::tuple<double, int64_t, size_t>> frontier{{-global_gain(root), root.id, 0}};
             int64_t leaves = 1;
-            while (leaves < prm.max_leaves && !frontier.empty()) {
+            while (leaves < prm.max_leaves && !frontier.empty() && !stop_now()) {
                 auto pick = frontier.begin();
                 const double top = -std::get<0>(*pick);
                 for (auto it = std::next(pick); it != frontier.end() && -std::get<0>(*it) >= top - GAIN_TOL; ++it)

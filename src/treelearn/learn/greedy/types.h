@@ -43,6 +43,7 @@ struct Params {
     int64_t max_features = 0;      // > 0: features drawn per node until this many varied (scikit-learn's)
     int random_split = 0;          // 1: one random threshold (category) per drawn feature (splitter="random")
     uint64_t seed = 0;             // of the per-node draws (a node's draws: its id and this seed)
+    double time_limit = 0.0;  // seconds from the start of the growth, <= 0: none (checked per split)
     tl::batch_fn cost_cb = nullptr;  // criterion -1: W * G of rows of class counts
     void* cost_ctx = nullptr;
 };
@@ -53,6 +54,7 @@ struct Result {
     std::vector<double> value, impurity;
     int64_t n_nodes = 0;
     bool cost_failed = false;  // the user criterion failed: the growth stopped early
+    int stopped = 0;           // the growth stopped early: 1 Ctrl-C, 2 the time limit (open nodes are leaves)
 };
 
 struct Split {

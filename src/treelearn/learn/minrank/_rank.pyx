@@ -6,7 +6,6 @@ The search itself lives in ``tl::minrank.h`` (see its header comment); this modu
 on the whole sample (the memo persists, so FINDMIN's successive calls share it), ``nodes()``
 exports the result DAG.
 """
-import threading
 
 import numpy as np
 cimport numpy as cnp
@@ -14,6 +13,14 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint8_t, int64_t, int32_t, uint32_t, uint64_t
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from treelearn._criteria import SIGINT_SHARED
+
+cdef extern from "core/limits.h" namespace "tl":
+    void use_shared_sigint(void* p)
+
+use_shared_sigint(PyCapsule_GetPointer(SIGINT_SHARED, b"treelearn.sigint"))  # the process's one Ctrl-C state
 
 cnp.import_array()
 
@@ -113,8 +120,7 @@ cdef class RankSearch:
         self.s.start_clock()
         cdef int32_t res
         cdef SigintScope* scope = NULL
-        if threading.current_thread() is threading.main_thread():
-            scope = open_sigint_scope()  # Ctrl-C stops the search (abort reason 3)
+        scope = open_sigint_scope()  # Ctrl-C in any thread stops the search (abort reason 3)
         try:
             with nogil:
                 res = self.s.find_all(r)

@@ -1,6 +1,5 @@
 # The body of the compiled Top-k search binding, included by _topk.pyx (portable x86-64-v2
 # build) and _topk_avx512.pyx (AVX-512 build with VPOPCNTDQ, chosen at import when the CPU has it).
-import threading
 
 import numpy as np
 cimport numpy as cnp
@@ -8,6 +7,14 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint8_t, uint64_t, int64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from treelearn._criteria import SIGINT_SHARED
+
+cdef extern from "core/limits.h" namespace "tl":
+    void use_shared_sigint(void* p)
+
+use_shared_sigint(PyCapsule_GetPointer(SIGINT_SHARED, b"treelearn.sigint"))  # the process's one Ctrl-C state
 
 cnp.import_array()
 
@@ -110,11 +117,10 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
         state = CostState(cost)
         O.cost = batch_cost
         O.cost_ctx = <void*>state
-    # Ctrl-C during the search: a C-level handler (main thread only) sets a flag the search
+    # Ctrl-C during the search: a C-level handler (installed from any thread) sets a flag the search
     # polls; it stops, and KeyboardInterrupt is raised here with the best tree found so far
     cdef SigintScope* scope = NULL
-    if threading.current_thread() is threading.main_thread():
-        scope = open_sigint_scope()
+    scope = open_sigint_scope()  # in any thread: Ctrl-C stops every search
     try:
         with nogil:
             run_search(P, O, out)
