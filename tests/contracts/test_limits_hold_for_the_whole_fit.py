@@ -125,6 +125,37 @@ _case("test_binarized_sample_over_the_cap_is_refused_before_allocation", """
     measure(fit, X.nbytes)
 """)
 
+# the issue's hard inputs for the clock (once: 4.0 s, 10.9 s and 13 s): the greedy incumbent
+# grows under the clock (its coding by blocks of columns, its splits one at a time) and the
+# continuous solver ranks its columns under it
+_case("test_topk_greedy_incumbent_under_the_clock", """
+    from treelearn import TopKTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300000, 50)); y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    def fit():
+        m = TopKTreeClassifier(k=3, max_depth=4, time_limit=0.01).fit(X, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, X.nbytes)
+""")
+_case("test_continuous_setup_under_the_clock", """
+    from treelearn import OptimalTreeClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000000, 10)); y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    def fit():
+        m = OptimalTreeClassifier(max_depth=6, solver='continuous', time_limit=1).fit(X, y)
+        return {'timed_out': m.timed_out_}
+    measure(fit, X.nbytes)
+""")
+_case("test_continuous_depth4_many_rows_under_the_clock", """
+    from treelearn import OptimalTreeClassifier
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1000000, 10)); y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    def fit():
+        m = OptimalTreeClassifier(max_depth=4, solver='continuous', time_limit=2).fit(X, y)
+        return {'timed_out': m.timed_out_, 'leaves': int(m.tree_.n_leaves)}
+    measure(fit, X.nbytes)
+""")
+
 _case("test_deadline_before_the_search_gives_a_timed_out_leaf", """
     from treelearn import OptimalTreeClassifier, SearchLimitWarning
     rng = np.random.default_rng(0)
@@ -204,6 +235,16 @@ def test_binarized_sample_over_the_cap_is_refused_before_allocation():
     assert r["outcome"] == "ResourceLimitError", r
     assert "memory cap" in r["message"] and "max_binary_features" in r["message"]
     _check(r, 5, 16)
+
+
+@pytest.mark.parametrize("name,limit", [("test_topk_greedy_incumbent_under_the_clock", 0.01),
+                                        ("test_continuous_setup_under_the_clock", 1.0),
+                                        ("test_continuous_depth4_many_rows_under_the_clock", 2.0)])
+def test_hard_inputs_stay_within_the_time_limit(name, limit):
+    r = _measure(name)
+    assert r["outcome"] == "ok", r
+    assert r["timed_out"] and "SearchLimitWarning" in r["warnings"], r
+    _check(r, limit, cap_mb=1024)
 
 
 def test_deadline_before_the_search_gives_a_timed_out_leaf():
@@ -375,6 +416,12 @@ _SIGINT_FITS = {
         y = (X[:, :15].sum(axis=1) > 7).astype(int)  # majority of 15: many influential variables
         est = QueryTreeClassifier(size=64, time_limit=None)
     """,
+    "pruned_bound": """
+        from treelearn import PrunedTreeClassifier
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(600000, 20)); y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=600000) > 0).astype(int)
+        est = PrunedTreeClassifier(pruning="bound")  # a long greedy growth (once: 6-11 s after Ctrl-C)
+    """,
     "optimal_verbose": """
         from treelearn import OptimalTreeClassifier
         rng = np.random.default_rng(0)
@@ -402,6 +449,47 @@ def test_sigint_stops_every_fit(which, sigint_after_ready):
     assert line.startswith("interrupted"), (line, err[-2000:])
     if which == "optimal_verbose":  # the binary search hands back its incumbent, on raw columns
         assert line == "interrupted True", (line, err[-2000:])
+    assert elapsed < 1.0 + _MARGIN_S, elapsed
+
+
+_THREAD_FITS = {
+    "greedy": "GreedyTreeClassifier()",
+    "topk": "TopKTreeClassifier(k=3, max_depth=6, time_limit=600)",
+    "optimal": "OptimalTreeClassifier(max_depth=6, time_limit=600)",
+    "continuous": "OptimalTreeClassifier(max_depth=4, solver='continuous', time_limit=600)",
+}
+
+
+@pytest.mark.parametrize("which", sorted(_THREAD_FITS))
+def test_sigint_stops_a_fit_running_in_a_worker_thread(which, sigint_after_ready):
+    """Once a search in a worker thread ran on to its time limit (600 s by default) after the main
+    thread got KeyboardInterrupt: a notebook or a server could not exit. The fit holds the
+    process's Ctrl-C flag from start to end; every compiled search polls it and the Python
+    phases check it with the clock."""
+    code = "import numpy as np, threading, time\nimport treelearn as tl\n" + textwrap.dedent(f"""
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(400000, 20)); y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=400000) > 0).astype(int)
+        est = tl.{_THREAD_FITS[which]}
+        done = {{}}
+        def run():
+            try:
+                est.fit(X, y)
+                done["r"] = "finished"
+            except KeyboardInterrupt:
+                done["r"] = "interrupted"
+        th = threading.Thread(target=run)
+        th.start()
+        print("ready", flush=True)
+        try:
+            while th.is_alive():
+                time.sleep(0.02)
+            print("finished before the signal", flush=True)
+        except KeyboardInterrupt:
+            th.join(60)
+            print("worker", done.get("r"), flush=True)
+        """)
+    line, elapsed, err, _ = sigint_after_ready(code)
+    assert line == "worker interrupted", (line, err[-2000:])
     assert elapsed < 1.0 + _MARGIN_S, elapsed
 
 

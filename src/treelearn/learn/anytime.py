@@ -80,6 +80,19 @@ class Incumbent:
         return self._made().copy()
 
 
+#: from this many cells (rows x columns) on, the greedy incumbent of an exact search grows under
+#: the fit's clock (a limit reached during it leaves it shallower, the root alone at worst); below,
+#: it takes a fraction of a second and grows whole, so that a timed-out fit is never worse than
+#: the greedy tree
+CLOCKED_GREEDY_CELLS = 2_000_000
+
+
+def incumbent_time_limit(cells: int, remaining):
+    """The time limit of a greedy incumbent on ``cells`` cells: ``remaining`` (the fit's clock)
+    from :data:`CLOCKED_GREEDY_CELLS` on, else None (grown whole)."""
+    return remaining if cells >= CLOCKED_GREEDY_CELLS else None
+
+
 #: address space one more thread takes: its stack and the malloc arena glibc reserves for it
 #: (64 MiB on 64-bit systems)
 THREAD_ADDRESS_SPACE = 8 * 2**20 + 64 * 2**20

@@ -127,7 +127,10 @@ struct Columns {
 
     double wof(int r) const { return weighted ? wt[r] : 1.0; }
 
-    void build(const Params& P) {
+    // ranks every column; `stop()` is asked before each (a column of n rows is the unit of the
+    // set-up's work): true stops the set-up, and build returns false (the columns are unusable)
+    template <class Stop>
+    bool build(const Params& P, Stop stop) {
         n = P.n;
         F = P.F;
         C = P.C;
@@ -144,7 +147,11 @@ struct Columns {
         vals.assign(F, std::vector<double>());
         root_view.resize((size_t)F * n);
         std::vector<int32_t> idx(n);
-        for (int f = 0; f < F; ++f) rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
+        for (int f = 0; f < F; ++f) {
+            if (stop()) return false;
+            rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
+        }
+        return true;
     }
 
     // rows in ascending order of x; missing values (NaN, one rank of their own, value NaN in

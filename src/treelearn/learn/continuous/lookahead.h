@@ -208,9 +208,17 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     if (P.max_depth < 3) T = 1;
     while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
     fixed += (T - 1) * per_worker;
+    const tl::steady::time_point t0 = tl::steady::now();
     Columns cols;
-    cols.build(P);
+    if (!cols.build(P, setup_stop(P, t0))) {  // out of time (or Ctrl-C) while ranking: no incumbent
+        out.interrupted = tl::interrupted();
+        out.timed_out = !out.interrupted;
+        out.cost = std::numeric_limits<double>::infinity();
+        write_tree(leaf_sol(), out);
+        return;
+    }
     Shared S(P, cols, fixed);
+    S.t0 = t0;
     tl::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * P.n >= 65536.0);
     std::vector<std::unique_ptr<Worker>> owned;
     for (int t = 0; t < T; ++t) {

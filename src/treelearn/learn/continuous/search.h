@@ -493,6 +493,14 @@ inline int buffer_levels(const Params& P) { return std::max(0, P.max_depth - (P.
 
 }  // namespace detail
 
+// the stop test of a set-up started at t0: Ctrl-C, or the time limit (> 0) passed
+inline auto setup_stop(const Params& P, tl::steady::time_point t0) {
+    return [&P, t0]() {
+        return tl::interrupted()
+               || (P.time_limit > 0.0 && std::chrono::duration<double>(tl::steady::now() - t0).count() >= P.time_limit);
+    };
+}
+
 // the whole search: columns ranked once, workers set up within the memory cap, the root solved
 inline void run_continuous(const Params& P, Output& out) {
     using namespace detail;
@@ -509,9 +517,19 @@ inline void run_continuous(const Params& P, Output& out) {
     if (D_ < 2 || n == 0) T = 1;
     while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
     fixed += (T - 1) * per_worker;
+    // the set-up (ranking the columns) counts against the time limit and stops on it and on
+    // Ctrl-C: the result is then the root as a leaf (the caller keeps its incumbent)
+    const tl::steady::time_point t0 = tl::steady::now();
     Columns cols;
-    cols.build(P);
+    if (!cols.build(P, setup_stop(P, t0))) {
+        out.interrupted = tl::interrupted();
+        out.timed_out = !out.interrupted;
+        out.cost = out.lower_bound = std::numeric_limits<double>::infinity();
+        write_tree(leaf_sol(), out);
+        return;
+    }
     Shared S(P, cols, fixed);
+    S.t0 = t0;
     tl::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * n >= 65536.0);  // slow nodes: stop on time
     std::vector<std::unique_ptr<Worker>> ws;
     for (int t = 0; t < T; ++t) {

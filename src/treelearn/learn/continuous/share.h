@@ -28,7 +28,7 @@ class RootShare {
             settled = true;
             return;
         }
-        cols.build(P);
+        cols.build(P, [] { return false; });  // a farmed share: the driver stops it
         S.reset(new Shared(P, cols, out_fixed));
         watch.reset(new tl::DeadlineWatch(S->t0, P.time_limit, &S->stop, (double)P.F * P.n >= 65536.0));
         worker.reset(new Worker(*S, levels, false));

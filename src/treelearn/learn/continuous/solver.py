@@ -58,7 +58,7 @@ import time
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
-from treelearn.learn.anytime import Incumbent, error_tie, incumbent_bound
+from treelearn.learn.anytime import Incumbent, error_tie, incumbent_bound, incumbent_time_limit
 from treelearn.tree.build import node_local_midpoints, recount, route
 from treelearn.tree.tree import Tree, training_errors
 
@@ -92,13 +92,14 @@ def expand_columns(Xe, schema):
     Returns ``(X_fm, raw_feature, kind, code, nan_mode)`` (kind 0 numeric, 1 categorical with
     category code; nan_mode int8, 0 for a column without missing values)."""
     n, d = Xe.shape
-    if (schema is None or not any(schema.is_categorical(j) for j in range(d))) and n and not np.isnan(Xe).any():
+    if (schema is None or not any(schema.is_categorical(j) for j in range(d))) and n and not np.isnan(Xe.sum(axis=0)).any():
         # all numeric, nothing missing: one vectorised pass (a per-column loop costs more than a
         # small search)
         keep = np.flatnonzero(Xe.min(axis=0) < Xe.max(axis=0))
         k = keep.size
-        return (np.ascontiguousarray(Xe[:, keep].T, dtype=np.float64), keep.astype(np.int64), np.zeros(k, np.int8),
-                np.zeros(k, np.int64), np.zeros(k, np.int8))
+        # one copy, feature-major (the column selection only when a column is constant)
+        X_fm = np.ascontiguousarray((Xe if k == d else Xe[:, keep]).T, dtype=np.float64)
+        return X_fm, keep.astype(np.int64), np.zeros(k, np.int8), np.zeros(k, np.int64), np.zeros(k, np.int8)
     cols, raw, kind, code, modes = [], [], [], [], []
 
     def add(col, j, k, c):
@@ -189,11 +190,19 @@ def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tre
     return Tree(**fields, missing_go_to_left=miss_left)
 
 
-def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth) -> Tree:
-    """The greedy tree of the same depth and criterion (the first incumbent)."""
+def root_leaf(y, w, n_classes, schema) -> Tree:
+    """The root alone (the greedy room's :func:`~treelearn.learn.greedy.estimator.root_leaf`)."""
+    from treelearn.learn.greedy.estimator import root_leaf as leaf
+
+    return leaf(y, w, n_classes, schema)
+
+
+def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth, time_limit=None) -> Tree:
+    """The greedy tree of the same depth and criterion (the first incumbent), grown within
+    ``time_limit`` seconds (None: no limit): the nodes not split by then are leaves."""
     from treelearn.learn.greedy.estimator import grow_greedy
 
-    return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=max_depth)
+    return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=max_depth, time_limit=time_limit)
 
 
 # below this many (rows x searched columns) the greedy tree is grown only if the search times out:
@@ -241,10 +250,17 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     y = np.ascontiguousarray(y, dtype=np.int64)
     weighted = sample_weight is not None and not np.all(np.asarray(sample_weight) == 1.0)
     w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
+    if time_limit is not None and float(time_limit) <= 1e-3:  # the fit's clock is spent: the root alone
+        return _out_of_time(root_leaf(y, w, n_classes, schema), t0)
     X_fm, raw, kind, code, nan_mode = expand_columns(Xe, schema)
     W = float(w.sum())
+
+    def remaining():  # what the fit has left of its time limit (None: no limit)
+        return None if time_limit is None else max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
+
+    # the greedy incumbent: under the fit's clock on large data (anytime.incumbent_time_limit)
     greedy = Incumbent(None, lambda: _grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion,
-                                                  int(max_depth)))
+                                                  int(max_depth), incumbent_time_limit(Xe.size, remaining())))
     ub = 0.0
     # the search keeps trees of error below ub - tie: trees no worse than an incumbent, ties included
     tie = error_tie(W)
@@ -256,10 +272,12 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
         ub = incumbent_bound(greedy.error, W) + tie
     la = None
     columns = (raw, kind, code, nan_mode)
-    if incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0:
+    out_of_time = time_limit is not None and remaining() <= 1e-3  # the incumbents spent the limit
+    if (incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0
+            and not out_of_time):
         try:
             la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
-                            None if time_limit is None else float(time_limit), memory_bytes, nan_arg,
+                            remaining(), memory_bytes, nan_arg,
                             switches.get("progress"), int(n_jobs or 1))
         except KeyboardInterrupt as exc:
             _attach_partial(exc, [getattr(exc, "partial_result", None)], greedy, (Xe, y, w, n_classes, schema, *columns))
@@ -270,6 +288,10 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     limit = 0.0
     if time_limit is not None:  # the incumbents' time counts
         limit = max(float(time_limit) - (time.perf_counter() - t0), 1e-3)
+        if limit <= 1e-3 and incumbent is not False:  # no time left for the search: the best incumbent
+            best = greedy.tree() if la is None or greedy.error <= float(la["cost"]) else _to_tree(
+                la, Xe, y, w, n_classes, schema, *columns)
+            return _out_of_time(best, t0, n_search_features=int(X_fm.shape[0]))
     backend = _backend.get()
     search = backend or _continuous.continuous_search
     if la is not None and backend is None and la["feature"].size and la["feature"][0] >= 0:
@@ -301,14 +323,31 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     info = dict(res)
     # after a stop, the search's own bound may be 0 (root features left unsearched): the sample's
     # floor (rows equal on every searched column with different labels) is a bound too
-    bound = float(res["lower_bound"]) if not res["timed_out"] else max(float(res["lower_bound"]),
-                                                                         sample_floor(X_fm, y, w, n_classes))
+    bound = float(res["lower_bound"])
+    if res["timed_out"] and X_fm.size <= SAMPLE_FLOOR_CELLS:  # past the limit: only where it is quick
+        bound = max(bound, sample_floor(X_fm, y, w, n_classes))
     info.update(error=err, greedy_error=greedy.error if greedy.grown else None, source=source,
                 lower_bound=min(bound, err),
                 n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0,
                 topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]),
                 topk_nodes=0 if la is None else int(la["nodes"]))
     return tree, info
+
+
+def _out_of_time(tree: Tree, t0: float, n_search_features: int = 0):
+    """``(tree, info)`` of a fit whose clock ran out before its search started: an incumbent (the
+    greedy tree as far as it grew: the root alone when even that had no time)."""
+    err = training_errors(tree.children_left, tree.value)
+    stats = dict.fromkeys(("nodes", "cache_hits", "cache_entries", "evaluations", "d2_evaluations", "peak_bytes",
+                           "fixed_bytes", "threads_used"), 0)
+    return tree, dict(stats, timed_out=True, memory_error=False, cost=err, lower_bound=0.0, error=err,
+                      greedy_error=err, source="greedy", n_search_features=n_search_features,
+                      fit_time=time.perf_counter() - t0, topk_error=None, topk_k=None, topk_nodes=0)
+
+
+#: the most (rows x searched columns) on which a timed-out fit computes :func:`sample_floor` (a
+#: sort of the rows: seconds on millions of rows, after the time limit has passed)
+SAMPLE_FLOOR_CELLS = 1_000_000
 
 
 def sample_floor(X_fm, y, w, n_classes) -> float:

@@ -62,6 +62,7 @@ one batch of candidate splits per node.
 from __future__ import annotations
 
 import numbers
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -90,6 +91,7 @@ from treelearn.data import coding, sketch
 from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
 from treelearn.learn.greedy.options import MAX_FEATURES, MONOTONIC_CST, check_monotonic_cst, n_drawn_features
+from treelearn._limits import FitClock, FitTimeout
 from treelearn.tree.build import split_thresholds
 from treelearn.tree.weakest_link import ccp_path, prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
@@ -119,14 +121,16 @@ class CodedFeatures:
 
 
 def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
-                  max_thresholds: int | None = None, n_jobs: int = 1) -> CodedFeatures:
+                  max_thresholds: int | None = None, n_jobs: int = 1, check=None) -> CodedFeatures:
     """Encoded matrix -> per-feature integer codes and the thresholds they stand for.
 
     Numeric column j: thresholds ``t`` (every midpoint, or ``numeric_thresholds(col,
     max_thresholds)`` of the present values) and code ``#{t <= x}``, so ``x >= t[k-1]`` iff
     ``code >= k``. Categorical column j: the category code itself. A missing value (NaN) gets the
     code ``miss_code[j]``, one above every other code of its column. ``n_jobs`` threads code
-    the numeric columns (one column each at a time).
+    the numeric columns (one column each at a time). ``check``: called between blocks of
+    columns (a :class:`~treelearn._limits.FitClock`'s ``check``: it raises on the deadline or
+    Ctrl-C), so that coding many rows stops within about one column's time.
     """
     Xe = np.asarray(Xe)  # any order, strides and numeric dtype: one float64 column buffer at a time
     if Xe.dtype.kind not in "biuf":
@@ -167,13 +171,15 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         # thresholds nor values: a column's r-th distinct value is read from a row of rank r
         # (_RankValues), its midpoints derived on demand (_Midpoints)
         if max_thresholds is None:
-            n_distinct, n_missing = _greedy.code_numeric_ranks(Xe, cols, codes, int(n_jobs))
+            n_distinct, n_missing = _by_blocks(lambda c: _greedy.code_numeric_ranks(Xe, c, codes, int(n_jobs)),
+                                               cols, check, n_jobs)
             thr = [None] * len(numeric)
-            vals = [_RankValues(Xe, j, codes[j], int(u)) for j, u in zip(numeric, n_distinct.tolist())]
+            vals = [_RankValues(Xe, j, codes[j], int(u)) for j, u in zip(numeric, np.asarray(n_distinct).tolist())]
         elif n > sketch.SKETCH_ROWS:  # thresholds of a fixed sample (the Dask fit's too)
-            thr, vals, n_missing = sketch_code_numeric(Xe, cols, m, codes)
+            thr, vals, n_missing = _by_blocks(lambda c: sketch_code_numeric(Xe, c, m, codes), cols, check, n_jobs)
         else:
-            thr, vals, n_missing = _greedy.code_numeric(Xe, cols, m, codes, True, int(n_jobs))
+            thr, vals, n_missing = _by_blocks(lambda c: _greedy.code_numeric(Xe, c, m, codes, True, int(n_jobs)),
+                                              cols, check, n_jobs)
         for j, t, u, nm in zip(numeric, thr, vals, np.asarray(n_missing).tolist()):
             n_thr = t.size if t is not None else max(u.size - 1, 0)
             thresholds[j] = t
@@ -185,6 +191,29 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
         if max_thresholds is None:
             thresholds = _Midpoints(values, thresholds)
     return CodedFeatures(codes, n_codes, is_cat, cat_only, thresholds, values, miss_code)
+
+
+def _by_blocks(code, cols: np.ndarray, check, n_jobs) -> tuple:
+    """``code(cols)`` (a tuple of per-column lists or arrays), or with the clock's ``check`` one
+    block of columns (one per thread) at a time, ``check()`` before each, the parts joined."""
+    if check is None:
+        return code(cols)
+    step = max(1, int(n_jobs))
+    parts = []
+    for i in range(0, cols.size, step):
+        check()
+        parts.append(code(cols[i:i + step]))
+    return tuple(sum((list(p) for p in part), []) if isinstance(part[0], list)
+                 else np.concatenate([np.asarray(p) for p in part]) for part in zip(*parts))
+
+
+def root_leaf(y: np.ndarray, w, n_classes: int, schema: ColumnSchema, classes=None) -> Tree:
+    """The tree of one leaf (the root) over ``schema``'s columns: what a growth stopped before its
+    first split returns."""
+    value = np.bincount(y, weights=w, minlength=n_classes)[None, :].astype(np.float64)
+    return Tree(children_left=[-1], children_right=[-1], feature=[-2], threshold=[-2.0], kind=[-1], value=value,
+                n_node_samples=[y.shape[0]], impurity=[0.0],
+                classes=np.arange(n_classes) if classes is None else classes, schema=schema)
 
 
 class _RankValues:
@@ -288,7 +317,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 max_thresholds: int | None = None, classes=None, coded: CodedFeatures | None = None,
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
                 random_state=None, n_jobs=None, min_weight_fraction_leaf: float = 0.0, max_features=None,
-                splitter: str = "best", monotonic_cst=None) -> Tree:
+                splitter: str = "best", monotonic_cst=None,
+                time_limit: float | None = None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -316,6 +346,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     min_weight_fraction_leaf : each side of a split holds at least this fraction of the total
         weight (scikit-learn's; 0 to 0.5).
     max_features, splitter, monotonic_cst : scikit-learn's (see :class:`GreedyTreeClassifier`).
+    time_limit : None, or seconds (coding included) after which no node is split any more: the
+        nodes not split yet are leaves (an incumbent grown under a search's clock).
 
     Returns
     -------
@@ -347,6 +379,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     if monotonic_cst is not None:
         params = replace(params, monotonic_cst=check_monotonic_cst(monotonic_cst, d, n_classes, schema.is_categorical,
                                                                    lambda: bool(np.isnan(Xe).any())))
+    if time_limit is not None:
+        params = replace(params, time_limit=check_float_param("time_limit", time_limit, low=0.0))
     return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
@@ -371,6 +405,7 @@ class GrowParams:
     finder: str = "auto"
     random_state: object = None
     n_jobs: int = 1
+    time_limit: float | None = None  # seconds for the whole growth (coding included); None: none
 
     @classmethod
     def checked(cls, *, criterion, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease, max_thresholds,
@@ -421,8 +456,14 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     """The growth on checked arguments (positive weights, int64 class codes, a schema)."""
     if classes is None:
         classes = np.arange(n_classes)
+    t0 = time.perf_counter()
     if coded is None:
-        coded = code_features(Xe, schema, p.max_thresholds, n_jobs=p.n_jobs)
+        try:  # column blocks under the clock: the deadline (when given) and Ctrl-C
+            coded = code_features(Xe, schema, p.max_thresholds, n_jobs=p.n_jobs, check=FitClock(p.time_limit).check)
+        except FitTimeout:  # no time for the coding: the root alone
+            return root_leaf(y, w, n_classes, schema, classes)
+    # what the coding left of the time limit (> 0: a spent limit still stops before the root)
+    limit = 0.0 if p.time_limit is None else max(p.time_limit - (time.perf_counter() - t0), 1e-9)
     finder = _finder(p, coded, n_classes, Xe.shape[0], Xe.shape[1])
     crit = p.criterion
     # a user G: the engine asks for the weighted impurities of a node's candidates in batches
@@ -449,7 +490,7 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
                              min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()),
                              max_features=mtry, random_split=p.splitter == "random", seed=seed,
                              monotonic_cst=p.monotonic_cst if perm is None or p.monotonic_cst is None
-                             else p.monotonic_cst[perm])
+                             else p.monotonic_cst[perm], time_limit=limit)
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]

@@ -38,7 +38,7 @@ from treelearn.base import CRITERION, BaseTreeClassifier
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
-from treelearn.learn.anytime import Incumbent, incumbent_bound, n_threads, set_search_attributes
+from treelearn.learn.anytime import Incumbent, incumbent_bound, incumbent_time_limit, n_threads, set_search_attributes
 from treelearn.learn.topk import _topk as _topk_baseline
 
 
@@ -306,7 +306,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                      max_depth=int(self.max_depth),
                                      max_thresholds=incumbent_thresholds(sample.n_samples),
-                                     min_weight_fraction_leaf=float(self.min_weight_fraction_leaf))
+                                     min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
+                                     time_limit=incumbent_time_limit(Xe.size, clock.remaining()))
                 extra = numeric_thresholds_of(g_tree)
                 greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
             progress.phase = "binarizing"
