@@ -124,7 +124,78 @@ def do_cli(commands: list, files: dict):
     return {"status": "ok", "runs": runs}
 
 
-TASKS = {"fit": do_fit, "reference": do_reference_fit, "json": do_json, "cli": do_cli}
+def do_json_capped(text, max_size: int):
+    """Load a JSON model under a byte cap of ``max_size``: the tree's size, the seconds it took."""
+    import time
+
+    from treelearn.tree import Tree
+
+    t0 = time.perf_counter()
+    tree = Tree.from_json(text, max_size=max_size)
+    return {"status": "ok", "n_leaves": int(tree.n_leaves), "seconds": time.perf_counter() - t0}
+
+
+def do_timed_fit(cls_name: str, params: dict, X, y):
+    """A fit's wall time (a limit's overshoot is measured here, not across the pipe)."""
+    import time
+
+    import treelearn
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = getattr(treelearn, cls_name)(**params)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        return {"status": "ok", "seconds": time.perf_counter() - t0, "n_leaves": int(est.tree_.n_leaves)}
+
+
+def do_sigint_thread(cls_name: str, params: dict, X, y, delay: float):
+    """A fit in a worker thread, SIGINT to this process ``delay`` seconds in: the seconds from the
+    signal until the thread's fit ended, and how it ended."""
+    import signal
+    import threading
+    import time
+
+    import treelearn
+
+    est = getattr(treelearn, cls_name)(**params)
+    done = {}
+
+    def run():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(X, y)
+            done["how"] = "fitted"
+        except KeyboardInterrupt:
+            done["how"] = "interrupted"
+        except BaseException as exc:  # noqa: BLE001 - reported
+            done["how"] = f"{type(exc).__name__}: {exc}"[:300]
+        done["end"] = time.perf_counter()
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    sent = None
+    try:
+        t_stop = time.perf_counter() + delay
+        while th.is_alive() and time.perf_counter() < t_stop:
+            time.sleep(0.005)
+        sent = time.perf_counter()
+        if th.is_alive():
+            os.kill(os.getpid(), signal.SIGINT)
+        while th.is_alive():
+            time.sleep(0.005)
+    except KeyboardInterrupt:
+        pass
+    th.join(120)
+    if th.is_alive():
+        return {"status": "ok", "how": "still running after 120 s", "latency": float("inf")}
+    latency = max(0.0, done["end"] - sent) if sent is not None and done["end"] > sent else 0.0
+    return {"status": "ok", "how": done["how"], "latency": latency}
+
+
+TASKS = {"fit": do_fit, "reference": do_reference_fit, "json": do_json, "cli": do_cli, "json_capped": do_json_capped,
+         "timed_fit": do_timed_fit, "sigint_thread": do_sigint_thread}
 
 
 def serve(conn, memory_limit_bytes: int | None) -> None:
