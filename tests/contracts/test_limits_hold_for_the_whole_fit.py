@@ -156,6 +156,20 @@ _case("test_continuous_depth4_many_rows_under_the_clock", """
     measure(fit, X.nbytes)
 """)
 
+# the memory cap with many classes x many features (once: cap 10 MB, 1.2 MB of X, +564 MB at
+# 400 classes and +1,511 MB at 1,200, no warning, peak_memory_mb_ itself past the cap): the
+# search's per-level frames (features x classes tables) are counted before they are allocated
+for _classes, _depth in [(400, 64), (400, 20), (1200, 64)]:
+    _case(f"test_topk_many_classes_cap_{_classes}_{_depth}", f"""
+        from treelearn import TopKTreeClassifier
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(3000, 50)); y = rng.integers(0, {_classes}, 3000)
+        def fit():
+            m = TopKTreeClassifier(k=3, max_depth={_depth}, time_limit=5, memory_limit_mb=10).fit(X, y)
+            return {{'timed_out': m.timed_out_, 'peak': m.peak_memory_mb_}}
+        measure(fit, X.nbytes)
+    """)
+
 _case("test_deadline_before_the_search_gives_a_timed_out_leaf", """
     from treelearn import OptimalTreeClassifier, SearchLimitWarning
     rng = np.random.default_rng(0)
@@ -245,6 +259,15 @@ def test_hard_inputs_stay_within_the_time_limit(name, limit):
     assert r["outcome"] == "ok", r
     assert r["timed_out"] and "SearchLimitWarning" in r["warnings"], r
     _check(r, limit, cap_mb=1024)
+
+
+@pytest.mark.parametrize("classes,depth", [(400, 64), (400, 20), (1200, 64)])
+def test_memory_cap_counts_the_frames_of_many_classes(classes, depth):
+    r = _measure(f"test_topk_many_classes_cap_{classes}_{depth}")
+    assert r["outcome"] == "ok", r
+    assert r["timed_out"] and "SearchLimitWarning" in r["warnings"], r
+    assert r["peak"] <= 10, r
+    _check(r, 5, cap_mb=10)
 
 
 def test_deadline_before_the_search_gives_a_timed_out_leaf():

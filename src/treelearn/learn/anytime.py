@@ -80,17 +80,17 @@ class Incumbent:
         return self._made().copy()
 
 
-#: from this many cells (rows x columns) on, the greedy incumbent of an exact search grows under
-#: the fit's clock (a limit reached during it leaves it shallower, the root alone at worst); below,
-#: it takes a fraction of a second and grows whole, so that a timed-out fit is never worse than
-#: the greedy tree
-CLOCKED_GREEDY_CELLS = 2_000_000
+#: from this much work (rows x columns x classes) on, the greedy incumbent of an exact search
+#: grows under the fit's clock (a limit reached during it leaves it shallower, the root alone at
+#: worst); below, it takes a fraction of a second and grows whole, so that a timed-out fit is
+#: never worse than the greedy tree
+CLOCKED_GREEDY_WORK = 4_000_000
 
 
-def incumbent_time_limit(cells: int, remaining):
-    """The time limit of a greedy incumbent on ``cells`` cells: ``remaining`` (the fit's clock)
-    from :data:`CLOCKED_GREEDY_CELLS` on, else None (grown whole)."""
-    return remaining if cells >= CLOCKED_GREEDY_CELLS else None
+def incumbent_time_limit(work: int, remaining):
+    """The time limit of a greedy incumbent of ``work`` = rows x columns x classes: ``remaining``
+    (the fit's clock) from :data:`CLOCKED_GREEDY_WORK` on, else None (grown whole)."""
+    return remaining if work >= CLOCKED_GREEDY_WORK else None
 
 
 #: address space one more thread takes: its stack and the malloc arena glibc reserves for it

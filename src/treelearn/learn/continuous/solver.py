@@ -260,7 +260,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
 
     # the greedy incumbent: under the fit's clock on large data (anytime.incumbent_time_limit)
     greedy = Incumbent(None, lambda: _grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion,
-                                                  int(max_depth), incumbent_time_limit(Xe.size, remaining())))
+                                                  int(max_depth), incumbent_time_limit(Xe.size * n_classes, remaining())))
     ub = 0.0
     # the search keeps trees of error below ub - tie: trees no worse than an incumbent, ties included
     tie = error_tie(W)

@@ -55,6 +55,8 @@ cdef extern from "run.h" namespace "tl::topk":
         cbool timed_out, cost_failed, interrupted, found
         long long nodes, cache_hits, evictions, cache_entries
         double peak_bytes
+        cbool memory_bound
+        double frame_bytes
 
     void run_search(const Problem& P, const Options& O, Output& out) except + nogil
 
@@ -148,6 +150,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
         "nodes": out.nodes, "cache_hits": out.cache_hits, "evictions": out.evictions,
         "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
         "interrupted": bool(out.interrupted), "found": bool(out.found),
+        "memory_bound": bool(out.memory_bound), "frame_bytes": out.frame_bytes,
     }
     if out.interrupted:
         _raise_interrupt(result)

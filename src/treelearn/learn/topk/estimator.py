@@ -307,7 +307,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                      max_depth=int(self.max_depth),
                                      max_thresholds=incumbent_thresholds(sample.n_samples),
                                      min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
-                                     time_limit=incumbent_time_limit(Xe.size, clock.remaining()))
+                                     time_limit=incumbent_time_limit(Xe.size * sample.n_classes, clock.remaining()))
                 extra = numeric_thresholds_of(g_tree)
                 greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
             progress.phase = "binarizing"
@@ -492,9 +492,15 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.feature_space_ = _feature_space(binz)
         # training_error_: the returned tree's own (weighted) training misclassifications, the
         # search's error when it finished, and the truth for an anytime tree
+        limit = None
+        if res.get("memory_bound"):  # the frames alone would pass the cap: the incumbent, named
+            limit = (f"its memory cap of {self.memory_limit_mb:g} MB (the search's per-level work space needs "
+                     f"{float(res['frame_bytes']) / 2**20:.0f} MB: fewer classes, binary features or a smaller "
+                     "max_depth need less)")
         set_search_attributes(self, training_error=err, timed_out=timed_out, is_optimal=kk >= d and not timed_out,
                               lower_bound=min(float(res["lower_bound"]), err) if kk >= d else None,
-                              incumbent_source=source, greedy_error=g_err, stats=res, fit_time=clock.elapsed())
+                              incumbent_source=source, greedy_error=g_err, stats=res, fit_time=clock.elapsed(),
+                              limit=limit)
         return tree
 
     # ------------------------------------------------------------------ Dask input

@@ -84,10 +84,13 @@ class Frames {
         ones.assign(nw, ~0ULL);
     }
     // bytes held for the whole search (the per-level buffers, local matrices at full size)
-    double fixed_bytes() const {
-        const double Mw = (double)d * nw;
-        return (double)lv.size() * (8.0 * (Mw + 3.0 * C * nw + 2 * nw) + 4.0 * 2 * D.n + (W ? 8.0 * D.n : 0) +
-                                    3.0 * sizeof(CT) * d * C + 12.0 * d + 16.0 * d);
+    double fixed_bytes() const { return bytes_for(D, (int)lv.size()); }
+    // ... for `levels` levels of sample D, before any is allocated (the class-count tables grow as
+    // features x classes per level: the search's cap must hold them)
+    static double bytes_for(const Sample& D, int levels) {
+        const double Mw = (double)D.d * D.nw;
+        return (double)levels * (8.0 * (Mw + 3.0 * D.C * D.nw + 2 * D.nw) + 4.0 * 2 * D.n + (W ? 8.0 * D.n : 0) +
+                                 3.0 * sizeof(CT) * D.d * D.C + 12.0 * D.d + 16.0 * D.d);
     }
 
     // the whole sample at level 0

@@ -65,6 +65,8 @@ struct Output {
     bool cost_failed = false;  // the user criterion raised (the search stopped)
     bool interrupted = false;  // stopped by Ctrl-C (SIGINT)
     bool found = true;         // a tree below Options::upper_bound was found (else no nodes)
+    bool memory_bound = false; // the search's frames do not fit its memory cap: not started (the root)
+    double frame_bytes = 0.0;  // what one searcher's frames need
     long long nodes = 0, cache_hits = 0, evictions = 0, cache_entries = 0;
     double peak_bytes = 0.0;
 };

@@ -18,6 +18,9 @@
 
 namespace tl::topk {
 
+// what the frames may take past the memory cap (the cap's documented slack)
+constexpr double FRAME_SLACK = 64.0 * 1024 * 1024;
+
 template <typename CT, typename Obj>
 struct Run {
     using S = Searcher<CT, Obj>;
@@ -185,7 +188,14 @@ struct Run {
 
     void run(Output& out) {
         const int n_jobs = std::max(1, O.n_jobs);
-        double root_err = !D.complete ? root_leaf(out)
+        // a searcher's per-level frames (class-count tables: features x classes per level) are
+        // allocated before it searches, outside the cache's cap: when the searchers' frames pass
+        // the cap by more than the documented slack (peak <= cap + X + 64 MiB), no search (the
+        // caller keeps its incumbent, with the limit named)
+        out.frame_bytes = Frames<CT>::bytes_for(D, S::n_levels(O, D));
+        const int searchers = (n_jobs > 1 && O.max_depth >= 3) ? n_jobs : 1;
+        out.memory_bound = D.complete && out.frame_bytes * searchers > O.memory_limit_bytes + FRAME_SLACK;
+        double root_err = (!D.complete || out.memory_bound) ? root_leaf(out)
                           : (n_jobs > 1 && O.max_depth >= 3) ? parallel(out) : one_thread(out);
         // stopped (deadline, Ctrl-C): nodes rebuilt after the stop are leaves, so the error is
         // the returned tree's own
@@ -194,7 +204,8 @@ struct Run {
         out.error = root_err;
         out.cost_failed = crit.failed();
         out.interrupted = stop.load() && tl::interrupted();
-        out.timed_out = stop.load() && !out.cost_failed && !out.interrupted;
+        out.timed_out = (stop.load() && !out.cost_failed && !out.interrupted) || out.memory_bound;
+        if (out.memory_bound) out.root_lb = 0.0;
     }
 };
 
