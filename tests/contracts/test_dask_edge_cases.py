@@ -14,18 +14,6 @@ from treelearn.distributed import WorkerLostError, use_client  # noqa: E402
 from treelearn.distributed import client as dclient  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=":0", host="127.0.0.1", protocol="tcp")
-    c = distributed.Client(cluster, set_as_default=False)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
-
-
 @pytest.mark.parametrize("d", [8, 9, 12, 64, 70])
 def test_minrank_on_dask_equals_local_for_any_number_of_columns(client, d):
     # more than 8 columns once failed: the packed keys came Fortran-ordered and could not be viewed

@@ -19,18 +19,6 @@ from treelearn.distributed import last_fit_log, use_client  # noqa: E402
 TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "n_node_samples")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=":0", host="127.0.0.1", protocol="tcp")
-    c = distributed.Client(cluster, set_as_default=False)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
-
-
 def _data(n=3000, d=6, classes=2, seed=0):
     inf = min(4, d - 1)
     X, y = make_classification(n_samples=n, n_features=d, n_informative=inf, n_redundant=min(1, d - inf - 1),
