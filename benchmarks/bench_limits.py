@@ -26,7 +26,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
