@@ -163,7 +163,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=float, nargs="+", default=[1e5, 1e6])
     ap.add_argument("--limits", type=float, nargs="+", default=[0.1, 1.0, 10.0])
-    ap.add_argument("--cap", type=float, default=256.0, help="memory_limit_mb of the searches")
+    ap.add_argument("--cap", type=float, default=1024.0, help="memory_limit_mb of the searches (their default)")
     ap.add_argument("--learners", nargs="+", default=list(LEARNERS), choices=list(LEARNERS))
     ap.add_argument("--sigint-after", type=float, default=2.0)
     ap.add_argument("--sigint-rows", type=float, default=1e6)

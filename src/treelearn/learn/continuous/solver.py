@@ -57,7 +57,7 @@ import time
 
 import numpy as np
 
-from treelearn._validation import TreeLearnValueError
+from treelearn._limits import ResourceLimitError
 from treelearn.learn.anytime import Incumbent, error_tie, incumbent_bound, incumbent_time_limit
 from treelearn.tree.build import node_local_midpoints, recount, route
 from treelearn.tree.tree import Tree, training_errors
@@ -252,6 +252,10 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
     if time_limit is not None and float(time_limit) <= 1e-3:  # the fit's clock is spent: the root alone
         return _out_of_time(root_leaf(y, w, n_classes, schema), t0)
+    numeric = sum(1 for j in range(Xe.shape[1]) if schema is None or not schema.is_categorical(j))
+    least = sorted_columns_bytes(Xe.shape[0], numeric, int(max_depth), n_classes)
+    if least > float(memory_limit_mb) * 2.0**20:  # refused before the columns are copied and sorted
+        raise _too_small(memory_limit_mb, least)
     X_fm, raw, kind, code, nan_mode = expand_columns(Xe, schema)
     W = float(w.sum())
 
@@ -307,9 +311,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
                         (Xe, y, w, n_classes, schema, *columns))
         raise
     if res["memory_error"]:
-        raise TreeLearnValueError(
-            f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
-            f"({res['fixed_bytes'] / 2 ** 20:.1f} MB needed before any cache)")
+        raise _too_small(memory_limit_mb, res["fixed_bytes"])
     tree = _to_tree(res, Xe, y, w, n_classes, schema, *columns)
     err = training_errors(tree.children_left, tree.value)
     source = "search"
@@ -332,6 +334,19 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
                 topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]),
                 topk_nodes=0 if la is None else int(la["nodes"]))
     return tree, info
+
+
+def sorted_columns_bytes(n: int, n_columns: int, max_depth: int, n_classes: int) -> float:
+    """What the continuous search holds before any cache (``fixed_bytes`` of search.h: the ranked
+    columns and one worker's buffers) for ``n`` rows and ``n_columns`` searched columns."""
+    levels = max(0, max_depth - 2)
+    return 8.0 * n_columns * n * (1 + levels) + 8.0 * n + 64.0 * n_classes + 17.0 * n
+
+
+def _too_small(memory_limit_mb, needed: float) -> ResourceLimitError:
+    return ResourceLimitError(
+        f"memory_limit_mb={memory_limit_mb} is too small for the sorted columns of the continuous search "
+        f"({needed / 2 ** 20:.1f} MB needed before any cache)")
 
 
 def _out_of_time(tree: Tree, t0: float, n_search_features: int = 0):
