@@ -5,6 +5,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t
 
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_New
 
 cnp.import_array()
@@ -37,6 +38,21 @@ cdef class SigintHold:
             close_sigint_scope(self.scope)
             self.scope = NULL
         return False
+
+
+def raise_interrupted(partial_result, str what):
+    """Raise KeyboardInterrupt for a compiled search or growth that Ctrl-C stopped, carrying its
+    best tree so far as ``partial_result`` (what it would have returned): Python's own
+    KeyboardInterrupt when its handler ran too (in the main thread: raised now, once, not again
+    later), else a new one saying ``what`` was interrupted. The one rule of every room."""
+    try:
+        PyErr_CheckSignals()
+    except KeyboardInterrupt as exc:
+        exc.partial_result = partial_result
+        raise
+    exc = KeyboardInterrupt(f"{what} was interrupted")
+    exc.partial_result = partial_result
+    raise exc
 
 
 def process_interrupted():

@@ -44,7 +44,7 @@ DEFAULT_TIME_LIMIT = 600.0
 VERBOSE = [Interval(numbers.Integral, 0, INT32_MAX), BOOLEAN]
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
-__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "set_interrupt_probe", "FitTimeout", "LimitError", "LiveCounters",
+__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "fit_started", "set_interrupt_probe", "FitTimeout", "LimitError", "LiveCounters",
            "ProgressReporter", "ResourceLimitError", "SearchLimitWarning", "warn_limit"]
 
 
@@ -68,10 +68,15 @@ class FitTimeout(Exception):
 
 
 class FitClock:
-    """The deadline of one fit: ``time_limit`` seconds (None: none) from ``t0`` (default: now)."""
+    """The deadline of one fit: ``time_limit`` seconds (None: none) from ``t0`` (default: the start
+    of the estimator's ``fit`` running in this thread, see :func:`fit_started`, else now), so that
+    the input checks and encodings before the learner's own work count too."""
 
     def __init__(self, time_limit, t0=None):
-        self.t0 = time.perf_counter() if t0 is None else t0
+        if t0 is None:
+            starts = getattr(_fit_starts, "stack", None)
+            t0 = starts[-1] if starts else time.perf_counter()
+        self.t0 = t0
         self.time_limit = None if time_limit is None else float(time_limit)
 
     def elapsed(self) -> float:
@@ -95,6 +100,27 @@ class FitClock:
             raise KeyboardInterrupt("fit interrupted (Ctrl-C)")
         if self.expired():
             raise FitTimeout()
+
+
+# per thread, the start times of the fits running in it (innermost last)
+_fit_starts = threading.local()
+
+
+class fit_started:
+    """``with fit_started():`` around an estimator's whole ``fit``: a :class:`FitClock` made in
+    this thread while it runs counts from the moment the ``with`` began (a fit inside a fit counts
+    from its own start)."""
+
+    def __enter__(self):
+        stack = getattr(_fit_starts, "stack", None)
+        if stack is None:
+            stack = _fit_starts.stack = []
+        stack.append(time.perf_counter())
+        return self
+
+    def __exit__(self, *exc):
+        _fit_starts.stack.pop()
+        return False
 
 
 # the probe of the process's Ctrl-C flag (installed by the estimator seam: this layer imports

@@ -7,6 +7,8 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from treelearn._scan import float_flags
+
 
 class TreeLearnValueError(ValueError):
     """Bad input or parameter; the message says what and where."""
@@ -109,10 +111,21 @@ def check_finite(arr: np.ndarray, *, what: str = "X", allow_nan: bool = True) ->
     it by default; a learner that cannot fit on missing values calls :func:`reject_missing`."""
     if arr.dtype.kind != "f":
         return
+    cols = None
+    if arr.ndim == 2 and arr.dtype in (np.float32, np.float64) and arr.dtype.isnative:
+        # one compiled pass (no boolean matrix); only the offending columns are looked at again
+        nan, inf = float_flags(arr)
+        offending = inf if allow_nan else inf | nan
+        if not offending.any():
+            return
+        cols = np.flatnonzero(offending)
+        arr = arr[:, cols]
     bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
     if bad.any():
         idx = np.argwhere(bad)[0]
         v = arr[tuple(idx)]
+        if cols is not None:
+            idx = (idx[0], cols[idx[1]])
         if np.isnan(v):
             raise TreeLearnValueError(
                 f"{what} contains NaN (a missing value) at row {idx[0]}, column {idx[1]} ({int(bad.sum())} such "

@@ -63,7 +63,8 @@ from treelearn._validation import (
     weight_scale,
 )
 from treelearn._criteria import SigintHold, process_interrupted
-from treelearn._limits import LimitError, ResourceLimitError, set_interrupt_probe
+from treelearn._scan import float_flags
+from treelearn._limits import LimitError, ResourceLimitError, fit_started, set_interrupt_probe
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer, binarize_sample
 from treelearn.data.bitmatrix import BinaryData
@@ -72,11 +73,6 @@ from treelearn.distributed.blocks import is_dask_collection
 from treelearn.tree.tree import Tree
 
 set_interrupt_probe(process_interrupted)  # FitClock.check sees Ctrl-C in any thread
-
-
-def _weight_scale(w: np.ndarray) -> float:
-    """What the weights are divided by (:func:`treelearn._validation.weight_scale`)."""
-    return weight_scale(float(w.min()), float(w.max()))
 
 
 def _record_features(est, X) -> None:
@@ -106,6 +102,8 @@ class TrainingSample:
         self.weights, self.rows = weights, rows
         self.n_input_rows = int(y.shape[0]) if n_input_rows is None else int(n_input_rows)
         self._encoded = None
+        #: whether the values are known to be free of infinities (the fit's input check made)
+        self.finite_checked = False
 
     @property
     def n_samples(self) -> int:
@@ -115,7 +113,7 @@ class TrainingSample:
     def encoded(self) -> np.ndarray:
         """The encoded float64 matrix (C order), made on first use."""
         if self._encoded is None:
-            self._encoded = np.ascontiguousarray(self.schema.encode(self.raw))
+            self._encoded = np.ascontiguousarray(self.schema.encode(self.raw, checked=self.finite_checked))
         return self._encoded
 
     @property
@@ -126,7 +124,8 @@ class TrainingSample:
         raw = self.raw
         if self._encoded is None and self.schema.all_numeric and raw.dtype.kind in "biuf" \
                 and raw.dtype.isnative and 1 <= raw.dtype.itemsize <= 8 and raw.dtype != np.float16:
-            check_finite(raw)
+            if not self.finite_checked:
+                check_finite(raw)
             return raw
         return self.encoded
 
@@ -158,9 +157,14 @@ class TrainingSample:
             return False
         if raw.dtype.kind == "b":
             return True
-        if raw.dtype.kind == "u":
-            return bool((raw <= 1).all())
-        return bool(((raw == 0) | (raw == 1)).all())
+        # blocks of rows, the first small: most inputs are not 0/1 and answer at their first block
+        start, step = 0, 1024
+        while start < raw.shape[0]:
+            block = raw[start:start + step]
+            if not (block <= 1).all() if raw.dtype.kind == "u" else not ((block == 0) | (block == 1)).all():
+                return False
+            start, step = start + step, min(step * 4, 1 << 16)
+        return True
 
 
 def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -299,7 +303,13 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
         raw = as_2d_raw(X)
         _record_features(self, X)
-        schema = ColumnSchema.infer(X, getattr(self, "categorical", None))
+        # a float matrix: its missing values and infinities in one compiled pass (infinities refused)
+        flags = float_flags(raw) if isinstance(X, np.ndarray) and raw.dtype in (np.float32, np.float64) \
+            and raw.dtype.isnative else None
+        if flags is not None and flags[1].any():
+            check_finite(raw)  # names the first infinite cell
+        schema = ColumnSchema.infer(X, getattr(self, "categorical", None),
+                                    missing=None if flags is None else flags[0].tolist())
         if not self._supports_categorical and not schema.all_numeric:
             raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
         classes, codes = check_target(y, raw.shape[0])
@@ -314,7 +324,9 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
             rows = np.flatnonzero(keep)
             raw, codes, w = raw[rows], codes[rows], w[rows]
-        return classes, TrainingSample(raw, schema, codes, len(classes), np.ascontiguousarray(w), rows, n_input_rows)
+        sample = TrainingSample(raw, schema, codes, len(classes), np.ascontiguousarray(w), rows, n_input_rows)
+        sample.finite_checked = flags is not None or raw.dtype.kind in "biu"
+        return classes, sample
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (array or DataFrame, numeric and categorical columns; or Dask collections) and
@@ -322,7 +334,8 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         params = self._validate_params()
         try:
             # Ctrl-C from start to end, in any thread: every compiled search of this fit sees it
-            with SigintHold():
+            # and one clock: a time limit counts from here (input checks and encodings included)
+            with SigintHold(), fit_started():
                 classes, tree, scale = self._fit_any(X, y, sample_weight, params)
         except MemoryError as exc:
             if isinstance(exc, LimitError):
@@ -375,7 +388,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.n_classes_ = len(classes)
         # the learners see the weights in [1, 2) (see the module doc); counts are scaled back by fit
-        scale = _weight_scale(sample.weights)
+        scale = weight_scale(float(sample.weights.min()), float(sample.weights.max()))
         if scale != 1.0:
             sample.weights = sample.weights / scale
         if self.n_classes_ == 1 or sample.y.min() == sample.y.max():
@@ -383,7 +396,8 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             self.tree_ = Tree.leaf(counts, classes, schema=sample.schema)
             self.tree_.n_node_samples[0] = sample.n_samples
             if sample.schema.all_numeric and sample.raw.dtype.kind in "biuf":
-                check_finite(sample.raw)  # the input checks a learner's encoding would make
+                if not sample.finite_checked:
+                    check_finite(sample.raw)  # the input checks a learner's encoding would make
             else:
                 sample.encoded  # noqa: B018 - encoding checks the values
             self._fit_single_class(sample, params)

@@ -70,3 +70,19 @@ def test_sampled_coding_of_missing_values_and_unsampled_values(monkeypatch):
     Xi = np.stack([b, c], axis=1).astype(np.uint8)
     ci = code_features(Xi, None, 16)
     np.testing.assert_array_equal(ci.codes, cf.codes[1:])
+
+
+def test_compiled_sample_mask_equals_the_hash_in_numpy():
+    """The fit's compiled mask is SplitMix64 of the row index below the cutoff, as written in
+    NumPy (:func:`sketch.splitmix64`) and checked against the published SplitMix64 finaliser value
+    of 0 (``0xe220a8397b1dcdaf``), for any start, stop and sample size."""
+    assert int(sketch.splitmix64(np.array([0], dtype=np.uint64))[0]) == 0xE220A8397B1DCDAF
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(1, 50_000))
+        rows = int(rng.integers(1, n + 1))
+        start = int(rng.integers(0, n))
+        stop = int(rng.integers(start, n + 1))
+        cutoff = np.uint64(min(2**64 - 1, (rows << 64) // n))
+        expected = sketch.splitmix64(np.arange(start, stop, dtype=np.uint64)) < cutoff
+        np.testing.assert_array_equal(sketch.sketch_mask(start, stop, n, rows), expected if rows < n else True)

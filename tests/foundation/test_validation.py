@@ -264,3 +264,31 @@ def test_int_and_float_params():
 
 def test_errors_are_value_errors():
     assert issubclass(TreeLearnValueError, ValueError)
+
+
+@given(st.integers(0, 3000), st.integers(1, 6), st.sampled_from([np.float32, np.float64]),
+       st.sampled_from(["C", "F", "rows", "reversed", "strided"]), st.integers(0, 6), st.integers(0, 2**32))
+@settings(max_examples=150, deadline=None, derandomize=True)
+def test_float_flags_equal_numpy(n, d, dtype, layout, n_bad, seed):
+    """The compiled per-column NaN/infinity scan (the fit's input check) equals NumPy's on every
+    layout the fit may be given, with bad values anywhere (the blocks' edges included)."""
+    from treelearn._scan import float_flags
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(dtype)
+    for _ in range(n_bad if n else 0):
+        X[rng.integers(n), rng.integers(d)] = rng.choice([np.nan, np.inf, -np.inf])
+    view = {"C": X, "F": np.asfortranarray(X), "rows": X[::3], "reversed": X[::-1, ::-1],
+            "strided": X[:, ::2]}[layout]
+    nan, inf = float_flags(view)
+    np.testing.assert_array_equal(nan, np.isnan(view).any(axis=0))
+    np.testing.assert_array_equal(inf, np.isinf(view).any(axis=0))
+
+
+def test_float_flags_refuses_other_dtypes():
+    from treelearn._scan import float_flags
+
+    with pytest.raises(TypeError, match="float32/float64"):
+        float_flags(np.zeros((3, 2), dtype=np.int64))
+    with pytest.raises(TypeError, match="float32/float64"):
+        float_flags(np.zeros(3))

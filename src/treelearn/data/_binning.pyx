@@ -4,7 +4,7 @@ the numeric thresholds of a column (``core/coding.h``, the one definition the gr
 its features with)."""
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t
+from libc.stdint cimport int64_t, int32_t, uint8_t, uint16_t, uint64_t
 from libcpp cimport bool as cbool
 from libcpp.vector cimport vector
 
@@ -107,3 +107,22 @@ def code_column_missing(x, thresholds, values, int32_t[::1] out):
         miss = code_column_nan[int32_t](&xv[0], n, xv.strides[0] // sizeof(double), &t[0] if m else &dummy, m,
                                         &out[0], up, in_u)
     return int(miss), bool(in_u)
+
+
+cdef inline uint64_t _splitmix64(uint64_t x) noexcept nogil:
+    cdef uint64_t z = x + 0x9E3779B97F4A7C15ULL
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+def hash_below(uint64_t start, uint64_t stop, uint64_t cutoff):
+    """Boolean mask of the indices ``start..stop-1`` whose SplitMix64 hash is below ``cutoff``
+    (the threshold sample of ``sketch.py``), in one pass without temporaries."""
+    out = np.empty(stop - start if stop > start else 0, dtype=np.uint8)
+    cdef uint8_t[::1] o = out
+    cdef uint64_t i
+    with nogil:
+        for i in range(start, stop):
+            o[i - start] = _splitmix64(i) < cutoff
+    return out.view(bool)

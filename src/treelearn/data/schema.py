@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treelearn._scan import float_flags
 from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, as_2d_raw, check_finite, is_missing
 
 
@@ -53,13 +54,14 @@ class ColumnSchema:
         return all(map(operator.is_, self.categories, itertools.repeat(None)))
 
     @classmethod
-    def infer(cls, X, categorical=None) -> "ColumnSchema":
+    def infer(cls, X, categorical=None, *, missing=None) -> "ColumnSchema":
         """Decide the column kinds from training data.
 
         Inferred: pandas ``category``/``object``/``string``/``bool`` columns and columns with
         non-numeric values are categorical, the rest (numpy bool arrays included, as 0/1) numeric.
         ``categorical`` (a list of column indices or names, or a boolean mask) makes more columns
-        categorical: it adds to the inference, it does not replace it.
+        categorical: it adds to the inference, it does not replace it. ``missing``: per column
+        whether it holds a missing value, when the caller already knows (else computed).
         """
         pd = _pandas()
         names = [str(c) for c in X.columns] if _is_dataframe(X) else None
@@ -118,7 +120,8 @@ class ColumnSchema:
                             f"categorical column index {c!r} out of range for {n_features} columns"
                         )
         _check_exact_numbers(X, raw, mask, names)
-        missing = _missing_columns(X, raw)
+        if missing is None:
+            missing = _missing_columns(X, raw)
         if not mask.any():  # all numeric (the common case): no per-column work
             return cls(categories=[None] * n_features, feature_names=names, missing=missing)
         categories = []
@@ -146,8 +149,9 @@ class ColumnSchema:
         """Whether column j had a missing value in training (True when not known)."""
         return self.missing is None or bool(self.missing[j])
 
-    def encode(self, X, *, what: str = "X") -> np.ndarray:
-        """Raw X -> encoded float64 matrix (categorical columns as codes, unseen -> -1)."""
+    def encode(self, X, *, what: str = "X", checked: bool = False) -> np.ndarray:
+        """Raw X -> encoded float64 matrix (categorical columns as codes, unseen -> -1).
+        ``checked``: X's numeric values are known to be finite or NaN (not checked again)."""
         raw = as_2d_raw(X, what=what)
         if raw.shape[1] != self.n_features:
             raise TreeLearnValueError(
@@ -162,7 +166,8 @@ class ColumnSchema:
                 raise TreeLearnValueError(
                     f"{what} has non-numeric values but no categorical columns were fitted: {exc}"
                 ) from None
-            check_finite(out, what=what)
+            if not checked:
+                check_finite(out, what=what)
             return out
         out = np.empty(raw.shape, dtype=np.float64)
         for j, cats in enumerate(self.categories):
@@ -193,6 +198,8 @@ def _missing_columns(X, raw: np.ndarray) -> list:
     """Per column, whether it holds a missing value (None, NaN, ``pd.NA``)."""
     if _is_dataframe(X):
         return [bool(v) for v in X.isna().any(axis=0).tolist()]
+    if raw.dtype in (np.float32, np.float64) and raw.dtype.isnative:
+        return float_flags(raw)[0].tolist()  # one compiled pass, no boolean matrix
     if raw.dtype.kind == "f":
         return [bool(v) for v in np.isnan(raw).any(axis=0).tolist()]
     if raw.dtype == object:

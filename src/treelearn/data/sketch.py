@@ -11,9 +11,13 @@ used (the thresholds of :func:`treelearn.data.binarize.numeric_thresholds`).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-__all__ = ["SKETCH_ROWS", "sketch_mask"]
+from treelearn.data._binning import hash_below
+
+__all__ = ["SKETCH_ROWS", "sample_rows", "sketch_mask", "splitmix64"]
 
 #: rows of the threshold sample (LightGBM's ``bin_construct_sample_cnt``)
 SKETCH_ROWS = 200_000
@@ -21,8 +25,9 @@ SKETCH_ROWS = 200_000
 _M64 = (1 << 64) - 1
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser of uint64 values (a bijection that mixes every bit)."""
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser of uint64 values (a bijection that mixes every bit): the hash of
+    the sample, in NumPy (the fit uses the compiled pass of ``_binning.hash_below``)."""
     with np.errstate(over="ignore"):
         z = x + np.uint64(0x9E3779B97F4A7C15)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -37,5 +42,18 @@ def sketch_mask(start: int, stop: int, n_total: int, sample_rows: int | None = N
     sample_rows = SKETCH_ROWS if sample_rows is None else int(sample_rows)
     if n_total <= sample_rows:
         return np.ones(stop - start, dtype=bool)
-    cutoff = np.uint64(min(_M64, (sample_rows << 64) // n_total))
-    return _splitmix64(np.arange(start, stop, dtype=np.uint64)) < cutoff
+    cutoff = min(_M64, (sample_rows << 64) // n_total)
+    return hash_below(start, stop, cutoff)  # compiled: _splitmix64(arange(start, stop)) < cutoff
+
+
+def sample_rows(n_total: int) -> np.ndarray:
+    """The row indices of the threshold sample of ``n_total`` fitted rows (read-only; kept for the
+    last few sizes: every column block of a fit, and the next fit on as many rows, reuse them)."""
+    return _sample_rows(int(n_total), SKETCH_ROWS)
+
+
+@lru_cache(maxsize=4)
+def _sample_rows(n_total: int, sample_rows: int) -> np.ndarray:
+    rows = np.flatnonzero(sketch_mask(0, n_total, n_total, sample_rows))
+    rows.flags.writeable = False
+    return rows

@@ -539,12 +539,14 @@ class TightEvaluator:
     at most ``max_cached`` shapes), so a shape that differs from a cached one along one path costs
     one convolution per new node — what bound pruning with the tight bound needs."""
 
-    def __init__(self, M: int, l: int, C: int, max_cached: int = 400):
+    def __init__(self, M: int, l: int, C: int, max_cached: int = 400, check: Callable[[], None] | None = None):
         from collections import OrderedDict
 
         self.M, self.l, self.C = int(M), int(l), int(C)
         self.max_cached = int(max_cached)
         self._cache: OrderedDict = OrderedDict()
+        # called before each node's convolution (a fit's clock: it raises to stop the evaluation)
+        self._check = check
 
     def _seq(self, s: TreeShape) -> list:
         got = self._cache.get(s)
@@ -558,6 +560,8 @@ class TightEvaluator:
             if t.is_leaf:
                 val = _leaf_sequences(self.M, self.C)
             else:
+                if self._check is not None:
+                    self._check()
                 val = _node_sequences(t, self._cache_get(t.left), self._cache_get(t.right), self.M, self.l,
                                       self.C, False)
             self._cache[t] = val
@@ -577,6 +581,8 @@ class TightEvaluator:
             seq = _leaf_sequences(self.M, self.C)
             return [0] + [seq[c][self.M] for c in range(1, self.C + 1)]
         sa, sb = self._seq(T.left), self._seq(T.right)
+        if self._check is not None:
+            self._check()
         per_c = _node_sequences(T, sa, sb, self.M, self.l, self.C, True)
         return [0] + [per_c[c][self.M] for c in range(1, self.C + 1)]
 

@@ -23,6 +23,7 @@ import time
 import numpy as np
 from sklearn.utils import Bunch
 
+from treelearn._limits import FitClock, FitTimeout
 from treelearn._validation import TreeLearnValueError, check_float_param, check_int_param
 from treelearn.prune.bounds import (
     DEFAULT_R, LEAF, TightEvaluator, TreeShape, falling_factorial, as_shape, log_growth_function_upper_bound,
@@ -96,14 +97,24 @@ def tree_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, loose: 
 
 
 # ====================================================================== bound pruning
-def _prune_with_bound_exact(tree: Tree, m, leaf_err, l, n, delta, lq, lp, loose, max_steps=None):
-    """The plain algorithm of §6.1 on exact integers (reference; also the tight-bound path)."""
+def _prune_with_bound_exact(tree: Tree, m, leaf_err, l, n, delta, lq, lp, loose, max_steps=None, clock=None):
+    """The plain algorithm of §6.1 on exact integers (reference; also the tight-bound path).
+    ``clock`` (a :class:`FitClock`): past its deadline the pruning stops at the best tree so far
+    (``clock.timed_out`` is set; with no bound computed yet, the unpruned tree and no history)."""
+    try:
+        return _prune_exact_steps(tree, m, leaf_err, l, n, delta, lq, lp, loose, max_steps, clock)
+    except FitTimeout as stop:
+        clock.timed_out = True
+        return stop.args[0] if stop.args else (set(), [])
+
+
+def _prune_exact_steps(tree, m, leaf_err, l, n, delta, lq, lp, loose, max_steps, clock):
     left = tree.children_left
     cut: set[int] = set()
     const = math.log(4.0) - math.log(delta)
     growth_memo: dict[TreeShape, float] = {}
-
-    evaluator = None if loose else TightEvaluator(2 * m, l, max(1, min(n, tree.n_leaves)))
+    check = None if clock is None or clock.time_limit is None else clock.check
+    evaluator = None if loose else TightEvaluator(2 * m, l, max(1, min(n, tree.n_leaves)), check=check)
 
     def bound_of(cuts):
         shape = _shape_with_cuts(tree, cuts)
@@ -132,7 +143,15 @@ def _prune_with_bound_exact(tree: Tree, m, leaf_err, l, n, delta, lq, lp, loose,
             break
         best, best_v = math.inf, -1
         for v in sorted(alive):
-            b = bound_of(cut | {v})
+            if check is not None:
+                try:
+                    check()
+                except FitTimeout:
+                    raise FitTimeout((cut, [float(b) for b in history])) from None
+            try:
+                b = bound_of(cut | {v})
+            except FitTimeout:  # (inside the evaluation): the pruning so far
+                raise FitTimeout((cut, [float(b) for b in history])) from None
             if b < best:
                 best, best_v = b, v
         if best <= current:
@@ -199,7 +218,7 @@ def _log_p_leaves(L: int) -> float:
 
 def prune_with_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, loose: bool = True,
                      n_features: int | None = None, n_classes: int | None = None, log_q_k=None, log_p_d=None,
-                     method: str = "auto", return_info: bool = False):
+                     method: str = "auto", return_info: bool = False, time_limit: float | None = None):
     """Prune a fitted Tree by minimising the Shawe-Taylor bound (002 §6.1, Algorithm 3).
 
     At each step every internal node's subtree is tried as a leaf (labelled by the majority of its
@@ -215,7 +234,11 @@ def prune_with_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, l
     log_q_k, log_p_d : replace the priors (callables returning natural logs; see shawe_taylor_bound).
     method : "auto" (compiled log-space search for the loose bound with the default priors, exact
         integers otherwise), "fast" or "exact".
-    return_info : also return a Bunch(bounds=[...], pruned_nodes=set, time=seconds, method=...).
+    return_info : also return a Bunch(bounds=[...], pruned_nodes=set, time=seconds, method=...,
+        timed_out=bool).
+    time_limit : None, or seconds after which the exact pruning (the tight bound, or priors of
+        one's own) stops at the best pruning found so far (the unpruned tree, with no bound, when
+        not even its bound was computed); the compiled loose search is polynomial and not clocked.
 
     Returns
     -------
@@ -228,6 +251,8 @@ def prune_with_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, l
     if method not in ("auto", "fast", "exact"):
         raise TreeLearnValueError(f"method must be 'auto', 'fast' or 'exact', got {method!r}")
     t0 = time.perf_counter()
+    clock = FitClock(None if time_limit is None else check_float_param("time_limit", time_limit, low=0.0), t0)
+    clock.timed_out = False
     m, leaf_err = _tree_stats(tree)
     l = tree.n_features if n_features is None else check_int_param("n_features", n_features, low=1)
     n = tree.n_classes if n_classes is None else check_int_param("n_classes", n_classes, low=1)
@@ -243,11 +268,11 @@ def prune_with_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, l
     else:
         lq = log_q_geometric(r) if log_q_k is None else log_q_k
         lp = log_p_wedderburn if log_p_d is None else log_p_d
-        cut, history = _prune_with_bound_exact(tree, m, leaf_err, l, n, delta, lq, lp, loose)
+        cut, history = _prune_with_bound_exact(tree, m, leaf_err, l, n, delta, lq, lp, loose, clock=clock)
     pruned = tree.prune(cut) if cut else tree.copy()
     if return_info:
         return pruned, Bunch(bounds=history, pruned_nodes=cut, time=time.perf_counter() - t0,
-                             method="fast" if use_fast else "exact")
+                             method="fast" if use_fast else "exact", timed_out=clock.timed_out)
     return pruned
 
 
@@ -338,12 +363,14 @@ def alpha_grid(alphas: np.ndarray) -> np.ndarray:
 
 
 def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_features=None, cv=10,
-                    random_state=None) -> float:
+                    random_state=None, clock=None) -> float:
     """α of the weakest-link sequence chosen by K-fold CV on the training sample.
 
     ``grow(Xe, y, w) -> Tree`` grows the tree of a fold. For every representative α of the full
     tree's sequence, each fold's tree is pruned at α and scored on its held-out part; the α of
     smallest total (weighted) held-out error wins (ties: the larger α, the smaller tree).
+    ``clock`` (a :class:`FitClock`): past its deadline no further fold is grown and the folds
+    scored so far choose (none: the smallest α), with ``clock.timed_out`` set.
     """
     grid = alpha_grid(path.ccp_alphas)
     if isinstance(cv, numbers.Integral):
@@ -356,6 +383,9 @@ def select_alpha_cv(grow, Xe, y, w, path: Bunch, *, complexity="leaves", n_featu
         folds = list(cv)
     errs = np.zeros(len(grid))
     for tr, te in folds:
+        if clock is not None and clock.expired():
+            clock.timed_out = True
+            break
         t = grow(Xe[tr], y[tr], w[tr])
         p = cost_complexity_pruning_path(t, complexity, n_features)
         leaves_te = None

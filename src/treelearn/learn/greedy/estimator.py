@@ -90,7 +90,8 @@ from treelearn.data.schema import ColumnSchema
 from treelearn.data import coding, sketch
 from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
-from treelearn.learn.greedy.options import MAX_FEATURES, MONOTONIC_CST, check_monotonic_cst, n_drawn_features
+from treelearn.learn.greedy.options import (MAX_FEATURES, MONOTONIC_CST, ByteBudget, check_monotonic_cst,
+                                            n_drawn_features)
 from treelearn._limits import FitClock, FitTimeout
 from treelearn.tree.build import split_thresholds
 from treelearn.tree.weakest_link import ccp_path, prune_ccp
@@ -297,8 +298,8 @@ def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, c
     as the number of thresholds <= its value. A column's distinct values are kept (for CART's
     node-local midpoints) only when the sample has every value of the column. Returns
     (thresholds, values, missing counts) as ``_greedy.code_numeric``."""
-    n = Xe.shape[0]
-    thr, vals, _ = sample_thresholds(Xe[sketch.sketch_mask(0, n, n)][:, cols], max_thresholds)
+    rows = sketch.sample_rows(Xe.shape[0])
+    thr, vals, _ = sample_thresholds(Xe[rows[:, None], cols], max_thresholds)
     n_missing = np.zeros(len(cols), dtype=np.int64)
     for i, j in enumerate(cols.tolist()):
         # one compiled pass per column: codes, missing values (code thr.size + 1), and whether the
@@ -318,7 +319,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                 finder: str = "auto", min_samples_split: int = 2, ccp_alpha: float = 0.0,
                 random_state=None, n_jobs=None, min_weight_fraction_leaf: float = 0.0, max_features=None,
                 splitter: str = "best", monotonic_cst=None,
-                time_limit: float | None = None) -> Tree:
+                time_limit: float | None = None, max_bytes: float | None = None) -> Tree:
     """Grow a greedy tree on the encoded matrix ``Xe`` (see the module docstring).
 
     Parameters
@@ -348,6 +349,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     max_features, splitter, monotonic_cst : scikit-learn's (see :class:`GreedyTreeClassifier`).
     time_limit : None, or seconds (coding included) after which no node is split any more: the
         nodes not split yet are leaves (an incumbent grown under a search's clock).
+    max_bytes : None, or the bytes of the tree's class counts and the finder's class histograms
+        (a search's memory cap), half each (:class:`~treelearn.learn.greedy.options.ByteBudget`).
 
     Returns
     -------
@@ -381,6 +384,8 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
                                                                    lambda: bool(np.isnan(Xe).any())))
     if time_limit is not None:
         params = replace(params, time_limit=check_float_param("time_limit", time_limit, low=0.0))
+    if max_bytes is not None:
+        params = replace(params, max_bytes=check_float_param("max_bytes", max_bytes, low=0.0))
     return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
@@ -406,6 +411,7 @@ class GrowParams:
     random_state: object = None
     n_jobs: int = 1
     time_limit: float | None = None  # seconds for the whole growth (coding included); None: none
+    max_bytes: float | None = None  # bytes of the finder's class histograms (see grow_greedy); None: no cap
 
     @classmethod
     def checked(cls, *, criterion, max_depth, max_leaves, min_samples_leaf, min_impurity_decrease, max_thresholds,
@@ -459,12 +465,19 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     t0 = time.perf_counter()
     if coded is None:
         try:  # column blocks under the clock: the deadline (when given) and Ctrl-C
-            coded = code_features(Xe, schema, p.max_thresholds, n_jobs=p.n_jobs, check=FitClock(p.time_limit).check)
+            coded = code_features(Xe, schema, p.max_thresholds, n_jobs=p.n_jobs, check=FitClock(p.time_limit, t0).check)
         except FitTimeout:  # no time for the coding: the root alone
             return root_leaf(y, w, n_classes, schema, classes)
     # what the coding left of the time limit (> 0: a spent limit still stops before the root)
     limit = 0.0 if p.time_limit is None else max(p.time_limit - (time.perf_counter() - t0), 1e-9)
+    budget = ByteBudget(p.max_bytes, n_classes)
+    leaves = budget.leaf_budget(Xe.shape[0], p.max_depth, p.max_leaves)
+    if leaves != p.max_leaves:
+        p = replace(p, max_leaves=leaves)
     finder = _finder(p, coded, n_classes, Xe.shape[0], Xe.shape[1])
+    hist_budget = budget.histograms(float(coded.n_codes.sum())) if finder == "hist" else -1.0
+    if hist_budget is None:  # not even one split's histograms fit
+        finder, hist_budget = "sorted", -1.0
     crit = p.criterion
     # a user G: the engine asks for the weighted impurities of a node's candidates in batches
     cost = crit.weighted_impurity if crit.code < 0 else None
@@ -485,7 +498,7 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
                              y, w, n_classes, crit.code, -1 if p.max_depth is None else p.max_depth,
                              -1 if p.max_leaves is None else p.max_leaves, p.min_samples_leaf,
-                             p.min_impurity_decrease, finder == "hist", cost=cost,
+                             p.min_impurity_decrease, finder == "hist", hist_budget=hist_budget, cost=cost,
                              min_samples_split=p.min_samples_split, n_jobs=int(p.n_jobs),
                              min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()),
                              max_features=mtry, random_split=p.splitter == "random", seed=seed,

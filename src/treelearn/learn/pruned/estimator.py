@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from treelearn._limits import DEFAULT_TIME_LIMIT, FitClock, warn_limit
 from treelearn._validation import (
     BOOLEAN,
     CLASS_WEIGHT,
@@ -79,6 +80,13 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         fraction of the total weight).
     random_state : int or None
         Seed of the CV folds.
+    time_limit : float or None, default=600
+        Seconds for the whole fit, from the start of ``fit`` (None: no limit): the greedy growth
+        (the nodes not split by then are leaves), the CV folds ("ccp", "mcart": the folds grown by
+        then choose α; none grown: no pruning) and the bound's pruning (it stops at the best
+        pruning so far; with the tight bound, ``loose=False``, a large tree's bound can take
+        minutes). When it binds, ``timed_out_`` is True and a :class:`treelearn.SearchLimitWarning`
+        says so. On Dask input the shards' growth is not clocked (Ctrl-C stops it).
     class_weight : None, "balanced" or dict {class: weight}
         Multiplies ``sample_weight`` as in scikit-learn (growth, pruning counts and CV errors).
 
@@ -86,7 +94,8 @@ class PrunedTreeClassifier(BaseTreeClassifier):
     ----------
     tree_ : the pruned Tree; unpruned_tree_ : the greedy tree; bound_ : the bound ε of tree_
     ("bound"); ccp_alpha_ : the chosen α ("ccp", "mcart"); pruning_time_ : seconds spent pruning
-    (including the CV); classes_, n_classes_, n_features_in_.
+    (including the CV); timed_out_ : whether ``time_limit`` cut the fit short; classes_,
+    n_classes_, n_features_in_.
     """
 
     _parameter_constraints = {
@@ -106,11 +115,13 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         "class_weight": CLASS_WEIGHT,
         "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
 
     def __init__(self, pruning="bound", criterion="entropy", max_leaves=40, delta=0.05, r=DEFAULT_R, loose=True,
                  cv=10, max_depth=None, min_samples_leaf=1, max_thresholds=None, categorical=None,
-                 random_state=None, class_weight=None, max_leaf_nodes=None, min_weight_fraction_leaf=0.0):
+                 random_state=None, class_weight=None, max_leaf_nodes=None, min_weight_fraction_leaf=0.0,
+                 time_limit=DEFAULT_TIME_LIMIT):
         self.pruning = pruning
         self.criterion = criterion
         self.max_leaves = max_leaves
@@ -126,17 +137,23 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.class_weight = class_weight
         self.max_leaf_nodes = max_leaf_nodes
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.time_limit = time_limit
 
     _max_leaves_default = 40
 
-    def _grower(self, n_classes, schema, criterion):
+    def _grower(self, n_classes, schema, criterion, clock=None):
+        """``grow(Xe, y, w)``: the greedy tree, within what ``clock`` has left (None: unclocked)."""
         from treelearn.learn.greedy.estimator import grow_greedy
 
         def grow(Xe, y, w):
-            return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,
+            limit = None if clock is None else clock.remaining()
+            tree = grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=self.max_depth,
                                max_leaves=self._leaf_budget(), min_samples_leaf=self.min_samples_leaf,
                                max_thresholds=self.max_thresholds,
-                               min_weight_fraction_leaf=float(self.min_weight_fraction_leaf))
+                               min_weight_fraction_leaf=float(self.min_weight_fraction_leaf), time_limit=limit)
+            if limit is not None and clock.expired():  # the growth ended at the deadline
+                clock.timed_out = True
+            return tree
         return grow
 
     def _cv_for_rows(self, rows, n_rows):
@@ -154,20 +171,28 @@ class PrunedTreeClassifier(BaseTreeClassifier):
 
     def _fit(self, sample, params) -> Tree:
         Xe, y, sample_weight, n_classes = sample.encoded, sample.y, sample.weights, sample.n_classes
-        grow = self._grower(n_classes, sample.schema, params["criterion"])
+        clock = self._clock()
+        grow = self._grower(n_classes, sample.schema, params["criterion"], clock)
         tree = grow(Xe, y, sample_weight)
 
         def cv_alpha(path, complexity):
             return select_alpha_cv(grow, Xe, y, sample_weight, path, complexity=complexity,
                                    n_features=tree.n_features, cv=self._cv_for_rows(sample.rows, sample.n_input_rows),
-                                   random_state=self.random_state)
+                                   random_state=self.random_state, clock=clock)
 
-        return self._prune(tree, n_classes, cv_alpha)
+        return self._prune(tree, n_classes, cv_alpha, clock)
 
-    def _prune(self, tree: Tree, n_classes: int, cv_alpha) -> Tree:
+    def _clock(self) -> FitClock:
+        """The fit's clock (from the start of ``fit``); ``timed_out`` records whether it bound."""
+        clock = FitClock(self.time_limit)
+        clock.timed_out = False
+        return clock
+
+    def _prune(self, tree: Tree, n_classes: int, cv_alpha, clock: FitClock) -> Tree:
         """The one step from the grown tree to the returned one and the pruning attributes, for the
         local and the Dask fit: ``cv_alpha(path, complexity)`` chooses α by cross-validation (the
-        folds' trees grown in memory or on the shards)."""
+        folds' trees grown in memory or on the shards); ``clock`` the fit's (its deadline bounds
+        the bound's pruning; ``clock.timed_out``: whether a step before stopped at it)."""
         self.unpruned_tree_ = tree
         t0 = time.perf_counter()
         self.bound_ = None
@@ -176,8 +201,9 @@ class PrunedTreeClassifier(BaseTreeClassifier):
             out = tree
         elif self.pruning == "bound":
             out, info = prune_with_bound(tree, delta=self.delta, r=self.r, loose=bool(self.loose),
-                                         n_classes=n_classes, return_info=True)
-            self.bound_ = info.bounds[-1]
+                                         n_classes=n_classes, return_info=True, time_limit=clock.remaining())
+            clock.timed_out |= info.timed_out
+            self.bound_ = info.bounds[-1] if info.bounds else None
             self.bound_history_ = info.bounds
         else:
             complexity = "leaves" if self.pruning == "ccp" else "mcart"
@@ -187,6 +213,9 @@ class PrunedTreeClassifier(BaseTreeClassifier):
             self.ccp_path_ = path
             out = prune_cost_complexity(tree, alpha, complexity, path=path)
         self.pruning_time_ = time.perf_counter() - t0
+        self.timed_out_ = bool(clock.timed_out)
+        if self.timed_out_:
+            warn_limit(type(self).__name__, f"its time limit of {self.time_limit:g} s")
         return out
 
     _dask_plugin = "treelearn.learn.pruned.sharded"
@@ -212,7 +241,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
             return plugin.cv_alpha(ex, blocks, g, path, complexity, cv=self.cv, random_state=self.random_state,
                                    n_features=tree.n_features, criterion=crit, schema=schema, **growth)
 
-        return g.classes, self._prune(tree, g.classes.size, cv_alpha), g.scale
+        return g.classes, self._prune(tree, g.classes.size, cv_alpha, self._clock()), g.scale
 
     def _fit_single_class(self, sample, params) -> bool:
         # a single-class sample: grow and prune it like any other (every fitted attribute set);
@@ -223,3 +252,4 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         self.bound_ = None
         self.ccp_alpha_ = None
         self.pruning_time_ = 0.0
+        self.timed_out_ = False

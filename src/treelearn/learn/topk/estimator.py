@@ -301,13 +301,17 @@ class TopKTreeClassifier(BaseTreeClassifier):
 
             grow = not binary  # the greedy learner grows the incumbent (it handles missing values)
             if self.greedy_incumbent and grow:
+                # (grown whole on small data: a fit is never worse than the greedy tree)
+                g_limit = incumbent_time_limit(Xe.size * sample.n_classes, clock.remaining())
+                if g_limit is not None and clock.expired():  # the input checks spent the time limit
+                    return self._timed_out_leaf(sample, clock)
                 progress.phase = "greedy incumbent"
                 g_tree = grow_greedy(Xe, sample.y, sample.n_classes,
                                      None if sample.unit_weights else sample.weights, sample.schema, criterion=crit,
                                      max_depth=int(self.max_depth),
                                      max_thresholds=incumbent_thresholds(sample.n_samples),
                                      min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
-                                     time_limit=incumbent_time_limit(Xe.size * sample.n_classes, clock.remaining()))
+                                     time_limit=g_limit, max_bytes=float(self.memory_limit_mb) * 2.0**20)
                 extra = numeric_thresholds_of(g_tree)
                 greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
             progress.phase = "binarizing"

@@ -217,7 +217,8 @@ class ShardedSearch:
             self.greedy_tree = grow_greedy(sample.encoded, sample.y, sample.n_classes,
                                            None if sample.unit_weights else sample.weights, schema,
                                            criterion=s["criterion"], max_depth=s["max_depth"],
-                                           max_thresholds=incumbent_thresholds(self.n))
+                                           max_thresholds=incumbent_thresholds(self.n),
+                                           max_bytes=float(s["memory_limit_mb"]) * 2.0**20)
             extra = numeric_thresholds_of(self.greedy_tree)
         cap = float(s["memory_limit_mb"]) * 2.0**20
         allowance = float(sample.raw.nbytes)
