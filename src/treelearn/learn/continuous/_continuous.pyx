@@ -4,10 +4,10 @@ cimport numpy as cnp
 from libc.stdint cimport int64_t, int8_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
-from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
+from cpython.exc cimport PyErr_Clear
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from treelearn._criteria import SIGINT_SHARED
+from treelearn._criteria import SIGINT_SHARED, raise_interrupted
 
 cdef extern from "core/limits.h" namespace "tl":
     void use_shared_sigint(void* p)
@@ -33,7 +33,7 @@ cdef extern from "search.h" namespace "tl::cont":
         double upper_bound, time_limit, mem_limit_bytes
         double* progress
         int n_threads
-        int use_cache, use_intervals, use_skip, use_d2, start_best
+        int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes
         int root_hint_feature
         double root_hint_threshold
         interrupt_fn_t interrupt_cb
@@ -145,6 +145,7 @@ cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, in
     P.use_skip = use_skip
     P.use_d2 = use_d2
     P.start_best = start_best
+    P.root_lanes = 64
     P.root_hint_feature = -1
     P.root_hint_threshold = 0.0
     P.n_threads = 1
@@ -158,7 +159,7 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
                       bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
                       bint start_best=False, int n_threads=1, nan_mode=None, progress=None, int root_hint_feature=-1,
-                      double root_hint_threshold=0.0):
+                      double root_hint_threshold=0.0, int root_lanes=64):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
@@ -169,7 +170,8 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     ``progress``: None, or a float64 array (core/progress.h's slots) the search writes its live
     counters to while it runs (the verbose progress reporter reads it). ``root_hint_feature`` (a
     column, -1: none) and ``root_hint_threshold``: the root split searched first (the anytime
-    order; the same tree)."""
+    order; the same tree). ``root_lanes``: features whose threshold scans the root steps in turn,
+    per thread (1: one feature after the other; the same tree)."""
     cdef Params P
     cdef Output out
     cdef double[::1] live
@@ -178,6 +180,7 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     P.n_threads = max(1, n_threads)
     P.root_hint_feature = root_hint_feature
     P.root_hint_threshold = root_hint_threshold
+    P.root_lanes = max(1, root_lanes)
     P.interrupt_cb = _check_interrupt
     P.progress = NULL
     if progress is not None:
@@ -208,15 +211,7 @@ cdef _raise_if_interrupted(Output& out):
     # the best tree found so far goes with the exception as ``partial_result`` (the arrays and
     # ``cost`` the search would have returned), as a time limit returns it
     if out.interrupted:
-        partial = dict(_tree_arrays(out), cost=out.cost, nodes=out.nodes)
-        try:
-            PyErr_CheckSignals()  # a Ctrl-C Python has noted is raised now, once (not again later)
-        except KeyboardInterrupt as exc:
-            exc.partial_result = partial
-            raise
-        exc = KeyboardInterrupt("the continuous optimal search was interrupted")
-        exc.partial_result = partial
-        raise exc
+        raise_interrupted(dict(_tree_arrays(out), cost=out.cost, nodes=out.nodes), "the continuous optimal search")
 
 
 def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,

@@ -49,6 +49,9 @@ struct Params {
     int n_threads = 1;           // root-level features farmed to this many threads
     // ablation switches (none changes the result, only the time)
     int use_cache = 1, use_intervals = 1, use_skip = 0, use_d2 = 1, start_best = 0;
+    // features whose threshold scans the root steps in turn, per thread (search.h's
+    // search_root_lanes; 1: one feature after the other)
+    int root_lanes = 64;
     // the root split searched first (the anytime order: the Top-k incumbent's root, whose subtrees
     // the exact search then solves; -1: none): a column and a threshold of it. The search meets
     // splits in another order only; the tie rule makes the tree the same.

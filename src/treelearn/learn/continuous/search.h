@@ -19,9 +19,13 @@
 // * Anytime: an initial upper bound (the greedy tree's error) prunes from the start; on the time
 //   limit, Ctrl-C or an interrupt callback the best tree found is returned with a valid lower
 //   bound.
+// * The root steps the threshold scans of up to Params::root_lanes features in turn, one threshold each
+//   (Worker::search_root_lanes): the feature that leads to a good tree at once need not wait for
+//   the scan of a feature before it in the order to finish, so one thread finds what several
+//   threads find early (under a time limit the answer no longer hinges on n_jobs).
 // * Threads (n_threads > 1): the root's features are farmed to workers (tl::run_workers:
-//   no exception escapes a thread), each with its own buffers, sharing the root's incumbent
-//   (under a mutex), the cache and the stop flag. The same tree as one thread (the tie rule).
+//   no exception escapes a thread), each with its own buffers and lanes, sharing the root's
+//   incumbent (under a mutex), the cache and the stop flag. The same tree as one thread (the tie rule).
 // * The tie rule (the returned tree is a function of the data alone): at every node, the leaf if
 //   no tree of the depth budget is better; else the node's best depth-1 tree (the pass's first
 //   strict improvement: features in column order at a node with budget >= 2, in the parent's
@@ -67,6 +71,7 @@ struct Shared {
     std::mutex root_mu;  // guards the root's incumbent while threads share it
     tl::steady::time_point t0;
     std::vector<Worker*> workers;  // workers[0] runs on the calling thread when alone
+    int root_lanes = 1;            // features each worker's root scans in turn (search_root_lanes)
     Shared(const Params& p, const Columns& d, double fixed)
         : P(p), D(d), cache(p.mem_limit_bytes, fixed), t0(tl::steady::now()) {}
 };
@@ -131,6 +136,18 @@ struct NodeCtx {
     const int* fbest;  // per feature: index of its best depth-1 threshold (-1: constant here)
 };
 
+// the interval search over one feature's thresholds, one threshold at a time (Worker::begin_feature,
+// step_feature): the root interleaves the scans of several features (Worker::search_root_lanes)
+struct FeatureScan {
+    ThresholdIntervals* ti = nullptr;  // the scan's intervals and buffers
+    int oi = -1;                       // the feature's position in the node's order (-1: no feature)
+    int fb = -1;                       // the first threshold searched, if any
+    bool first = true;
+};
+
+// bytes one lane's scan takes per row of the root (ThresholdIntervals: wpre, pos, lbL, lbR)
+constexpr double LANE_BYTES_PER_ROW = 28.0;
+
 // one node between its depth-1 pass and its result (Worker::open_node, close_node)
 struct Node {
     std::vector<double> tot, cnt, ferr;
@@ -166,6 +183,9 @@ class Worker {
     // the interval search over the thresholds of the feature at position oi of the node's order
     // (the root hint's threshold first when oi is its feature at the root)
     void search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti, double& lb_open);
+    // the same in steps: begin, then one threshold per step until it returns false
+    void begin_feature(const NodeCtx& nc, int oi, FeatureScan& fs);
+    bool step_feature(const NodeCtx& nc, FeatureScan& fs, Incumbent& inc, double& lb_open);
 
     // the positions of the node's order in the order the root searches them: the root hint's
     // feature first, then the node's order
@@ -204,6 +224,8 @@ class Worker {
     void eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv, const ThresholdIntervals& ti,
                         Incumbent& inc, double bl, double br, double& cl, double& cr, double& lb_open);
     void search_root_parallel(Node& nd);
+    template <typename Next>
+    void search_root_lanes(Node& nd, Next next_position, double& lb_open);
     Res close_node(Node& nd, double UB);
 };
 
@@ -251,12 +273,14 @@ inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, 
     if (open_node(nd, view, m, d, UB, level, porder)) return std::move(nd.res);
     if (level == 0 && S.workers.size() > 1) {
         search_root_parallel(nd);
+    } else if (level == 0) {
+        const std::vector<int> visit = root_visit_order(nd);
+        int i = 0;
+        search_root_lanes(nd, [&]() { return i < D.F ? visit[i++] : -1; }, nd.lb_open);
     } else {
         ThresholdIntervals ti;
         ti.on = P.use_intervals != 0;
-        const std::vector<int> visit = level == 0 ? root_visit_order(nd) : std::vector<int>();
-        for (int i = 0; i < D.F; ++i) {
-            const int oi = level == 0 ? visit[i] : i;
+        for (int oi = 0; oi < D.F; ++oi) {
             if (stopped()) {
                 nd.lb_open = 0.0;
                 break;
@@ -346,21 +370,12 @@ inline void Worker::search_root_parallel(Node& nd) {
     nd.inc.mu = &S.root_mu;
     tl::run_workers(T, [&](int t) {
         Worker& w = *S.workers[t];
-        ThresholdIntervals ti;
-        ti.on = P.use_intervals != 0;
         double lbo = std::numeric_limits<double>::infinity();
         try {
-            for (;;) {
-                int i = next.fetch_add(1);
-                if (i >= D.F) break;
-                const int oi = visit[i];
-                if (w.stopped()) {
-                    lbo = 0.0;
-                    break;
-                }
-                if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= D.eps) continue;
-                w.search_feature(nd.nc, oi, nd.inc, ti, lbo);
-            }
+            w.search_root_lanes(nd, [&]() {
+                const int i = next.fetch_add(1);
+                return i < D.F ? visit[i] : -1;
+            }, lbo);
         } catch (...) {
             S.stop.store(true);  // the others stop too; run_workers re-throws in the caller
             throw;
@@ -373,10 +388,20 @@ inline void Worker::search_root_parallel(Node& nd) {
 
 inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti,
                                    double& lb_open) {
-    const double eps = D.eps;
+    FeatureScan fs;
+    fs.ti = &ti;
+    begin_feature(nc, oi, fs);
+    while (step_feature(nc, fs, inc, lb_open)) {
+    }
+}
+
+inline void Worker::begin_feature(const NodeCtx& nc, int oi, FeatureScan& fs) {
+    ThresholdIntervals& ti = *fs.ti;
     const int f = nc.order[oi];
+    fs.oi = oi;
+    fs.first = true;
     ti.init(nc.view + (size_t)f * nc.m, nc.m, D);
-    int fb = P.start_best ? nc.fbest[f] : -1;  // the first threshold searched, if any
+    fs.fb = P.start_best ? nc.fbest[f] : -1;
     if (nc.level == 0 && f == P.root_hint_feature) {  // the boundary the hint's threshold falls on
         const Entry* vf = nc.view + (size_t)f * nc.m;
         const std::vector<double>& vals = D.vals[f];
@@ -387,19 +412,26 @@ inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, Th
             int mid = (lo + hi) / 2;
             if (below(mid)) lo = mid + 1; else hi = mid;
         }
-        if (lo < ti.K && !(vals[vf[ti.pos[lo] - 1].rank] >= t)) fb = lo;  // x >= t splits there
+        if (lo < ti.K && !(vals[vf[ti.pos[lo] - 1].rank] >= t)) fs.fb = lo;  // x >= t splits there
     }
-    bool first = true;
+}
+
+// one threshold of the scan (the intervals the bounds skip on the way cost no step); false when
+// the feature is done or the search stopped
+inline bool Worker::step_feature(const NodeCtx& nc, FeatureScan& fs, Incumbent& inc, double& lb_open) {
+    const double eps = D.eps;
+    ThresholdIntervals& ti = *fs.ti;
+    const int oi = fs.oi;
     while (ti.pending()) {
         Interval iv = ti.next();
         if (stopped()) {
             lb_open = std::min(lb_open, ti.open_bound(ti.head - 1));  // what is left of this feature
-            return;
+            return false;
         }
         if (!ti.shrink(iv, inc.bound_at(oi, iv.b), eps)) continue;
         int k = (iv.a + iv.b) / 2;  // bisection (first: the root hint, or with start_best the best depth-1 threshold)
-        if (first && fb >= iv.a && fb <= iv.b) k = fb;
-        first = false;
+        if (fs.first && fs.fb >= iv.a && fs.fb <= iv.b) k = fs.fb;
+        fs.first = false;
         double bl, br, cl, cr;
         ti.bound_at(k, iv.lo, iv.hi, bl, br);
         eval_threshold(nc, oi, k, iv, ti, inc, bl, br, cl, cr, lb_open);
@@ -407,9 +439,52 @@ inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, Th
         cl = std::max(cl, bl);
         cr = std::max(cr, br);
         ti.record(k, cl, cr);
-        if (inc.bound_at(oi, -1) <= eps) return;  // (the lowest threshold's bound: the largest)
+        if (inc.bound_at(oi, -1) <= eps) return false;  // (the lowest threshold's bound: the largest)
         if (check_stop()) lb_open = std::min(lb_open, ti.open_around(iv, k, cl, cr));
         ti.split(iv, k);
+        return ti.pending();
+    }
+    return false;
+}
+
+// the root's features, taken from next_position() (-1: none left), searched root_lanes at a time
+// in turn, one threshold each (Shared::root_lanes of them: fewer when the memory cap binds)
+template <typename Next>
+inline void Worker::search_root_lanes(Node& nd, Next next_position, double& lb_open) {
+    const NodeCtx& nc = nd.nc;
+    // threads share the features: each takes its part of them into its lanes, not all of them
+    const int W = std::max(1, (int)S.workers.size());
+    const int lanes = std::max(1, std::min(S.root_lanes, (D.F + W - 1) / W));
+    std::vector<ThresholdIntervals> tis(lanes);
+    std::vector<FeatureScan> scans(lanes);
+    // the next searchable feature into lane l (false: none left)
+    auto refill = [&](int l) {
+        for (int oi = next_position(); oi >= 0; oi = next_position()) {
+            if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= D.eps) continue;  // constant; or lost
+            begin_feature(nc, oi, scans[l]);
+            return true;
+        }
+        scans[l].oi = -1;
+        return false;
+    };
+    int active = 0;
+    for (int l = 0; l < lanes; ++l) {
+        tis[l].on = P.use_intervals != 0;
+        scans[l].ti = &tis[l];
+        active += refill(l) ? 1 : 0;
+    }
+    while (active > 0) {
+        for (int l = 0; l < lanes; ++l) {
+            if (scans[l].oi < 0) continue;
+            if (step_feature(nc, scans[l], nd.inc, lb_open)) continue;
+            if (stopped()) {  // every lane records what it leaves; features not begun bound nothing
+                for (int o = 0; o < lanes; ++o)
+                    if (scans[o].oi >= 0 && o != l) step_feature(nc, scans[o], nd.inc, lb_open);
+                if (next_position() >= 0) lb_open = 0.0;
+                return;
+            }
+            if (!refill(l)) --active;
+        }
     }
 }
 
@@ -517,6 +592,13 @@ inline void run_continuous(const Params& P, Output& out) {
     if (D_ < 2 || n == 0) T = 1;
     while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
     fixed += (T - 1) * per_worker;
+    // the root's lanes (Worker::search_root_lanes), per thread, as many as the cap leaves room for
+    // (the scan of one feature can take long before it finds the tree another feature leads to at
+    // once: the root steps several features' scans in turn, one threshold each, as threads do)
+    int lanes = std::max(1, P.root_lanes);
+    const double lane = LANE_BYTES_PER_ROW * (double)n;
+    while (lanes > 1 && fixed + (double)T * (lanes - 1) * lane > P.mem_limit_bytes) --lanes;
+    fixed += (double)T * (lanes - 1) * lane;
     // the set-up (ranking the columns) counts against the time limit and stops on it and on
     // Ctrl-C: the result is then the root as a leaf (the caller keeps its incumbent)
     const tl::steady::time_point t0 = tl::steady::now();
@@ -530,6 +612,7 @@ inline void run_continuous(const Params& P, Output& out) {
     }
     Shared S(P, cols, fixed);
     S.t0 = t0;
+    S.root_lanes = lanes;
     tl::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * n >= 65536.0);  // slow nodes: stop on time
     std::vector<std::unique_ptr<Worker>> ws;
     for (int t = 0; t < T; ++t) {

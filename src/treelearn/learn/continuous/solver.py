@@ -197,12 +197,14 @@ def root_leaf(y, w, n_classes, schema) -> Tree:
     return leaf(y, w, n_classes, schema)
 
 
-def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth, time_limit=None) -> Tree:
+def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth, time_limit=None, max_bytes=None) -> Tree:
     """The greedy tree of the same depth and criterion (the first incumbent), grown within
-    ``time_limit`` seconds (None: no limit): the nodes not split by then are leaves."""
+    ``time_limit`` seconds (None: no limit): the nodes not split by then are leaves; its class
+    histograms within ``max_bytes`` (the fit's memory cap)."""
     from treelearn.learn.greedy.estimator import grow_greedy
 
-    return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=max_depth, time_limit=time_limit)
+    return grow_greedy(Xe, y, n_classes, w, schema, criterion=criterion, max_depth=max_depth, time_limit=time_limit,
+                       max_bytes=max_bytes)
 
 
 # below this many (rows x searched columns) the greedy tree is grown only if the search times out:
@@ -243,7 +245,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     grows it only when the search times out (either way a timed-out fit is never worse than the
     greedy tree); False never. ``topk_incumbent`` False (ablation of the anytime answer) skips the
     Top-k incumbent. ``switches`` (ablation, same result): ``use_cache``, ``use_intervals``,
-    ``use_skip``, ``use_d2``, ``start_best``."""
+    ``use_skip``, ``use_d2``, ``start_best``, ``root_lanes``."""
     from treelearn.learn.continuous import _continuous
 
     t0 = time.perf_counter()
@@ -264,7 +266,8 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
 
     # the greedy incumbent: under the fit's clock on large data (anytime.incumbent_time_limit)
     greedy = Incumbent(None, lambda: _grow_greedy(Xe, y, n_classes, w if weighted else None, schema, criterion,
-                                                  int(max_depth), incumbent_time_limit(Xe.size * n_classes, remaining())))
+                                                  int(max_depth), incumbent_time_limit(Xe.size * n_classes, remaining()),
+                                                  float(memory_limit_mb) * 2.0**20))
     ub = 0.0
     # the search keeps trees of error below ub - tie: trees no worse than an incumbent, ties included
     tie = error_tie(W)

@@ -2,13 +2,12 @@
 """Compiled greedy growth (see ``greedy/grow.h``): the whole fit runs in C++ without the GIL."""
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from treelearn._criteria import SIGINT_SHARED
+from treelearn._criteria import SIGINT_SHARED, raise_interrupted
 
 cdef extern from "core/limits.h" namespace "tl":
     void use_shared_sigint(void* p)
@@ -319,14 +318,6 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
 
 
 def _raise_interrupt(result):
-    """KeyboardInterrupt for a growth stopped by Ctrl-C, the tree so far as ``partial_result``
-    (Python's own KeyboardInterrupt when its handler ran too, in the main thread)."""
-    try:
-        PyErr_CheckSignals()
-    except KeyboardInterrupt as exc:
-        exc.partial_result = result
-        raise
-    exc = KeyboardInterrupt("greedy growth interrupted")
-    exc.partial_result = result
-    raise exc
+    """KeyboardInterrupt for a growth stopped by Ctrl-C, the tree so far as ``partial_result``."""
+    raise_interrupted(result, "the greedy growth")
 

@@ -3,13 +3,12 @@
 
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint8_t, uint64_t, int64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from treelearn._criteria import SIGINT_SHARED
+from treelearn._criteria import SIGINT_SHARED, raise_interrupted
 
 cdef extern from "core/limits.h" namespace "tl":
     void use_shared_sigint(void* p)
@@ -160,14 +159,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
 def _raise_interrupt(result):
     """KeyboardInterrupt for a search stopped by Ctrl-C, carrying the best tree found so far
     (``partial_result``, the dictionary ``search`` would have returned)."""
-    try:
-        PyErr_CheckSignals()  # Python's own handler ran too: its KeyboardInterrupt
-    except KeyboardInterrupt as exc:
-        exc.partial_result = result
-        raise
-    exc = KeyboardInterrupt("search interrupted")
-    exc.partial_result = result
-    raise exc
+    raise_interrupted(result, "the search")
 
 
 
