@@ -1,13 +1,15 @@
 """The greedy learner's options that need the data to resolve: scikit-learn's ``max_features`` (a
-number of features to draw per node) and ``monotonic_cst`` (checked against the sample), and the
-byte budget of a growth (:class:`ByteBudget`: a search's memory cap given to its greedy incumbent)."""
+number of features to draw per node) and ``monotonic_cst`` (checked against the sample by
+:mod:`treelearn.learn.monotone`, shared with the exact searches), and the byte budget of a growth
+(:class:`ByteBudget`: a search's memory cap given to its greedy incumbent)."""
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
 
-from treelearn._validation import INT64_MAX, Check, Interval, Options, RealNotInt, TreeLearnValueError
+from treelearn._validation import INT64_MAX, Interval, Options, RealNotInt, TreeLearnValueError
+from treelearn.learn.monotone import MONOTONIC_CST, check_monotonic_cst
 
 __all__ = ["MAX_FEATURES", "MONOTONIC_CST", "ByteBudget", "n_drawn_features", "check_monotonic_cst"]
 
@@ -30,46 +32,6 @@ def n_drawn_features(max_features, d: int) -> int:
     else:
         k = max(1, int(float(max_features) * d))
     return 0 if k >= d else k
-
-
-def _check_constraints(value) -> None:
-    cst = np.asarray(value)
-    if cst.ndim != 1 or cst.dtype.kind not in "iuf" or not np.isin(cst, (-1, 0, 1)).all():
-        raise TreeLearnValueError(f"monotonic_cst must be a 1-D array-like of -1, 0 and 1 (one per feature), got "
-                                  f"{value!r}")
-
-
-#: scikit-learn's ``monotonic_cst``: None or one of -1, 0, 1 per feature (its length is checked by the fit)
-MONOTONIC_CST = [None, Check(_check_constraints, "an array-like of -1, 0 and 1, one per feature")]
-
-
-def check_monotonic_cst(monotonic_cst, n_features: int, n_classes: int, is_categorical,
-                        has_missing) -> np.ndarray | None:
-    """scikit-learn's ``monotonic_cst`` checked against the sample: one of -1, 0, 1 per feature,
-    two classes, constrained columns numeric, no missing value in X (scikit-learn's rules; a
-    named error otherwise). Returns the int8 array, or None when nothing is constrained.
-    ``is_categorical(j)``: whether column j is categorical; ``has_missing()``: whether X has a
-    missing value (asked only when something is constrained)."""
-    if monotonic_cst is None:
-        return None
-    cst = np.asarray(monotonic_cst)
-    if cst.ndim != 1 or cst.shape[0] != n_features:
-        raise TreeLearnValueError(f"monotonic_cst needs one entry per feature: {n_features}, got shape {cst.shape}")
-    if cst.dtype.kind not in "iuf" or not np.isin(cst, (-1, 0, 1)).all():
-        raise TreeLearnValueError(f"monotonic_cst entries must be -1, 0 or 1, got {np.unique(cst).tolist()!r}")
-    cst = cst.astype(np.int8)
-    if not cst.any():
-        return None
-    if n_classes > 2:
-        raise TreeLearnValueError("monotonic_cst needs two classes (a constraint on the probability of the "
-                                  "second class, as scikit-learn's); y has more")
-    cat = [j for j in np.flatnonzero(cst).tolist() if is_categorical(j)]
-    if cat:
-        raise TreeLearnValueError(f"monotonic_cst constrains categorical columns {cat}; only numeric columns have an "
-                                  "order")
-    if has_missing():
-        raise TreeLearnValueError("monotonic_cst with missing values in X is not supported (as in scikit-learn)")
-    return cst
 
 
 class ByteBudget:

@@ -3,7 +3,7 @@
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport uint8_t, uint64_t, int64_t
+from libc.stdint cimport int8_t, uint8_t, uint64_t, int64_t
 from libcpp.vector cimport vector
 from libcpp cimport bool as cbool
 
@@ -43,6 +43,7 @@ cdef extern from "run.h" namespace "tl::topk":
         int n_jobs
         double upper_bound
         double min_weight
+        const int8_t* mono
         cbool cache_depth1, feature_classes
         double* progress
 
@@ -50,6 +51,7 @@ cdef extern from "run.h" namespace "tl::topk":
         vector[int] feature, left, right
         vector[double] value
         vector[int64_t] nsamp
+        vector[int] label
         double error, root_lb
         cbool timed_out, cost_failed, interrupted, found
         long long nodes, cache_hits, evictions, cache_entries
@@ -63,7 +65,7 @@ cdef extern from "run.h" namespace "tl::topk":
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
-           cost=None, upper_bound=None, progress=None, double min_weight=0.0):
+           cost=None, upper_bound=None, progress=None, double min_weight=0.0, mono=None):
     """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
     ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
     node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``).
@@ -72,12 +74,16 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     ``progress``: None, or a float64 array of ``core/progress.h``'s N_SLOTS entries the search
     writes its live counters to while it runs (read by the verbose progress reporter).
     ``min_weight``: every leaf holds at least this weight (scikit-learn's
-    ``min_weight_fraction_leaf`` times the total weight; 0: none)."""
+    ``min_weight_fraction_leaf`` times the total weight; 0: none).
+    ``mono``: None, or an int8 array of -1, 0, +1 per binary feature (two classes): the monotonic
+    constraints of ``topk/mono.h``; the result's ``label`` is then each node's forced class (-1:
+    the majority of its counts)."""
     cdef Problem P
     cdef Options O
     cdef CostState state = None
     cdef Output out
     cdef const double[::1] wv
+    cdef const int8_t[::1] mv
     cdef double[::1] live
     cdef Py_ssize_t n = y.shape[0]
     cdef uint64_t dummy = 0
@@ -106,6 +112,13 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     if upper_bound is not None:
         O.upper_bound = float(upper_bound)
     O.min_weight = min_weight
+    O.mono = NULL
+    if mono is not None:
+        mv = np.ascontiguousarray(mono, dtype=np.int8)
+        if mv.shape[0] != P.d or n_classes != 2:
+            raise ValueError("mono needs one entry per binary feature and two classes")
+        if P.d > 0:
+            O.mono = &mv[0]
     O.cost = NULL
     O.cost_ctx = NULL
     O.progress = NULL
@@ -140,11 +153,13 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
         right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
         value = np.asarray(<double[:nn * n_classes]> out.value.data()).copy().reshape(nn, n_classes)
         nsamp = np.asarray(<int64_t[:nn]> out.nsamp.data()).copy()
+        label = np.asarray(<int[:nn]> out.label.data(), dtype=np.int64).copy()
     else:  # no tree below upper_bound
         feature, left, right = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        label = np.zeros(0, np.int64)
         value, nsamp = np.zeros((0, n_classes)), np.zeros(0, np.int64)
     result = {
-        "feature": feature, "left": left, "right": right, "value": value, "n_node_samples": nsamp,
+        "feature": feature, "left": left, "right": right, "value": value, "n_node_samples": nsamp, "label": label,
         "error": out.error, "lower_bound": out.root_lb, "timed_out": bool(out.timed_out),
         "nodes": out.nodes, "cache_hits": out.cache_hits, "evictions": out.evictions,
         "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,

@@ -22,6 +22,7 @@
 #include "core/count.h"
 #include "cache.h"
 #include "frame.h"
+#include "mono.h"
 #include "objective.h"
 #include "ranking.h"
 
@@ -59,7 +60,8 @@ class Depth2 {
         tbuf.resize(2 * (size_t)C);
         const double pair_bytes = (double)sizeof(CT) * d * d * C + 4.0 * d * d;
         const double room = std::min(512.0 * 1024 * 1024, mem_cap);
-        use_pairs = sw.all_k && pair_bytes <= room && sw.mwl <= 0.0;  // (pairs: every split of a child)
+        // (pairs: every split of a child, unconstrained)
+        use_pairs = sw.all_k && pair_bytes <= room && sw.mwl <= 0.0 && sw.mono == nullptr;
         use_sub = use_pairs && !W && max_depth >= 3 && 3.0 * pair_bytes <= room;
         if (use_sub) {
             PS.resize((size_t)d * d * C);
@@ -82,13 +84,19 @@ class Depth2 {
     TL_INLINE bool scan_split(int j, const CT* A, const int32_t* R, const CT* T, double Wn, int m, double& best,
                               int& fout) const {
         if (!splits_node(A, R, j, C, Wn, m, sw.mwl)) return false;
-        const double e = Obj::split(A + (size_t)j * C, T, C, Wn, m);
+        const double e = split_cost(j, A, T, Wn, m);
         if (e < best) {
             best = e;
             fout = j;
             return best <= 0;
         }
         return false;
+    }
+
+    // the depth-1 split on j (its side counts A + j * C), under j's monotonic constraint if any
+    TL_INLINE double split_cost(int j, const CT* A, const CT* T, double Wn, int m) const {
+        if (sw.mono != nullptr && sw.mono[j] != 0) return mono_depth1(sw.mono[j], A + (size_t)j * C, T);
+        return Obj::split(A + (size_t)j * C, T, C, Wn, m);
     }
 
     // best depth-1 subtree of a node given its counts; returns error, sets f (-1: leaf)
@@ -105,7 +113,7 @@ class Depth2 {
         }
         rk.rank(A, R, T, Wn, m, cand, keyed);
         for (int j : cand) {
-            double e = Obj::split(A + (size_t)j * C, T, C, Wn, m);
+            double e = split_cost(j, A, T, Wn, m);
             if (e < best) {
                 best = e;
                 fout = j;
@@ -367,6 +375,10 @@ class Depth2 {
         }
         if (e0 + e1 >= bound) return false;
         err = e0 + e1;
+        if (sw.mono != nullptr && sw.mono[f] != 0) {  // (>= e0 + e1: the exits above stay sound)
+            err = mono_cost(mono_sides(sw.mono[f], T0, T1), e0, e1);
+            if (err >= bound) return false;
+        }
         return true;
     }
 

@@ -39,6 +39,8 @@ from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.learn.anytime import Incumbent, incumbent_bound, incumbent_time_limit, n_threads, set_search_attributes
+from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_monotonic_cst, labelled_errors,
+                                      monotone_values, prediction_errors)
 from treelearn.learn.topk import _topk as _topk_baseline
 
 
@@ -86,7 +88,7 @@ SEARCH_COPIES = 2
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
-                upper_bound=None, progress=None, min_weight=0.0) -> dict:
+                upper_bound=None, progress=None, min_weight=0.0, mono=None) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -103,7 +105,11 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``).
 
     ``min_weight``: every leaf of a searched tree holds at least this weight (in ``data.weights``'
-    units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total."""
+    units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total.
+
+    ``mono``: None or the monotonic constraint (-1, 0, 1) of each binary feature (two classes,
+    :mod:`treelearn.learn.monotone`); the result's ``label`` then gives each node's forced class
+    (-1: its majority)."""
     crit = get_criterion(criterion)
     # a user G (code -1): the search asks for a node's candidates' side costs in one batch
     cost = crit.weighted_impurity if crit.code < 0 else None
@@ -130,6 +136,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         None if upper_bound is None else float(upper_bound),
         progress,
         float(min_weight),
+        mono,
     ))
 
 
@@ -196,6 +203,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
         scikit-learn's: every leaf holds at least this fraction of the total training weight; a
         split leaving a side lighter is not a split, in the search (whose optimum is then the best
         tree among those) and in the greedy incumbent. Binary search only (``solver="binary"``).
+    monotonic_cst : array-like of int (-1, 0, 1) per feature, or None, default=None
+        scikit-learn's monotonic constraints (two classes; numeric columns; no missing values),
+        for hard-label trees: the search returns the best tree (the optimum for k = all) among
+        those satisfying scikit-learn's sufficient condition at every split on a constrained
+        feature: with 1 (-1) every leaf left of the split (``x <= t``) predicts a class <= (>=)
+        every leaf right of it, i.e. one side predicts one class everywhere. ``predict`` is
+        then monotone in the feature (non-decreasing in ``classes_[1]`` for 1); a leaf may predict
+        its minority class (a side collapsed to one label). ``predict_proba`` is monotone too:
+        each leaf's fraction of ``classes_[1]`` moved into its label's half and clipped to
+        bounds passed down as scikit-learn does, with 1/2 as the middle value
+        (:mod:`treelearn.learn.monotone`). Monotone trees outside the sufficient condition (a
+        majority vote of three constrained columns) are not searched. The greedy incumbent is
+        grown with the same constraints. Binary search only (``solver="auto"`` takes it; on
+        Dask input the gathered blocks).
 
     Attributes
     ----------
@@ -235,12 +256,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "class_weight": CLASS_WEIGHT,
         "greedy_incumbent": [BOOLEAN],
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
+        "monotonic_cst": MONOTONIC_CST,
     }
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
-                 min_weight_fraction_leaf=0.0):
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -256,6 +278,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.greedy_incumbent = greedy_incumbent
         self.verbose = verbose
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.monotonic_cst = monotonic_cst
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -276,8 +299,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         the binary search is the natural one)."""
         if self.max_binary_features is not None or self.max_thresholds is not None:
             return False
-        if self.min_weight_fraction_leaf > 0:  # (the binary search has the leaf weight constraint)
-            return False
+        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None:
+            return False  # (constraints of the binary search only)
         if sample.is_binary():
             return False
         k = self._k_value()
@@ -288,7 +311,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return int(k) >= count_binary_features(sample.encoded, sample.schema)
 
     def _fit(self, sample, params) -> Tree:
+        self._mono_cst = check_monotonic_cst(self.monotonic_cst, sample.raw.shape[1], sample.n_classes,
+                                             sample.schema.is_categorical,
+                                             lambda: bool(np.isnan(sample.encoded).any()))
         if self._wants_continuous(sample):
+            if self._mono_cst is not None:
+                raise TreeLearnValueError("monotonic_cst needs solver='binary' or 'auto': the continuous solver has "
+                                          "no monotonic constraints")
             return self._fit_continuous(sample, params)
         self.solver_ = "binary"
         clock = FitClock(self.time_limit)
@@ -311,9 +340,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                      max_depth=int(self.max_depth),
                                      max_thresholds=incumbent_thresholds(sample.n_samples),
                                      min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
+                                     monotonic_cst=self._mono_cst,
                                      time_limit=g_limit, max_bytes=float(self.memory_limit_mb) * 2.0**20)
                 extra = numeric_thresholds_of(g_tree)
-                greedy = Incumbent(g_tree.training_misclassifications(), lambda: g_tree)
+                # (a constrained greedy tree's values are clipped probabilities: its errors by prediction)
+                g_err = (g_tree.training_misclassifications() if self._mono_cst is None
+                         else prediction_errors(g_tree, Xe, sample.y, sample.weights))
+                greedy = Incumbent(g_err, lambda: g_tree)
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
             allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
@@ -331,7 +364,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             if self.greedy_incumbent and not grow and self._k_value() != 1:
                 def run_top1(time_limit):
                     res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit,
-                                       min_weight=self._min_weight(data))
+                                       min_weight=self._min_weight(data), mono=self._binary_mono(binz))
                     return None if res1["timed_out"] else res1
 
                 greedy, fallback = self._top1_incumbent(run_top1, binz, sample.n_classes, sample.schema, clock)
@@ -349,8 +382,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             res1 = run_top1(time_limit)
             if res1 is None:
                 return None
-            return Incumbent(training_errors(res1["children_left"], res1["value"]),
-                             lambda: self._to_tree(res1, binz, n_classes, schema))
+            return Incumbent(self._result_error(res1), lambda: self._to_tree(res1, binz, n_classes, schema))
 
         if self.scoring == "gain":
             # ... and Top-1's trees are among Top-k's (the same ranking, k >= 1), so a search
@@ -371,7 +403,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.binarizer_ = None
         self.n_binary_features_ = 0
         self.feature_space_ = None
-        err = tree.training_misclassifications()
+        err = tree.training_misclassifications() if greedy is None else greedy.error
         set_search_attributes(self, training_error=err, lower_bound=0.0 if self._k_value() == "all" else None,
                               timed_out=True, is_optimal=False, incumbent_source=source,
                               greedy_error=None if greedy is None else greedy.error, fit_time=clock.elapsed(),
@@ -434,7 +466,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
                               time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
                               memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
                               n_jobs=self._n_threads(), upper_bound=ub,
-                              progress=None if live is None else live.array, min_weight=self._min_weight(data))
+                              progress=None if live is None else live.array, min_weight=self._min_weight(data),
+                              mono=self._binary_mono(binz))
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
             # the search had found nothing better than the greedy incumbent, ``partial_result``
@@ -443,7 +476,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             if part is not None:
                 found = part.get("found", True) and len(part.get("feature", ())) > 0
                 best = self._to_tree(kernel_nodes(part), binz, n_classes, schema, Xe) if found else None
-                if greedy is not None and (best is None or best.training_misclassifications() > ub):
+                if greedy is not None and (best is None or self._result_error(part, best) > ub):
                     best = greedy.tree()
                     exc.partial_result = {**part, "children_left": best.children_left,
                                           "children_right": best.children_right, "feature": best.feature,
@@ -486,11 +519,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
             tree = self._to_tree(res, binz, n_classes, schema)
             if midpoints is not None:  # CART's node-local midpoints (the training partition is unchanged)
                 midpoints(tree)
-        err = None if tree is None else tree.training_misclassifications()
+        err = None if tree is None else self._result_error(res, tree)
         if greedy is not None and (tree is None or err > ub):
             # nothing better than the greedy tree (or a timed-out search's tree is worse)
             tree, source = greedy.tree(), "greedy"
-            err = tree.training_misclassifications()
+            err = greedy.error
         tree.impurity = crit.impurity(tree.value)
         self.n_binary_features_ = d
         self.feature_space_ = _feature_space(binz)
@@ -516,8 +549,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
         (``learn/continuous/sharded.py``). A threshold budget (numeric columns, a built-in
         criterion, no ``class_weight``): the binary search's steps on the shards (``sharded.py``),
         the root's candidates farmed out, and the local result step."""
-        if self.min_weight_fraction_leaf > 0:  # (not in the sharded search: the gathered blocks)
-            return None
+        self._mono_cst = None
+        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None:
+            return None  # (not in the sharded search: the gathered blocks)
         solver = getattr(self, "solver", "auto")
         budget = self.max_binary_features is not None or self.max_thresholds is not None
         if solver == "continuous" or (solver == "auto" and not budget):
@@ -567,13 +601,27 @@ class TopKTreeClassifier(BaseTreeClassifier):
         with search_backend(FarmedSearch(data.executor)):
             return self._fit_arrays(*data.gather(), params)
 
-    @staticmethod
-    def _to_tree(res, binz, n_classes, schema, Xe=None) -> Tree:
+    def _binary_mono(self, binz):
+        """The monotonic constraint of each binary feature (None: unconstrained)."""
+        cst = getattr(self, "_mono_cst", None)
+        return None if cst is None else binary_constraints(cst, binz.feature_, binz.kind_)
+
+    def _result_error(self, res, tree=None) -> float:
+        """The training misclassifications of a search result (its leaves' forced classes
+        counted when constrained) or of its Tree."""
+        if getattr(self, "_mono_cst", None) is not None and "label" in res:
+            return labelled_errors(res["children_left"], res["value"], res["label"])
+        return tree.training_misclassifications() if tree is not None else training_errors(res["children_left"],
+                                                                                           res["value"])
+
+    def _to_tree(self, res, binz, n_classes, schema, Xe=None) -> Tree:
         """The Tree on raw columns of a search result (node-local midpoints from ``Xe``, the
-        encoded training rows, when given)."""
-        return binary_tree(binz, res["feature"], Xe=Xe, children_left=res["children_left"],
+        encoded training rows, when given; monotone values under ``monotonic_cst``)."""
+        tree = binary_tree(binz, res["feature"], Xe=Xe, children_left=res["children_left"],
                            children_right=res["children_right"], value=res["value"],
                            n_node_samples=res["n_node_samples"], classes=np.arange(n_classes), schema=schema)
+        cst = getattr(self, "_mono_cst", None)
+        return tree if cst is None or "label" not in res else monotone_values(tree, cst, res["label"])
 
 
 #: thresholds per column of the greedy incumbent above ``sketch.SKETCH_ROWS`` rows
@@ -653,8 +701,9 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
-                 verbose=0, min_weight_fraction_leaf=0.0):
+                 verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.monotonic_cst = monotonic_cst
         self.solver = solver
         self.greedy_incumbent = greedy_incumbent
         self.verbose = verbose

@@ -226,20 +226,24 @@ class Frames {
         c.m = mm;
     }
 
-    // same partition as an earlier candidate (equal or complementary column on the node)?
-    bool duplicate(const Level<CT>& v, int f, int upto) const {
+    // same partition as an earlier candidate (equal or complementary column on the node)? With
+    // monotonic constraints (mono, per feature), only under the same constraint (equal column)
+    // or the opposite one (complementary column): the same split then
+    bool duplicate(const Level<CT>& v, int f, int upto, const int8_t* mono = nullptr) const {
         const int wl = v.FW;
         const u64* cf = v.FM + (size_t)f * wl;
         const u64* valid = v.fvalid.data();
+        const int sf = mono ? mono[f] : 0;
         for (int t = 0; t < upto; ++t) {
             int g = v.cand[t];
             const u64* cg = v.FM + (size_t)g * wl;
-            if (v.rc[g] == v.rc[f]) {
+            const int sg = mono ? mono[g] : 0;
+            if (v.rc[g] == v.rc[f] && sg == sf) {
                 bool eq = true;
                 for (int i = 0; i < wl && eq; ++i) eq = (cf[i] & valid[i]) == (cg[i] & valid[i]);
                 if (eq) return true;
             }
-            if (v.rc[g] == v.m - v.rc[f]) {
+            if (v.rc[g] == v.m - v.rc[f] && sg == -sf) {
                 bool eq = true;
                 for (int i = 0; i < wl && eq; ++i) eq = (cf[i] & valid[i]) == (~cg[i] & valid[i]);
                 if (eq) return true;

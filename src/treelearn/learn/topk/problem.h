@@ -49,6 +49,8 @@ struct Options {
     // scikit-learn's min_weight_fraction_leaf as a weight (in the sample's units): every leaf of
     // a searched tree holds at least this much (0: none)
     double min_weight = 0.0;
+    // monotonic constraints per binary feature (-1, 0, +1; mono.h), two classes; null: none
+    const int8_t* mono = nullptr;
     // tuning switches (none changes the result)
     bool cache_depth1 = true;      // also cache depth-1 subproblems
     bool feature_classes = false;  // group the features identical on an h = 2 node
@@ -59,6 +61,8 @@ struct Output {
     std::vector<int> feature, left, right;
     std::vector<double> value;  // n_nodes * C
     std::vector<int64_t> nsamp;
+    std::vector<int> label;     // per node: a leaf's forced class (a side collapsed under a monotonic
+                                // constraint, mono.h), else -1 (the majority)
     double error = 0.0;
     double root_lb = 0.0;
     bool timed_out = false;
@@ -80,6 +84,7 @@ struct Switches {
     bool use_sim = true;       // similarity bounds (optimum only)
     bool use_child_lb = true;  // bound both children before solving either
     double mwl = 0.0;          // Options::min_weight (a split leaving a side lighter is no split)
+    const int8_t* mono = nullptr;  // Options::mono (constrained splits cost as mono.h says)
 };
 
 struct Sample {

@@ -56,6 +56,7 @@ struct Run {
         out.feature.push_back(f);
         out.left.push_back(-1);
         out.right.push_back(-1);
+        out.label.push_back(-1);
         for (int c = 0; c < D.C; ++c) out.value.push_back((double)tot[c]);
         out.nsamp.push_back(P.n);
     }
@@ -85,7 +86,7 @@ struct Run {
             s.fr.count_pass(v0, s.fr.ones.data(), v0.cnt.data(), v0.rc.data());
             s.rk.rank(v0.cnt.data(), v0.rc.data(), v0.tot.data(), Wn, v0.m, v0.cand, v0.keyed);
             for (size_t ci = 0; ci < v0.cand.size(); ++ci)
-                if (ci == 0 || !s.fr.duplicate(v0, v0.cand[ci], (int)ci)) cand.push_back(v0.cand[ci]);
+                if (ci == 0 || !s.fr.duplicate(v0, v0.cand[ci], (int)ci, s.sw.mono)) cand.push_back(v0.cand[ci]);
         }
         return cand;
     }
@@ -93,19 +94,14 @@ struct Run {
     // thread t's share of the root candidates: errs[ci] of each it completes
     static void search_share(S& s, const std::vector<int>& cand, int t, int T, int h, double ub,
                              std::vector<double>& errs) {
-        auto& r0 = s.fr.lv[0];
         double best = ub;
         for (size_t ci = t; ci < cand.size(); ci += T) {
             int f = cand[ci];
             if (s.timed_out()) break;
-            s.fr.split_rows(r0, f, 0, s.fr.lv[1]);
-            Res a = s.solve(1, h - 1, best);
-            if (!a.ok) continue;
-            s.fr.split_rows(r0, f, 1, s.fr.lv[1]);
-            Res b = s.solve(1, h - 1, best - a.err);
-            if (!b.ok) continue;
-            errs[ci] = a.err + b.err;
-            best = a.err + b.err;
+            double e;
+            if (!s.split_by_rows(0, h, f, best, e)) continue;
+            errs[ci] = e;
+            best = e;
             s.feed.incumbent(best);  // live counters (verbose)
             if (best <= 0) break;
         }
@@ -152,11 +148,7 @@ struct Run {
         S& s = *ss[win % T];
         s.sw.recon = true;
         push_root(f, v0.tot.data(), out);
-        auto& r0 = s.fr.lv[0];
-        s.fr.split_rows(r0, f, 0, s.fr.lv[1]);
-        out.left[0] = s.build(1, h - 1, out);
-        s.fr.split_rows(r0, f, 1, s.fr.lv[1]);
-        out.right[0] = s.build(1, h - 1, out);
+        s.build_children(0, h, f, 0, out);
         return be;
     }
 
@@ -168,7 +160,8 @@ struct Run {
             const double* t = &out.value[i * (size_t)D.C];
             double Wsum = 0.0;
             for (int c = 0; c < D.C; ++c) Wsum += t[c];
-            e += Obj::leaf(t, D.C, Wsum);
+            const int lab = out.label[i];  // a forced class (mono.h): every other row is an error
+            e += lab >= 0 ? std::max(0.0, Wsum - t[lab]) : Obj::leaf(t, D.C, Wsum);
         }
         return e;
     }

@@ -35,6 +35,7 @@
 #include "cache.h"
 #include "depth2.h"
 #include "frame.h"
+#include "mono.h"
 #include "objective.h"
 #include "problem.h"
 #include "ranking.h"
@@ -91,6 +92,8 @@ class Searcher {
         s.c1cache = opt.cache_depth1;
         s.use_reps = opt.feature_classes && opt.criterion != tl::Callback::code;
         s.mwl = opt.min_weight;
+        s.mono = opt.mono;
+        if (s.mono != nullptr) s.use_reps = false;  // (the feature classes ignore the constraints)
         if (s.mwl > 0.0) {
             // the depth-2 shortcuts over feature classes assume every separating split is one, and
             // the similarity bound an optimal tree of one sample valid on another (a lighter leaf
@@ -143,28 +146,71 @@ class Searcher {
         return finish(v, L, h, ub, leaf, node_lb, best, bestf, incomplete);
     }
 
-    // rebuild the tree of a solved node (rows in level L) into out, preorder
-    int build(int L, int h, Output& out) {
+    // rebuild the tree of a solved node (rows in level L) into out, preorder; label >= 0: the
+    // node is a leaf of that forced class (a side collapsed under a monotonic constraint)
+    int build(int L, int h, Output& out, int label = -1) {
         Lvl& v = fr.lv[L];
         int idx = (int)out.feature.size();
         out.feature.push_back(-1);
         out.left.push_back(-1);
         out.right.push_back(-1);
+        out.label.push_back(label);
         double Wn;
         fr.totals(v, v.tot.data(), Wn);
         for (int c = 0; c < C; ++c) out.value.push_back((double)v.tot[c]);
         out.nsamp.push_back(v.m);
+        if (label >= 0) return idx;
         Res r = solve(L, h, INF);
         if (r.f < 0) return idx;
-        int f = r.f;
-        out.feature[idx] = f;
+        out.feature[idx] = r.f;
+        build_children(L, h, r.f, idx, out);
+        return idx;
+    }
+
+    // the children of node idx (split f, rows at level L, depth budget h) into out; under a
+    // monotonic constraint on f the side the optimum collapses is a leaf of its forced class
+    void build_children(int L, int h, int f, int idx, Output& out) {
+        Lvl& v = fr.lv[L];
+        int collapse = -1, label = -1;
+        if (constrained(f)) {
+            MonoSides ms;
+            double o[2];
+            sides(L, h, f, ms, o);
+            collapse = mono_collapse(ms, o[0], o[1]);
+            label = collapse == 0 ? ms.la : ms.lb;
+        }
         fr.split_rows(v, f, 0, fr.lv[L + 1]);
-        int l = build(L + 1, h - 1, out);
+        int l = build(L + 1, h - 1, out, collapse == 0 ? label : -1);
         out.left[idx] = l;
         fr.split_rows(v, f, 1, fr.lv[L + 1]);
-        int rr = build(L + 1, h - 1, out);
+        int rr = build(L + 1, h - 1, out, collapse == 1 ? label : -1);
         out.right[idx] = rr;
-        return idx;
+    }
+
+    // candidate f of the node at level L (rows only, no frame: the root of a parallel or a
+    // Dask search), its error when below ub
+    bool split_by_rows(int L, int h, int f, double ub, double& err) {
+        Lvl& v = fr.lv[L];
+        if (constrained(f)) {
+            CT t[2][2];
+            double W;
+            for (int side = 0; side < 2; ++side) {
+                fr.split_rows(v, f, side, fr.lv[L + 1]);
+                fr.totals(fr.lv[L + 1], t[side], W);
+            }
+            return mono_split(mono_sides(sw.mono[f], t[0], t[1]), 0.0, 0.0, ub, err, [&](int side, double b) {
+                fr.split_rows(v, f, side, fr.lv[L + 1]);
+                return solve(L + 1, h - 1, b);
+            });
+        }
+        fr.split_rows(v, f, 0, fr.lv[L + 1]);
+        Res a = solve(L + 1, h - 1, ub);
+        if (!a.ok) return false;
+        fr.split_rows(v, f, 1, fr.lv[L + 1]);
+        Res b = solve(L + 1, h - 1, ub - a.err);
+        if (!b.ok) return false;
+        err = a.err + b.err;
+        return true;
     }
 
   private:
@@ -173,6 +219,46 @@ class Searcher {
     // from the cache): after the deadline they become leaves, so the rebuild is bounded too.
     // Nodes of depth <= 2 are always rebuilt exactly (one depth-2 step at most).
     bool time_checked(int h) const { return !sw.recon || h >= 3; }
+
+    bool constrained(int f) const { return sw.mono != nullptr && sw.mono[f] != 0; }
+
+    // a constrained split (mono.h): min(a + OPT(1), OPT(0) + b) below bound, the sides bounded
+    // below by lb0 / lb1; solve_side(side, ub) solves a side. Side 0 collapsed first (ties).
+    template <typename SolveSide>
+    static bool mono_split(const MonoSides& ms, double lb0, double lb1, double bound, double& err,
+                           SolveSide solve_side) {
+        double best = bound;
+        bool found = false;
+        if (ms.a + lb1 < best) {
+            Res r1 = solve_side(1, best - ms.a);
+            if (r1.ok && ms.a + r1.err < best) {
+                best = ms.a + r1.err;
+                found = true;
+            }
+        }
+        if (lb0 + ms.b < best) {
+            Res r0 = solve_side(0, best - ms.b);
+            if (r0.ok && r0.err + ms.b < best) {
+                best = r0.err + ms.b;
+                found = true;
+            }
+        }
+        err = best;
+        return found;
+    }
+
+    // the forced-leaf costs (ms) and the optima (o) of both sides of split f at level L (rebuild)
+    void sides(int L, int h, int f, MonoSides& ms, double* o) {
+        Lvl& v = fr.lv[L];
+        CT t[2][2];
+        for (int side = 0; side < 2; ++side) {
+            fr.split_rows(v, f, side, fr.lv[L + 1]);
+            double W;
+            fr.totals(fr.lv[L + 1], t[side], W);
+            o[side] = solve(L + 1, h - 1, INF).err;
+        }
+        ms = mono_sides(sw.mono[f], t[0], t[1]);
+    }
 
     void store(const Lvl& v, int h, const Entry& e) { cache.store(v.cover.data(), v.hash, h, e); }
     void remember(int L, const Lvl& v, int h, double val) {
@@ -219,7 +305,7 @@ class Searcher {
         for (size_t ci = 0; ci < v.cand.size(); ++ci) {
             const int f = v.cand[ci];
             if (time_checked(h) && clock.timed_out()) return true;
-            if (ci > 0 && fr.duplicate(v, f, (int)ci)) continue;
+            if (ci > 0 && fr.duplicate(v, f, (int)ci, sw.mono)) continue;
             const double bound = std::min(ub, best);
             double err;
             bool better;
@@ -253,6 +339,13 @@ class Searcher {
             lb1 = child_lb(L + 1, c1c, m1, h - 1);
             lb0 = child_lb(L + 1, c0c, m0, h - 1);
             if (lb0 + lb1 >= bound) return false;
+        }
+        if (constrained(f)) {  // (no pair matrices: sub_here is off)
+            const CT t1[2] = {v.cnt[(size_t)f * C], v.cnt[(size_t)f * C + 1]};
+            const CT t0[2] = {(CT)(v.tot[0] - t1[0]), (CT)(v.tot[1] - t1[1])};
+            return mono_split(mono_sides(sw.mono[f], t0, t1), lb0, lb1, bound, err, [&](int side, double b) {
+                return solve_child(L, f, side, side ? c1c : c0c, h, false, b);
+            });
         }
         int small = 0;
         if (sub_here) {

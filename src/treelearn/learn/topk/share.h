@@ -53,16 +53,7 @@ class RootShareOf : public RootShare {
     // the body of Run::search_share for one candidate
     bool search(int f, double ub, double& err) override {
         if (!s || s->timed_out()) return false;
-        const int h = O.max_depth;
-        auto& r0 = s->fr.lv[0];
-        s->fr.split_rows(r0, f, 0, s->fr.lv[1]);
-        Res a = s->solve(1, h - 1, ub);
-        if (!a.ok) return false;
-        s->fr.split_rows(r0, f, 1, s->fr.lv[1]);
-        Res b = s->solve(1, h - 1, ub - a.err);
-        if (!b.ok) return false;
-        err = a.err + b.err;
-        return true;
+        return s->split_by_rows(0, O.max_depth, f, ub, err);
     }
     // the tail of Run::parallel for the winner f: the root's counts, then both subtrees
     void build(int f, Output& out) override {
@@ -73,10 +64,7 @@ class RootShareOf : public RootShare {
         s->fr.totals(v0, v0.tot.data(), Wn);
         s->sw.recon = true;
         run.push_root(f, v0.tot.data(), out);
-        s->fr.split_rows(v0, f, 0, s->fr.lv[1]);
-        out.left[0] = s->build(1, h - 1, out);
-        s->fr.split_rows(v0, f, 1, s->fr.lv[1]);
-        out.right[0] = s->build(1, h - 1, out);
+        s->build_children(0, h, f, 0, out);
         s->sw.recon = false;
     }
     void finish(Output& out) override {
