@@ -289,6 +289,10 @@ def test_worker_killed_mid_fit_gives_the_same_tree(monkeypatch):
     lambda: __import__("treelearn").GreedyTreeClassifier(max_depth=4),  # exact mode: gathered
     lambda: __import__("treelearn").GreedyTreeClassifier(max_leaves=6, max_thresholds=16),
     lambda: __import__("treelearn").PrunedTreeClassifier(max_depth=4),
+    # monotonic constraints: the gathered blocks (the local fit)
+    lambda: __import__("treelearn").TopKTreeClassifier(k=2, max_depth=3, max_thresholds=8, monotonic_cst=[1, 0, -1, 0]),
+    lambda: __import__("treelearn").OptimalTreeClassifier(max_depth=2, max_binary_features=None,
+                                                          monotonic_cst=[0, -1, 0, 1]),
 ])
 def test_other_estimators_accept_dask_with_identical_trees(client, make):
     X, y = _data(n=400, d=4, seed=3)

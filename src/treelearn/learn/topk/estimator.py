@@ -691,8 +691,12 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       tenth of ``time_limit``) improves the greedy incumbent before the exact search starts
       (:mod:`treelearn.learn.continuous.solver`).
     * ``"auto"`` (default): ``"continuous"`` when every threshold is asked for
-      (``max_binary_features=None`` and ``max_thresholds=None``) and X is not all 0/1, else
-      ``"binary"``.
+      (``max_binary_features=None`` and ``max_thresholds=None``), X is not all 0/1 and neither
+      ``min_weight_fraction_leaf`` nor ``monotonic_cst`` is set, else ``"binary"``.
+
+    ``monotonic_cst`` (see :class:`TopKTreeClassifier`): the optimal tree among the hard-label
+    trees meeting scikit-learn's sufficient condition at every constrained split, by the binary
+    search (``solver="continuous"`` with a constraint is an error).
     """
 
     _parameter_constraints = {**{k: v for k, v in TopKTreeClassifier._parameter_constraints.items() if k != "k"},
