@@ -233,3 +233,27 @@ def test_categorical_and_continuous_solver_are_named_errors():
     with pytest.raises(TreeLearnValueError, match="continuous solver"):
         OptimalTreeClassifier(max_depth=2, monotonic_cst=[1, 0], solver="continuous").fit(np.c_[np.arange(8.0),
                                                                                                   np.arange(8.0)], y)
+
+
+def test_monotone_values_keep_forced_labels_and_order():
+    # one split on a column constrained +1, its leaves counted [1, 3] (left) and [4, 2] (right):
+    # either the left leaf is forced to class 0 or the right one to class 1 (the search's two
+    # collapses); the probabilities keep the labels (ties to the first class) and their order
+    from treelearn.learn.monotone import HALF_UP, monotone_values
+    from treelearn.tree.tree import Tree
+
+    def tree():
+        return Tree(children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -2, -2],
+                    threshold=[0.5, -2.0, -2.0], kind=[0, -1, -1], value=[[5.0, 5.0], [1.0, 3.0], [4.0, 2.0]],
+                    classes=np.arange(2))
+
+    X = np.array([[0.0], [1.0]])
+    t = monotone_values(tree(), np.array([1]), label=[-1, 0, -1])  # left forced to 0: the middle value 1/2
+    np.testing.assert_allclose(t.predict_proba(X)[:, 1], [0.5, 0.5])
+    np.testing.assert_array_equal(t.predict(X), [0, 0])
+    np.testing.assert_allclose(t.value[1:].sum(axis=1), [4.0, 6.0])  # the leaves keep their weight
+    t = monotone_values(tree(), np.array([1]), label=[-1, -1, 1])  # right forced to 1: just above 1/2
+    np.testing.assert_allclose(t.predict_proba(X)[:, 1], [HALF_UP, HALF_UP])
+    np.testing.assert_array_equal(t.predict(X), [1, 1])
+    t = monotone_values(tree(), np.array([-1]), label=None)  # -1: the majorities (1 left, 0 right) fit
+    np.testing.assert_allclose(t.predict_proba(X)[:, 1], [0.75, 1 / 3])
