@@ -484,6 +484,13 @@ _SIGINT_FITS = {
         y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ X[:, 3] ^ (rng.random(3000) < 0.2)).astype(int)
         est = OptimalTreeClassifier(max_depth=6, max_binary_features=None, time_limit=None, verbose=1)
     """,
+    "optimal_monotonic": """
+        from treelearn import OptimalTreeClassifier
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, size=(3000, 60)).astype(np.uint8)
+        y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ X[:, 3] ^ (rng.random(3000) < 0.2)).astype(int)
+        est = OptimalTreeClassifier(max_depth=6, time_limit=None, monotonic_cst=[1, -1] * 30)
+    """,
 }
 
 
@@ -502,7 +509,7 @@ def test_sigint_stops_every_fit(which, sigint_after_ready):
         """)
     line, elapsed, err, _ = sigint_after_ready(code)
     assert line.startswith("interrupted"), (line, err[-2000:])
-    if which == "optimal_verbose":  # the binary search hands back its incumbent, on raw columns
+    if which.startswith("optimal_"):  # the binary search hands back its incumbent, on raw columns
         assert line == "interrupted True", (line, err[-2000:])
     assert elapsed < 1.0 + _MARGIN_S, elapsed
 
