@@ -44,7 +44,7 @@ DEFAULT_TIME_LIMIT = 600.0
 VERBOSE = [Interval(numbers.Integral, 0, INT32_MAX), BOOLEAN]
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
-__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "FitClock", "fit_started", "set_interrupt_probe", "FitTimeout", "LimitError", "LiveCounters",
+__all__ = ["DEFAULT_TIME_LIMIT", "VERBOSE", "SPENT", "FitClock", "fit_started", "set_interrupt_probe", "FitTimeout", "LimitError", "LiveCounters",
            "ProgressReporter", "ResourceLimitError", "SearchLimitWarning", "warn_limit"]
 
 
@@ -67,6 +67,11 @@ class FitTimeout(Exception):
     """Internal: the fit's deadline passed before the search started."""
 
 
+#: what :meth:`FitClock.remaining` gives once the deadline has passed: a phase handed this much
+#: time (or less) does not start (a search given it stops at once)
+SPENT = 1e-3
+
+
 class FitClock:
     """The deadline of one fit: ``time_limit`` seconds (None: none) from ``t0`` (default: the start
     of the estimator's ``fit`` running in this thread, see :func:`fit_started`, else now), so that
@@ -87,7 +92,7 @@ class FitClock:
         None without a limit."""
         if self.time_limit is None:
             return None
-        return max(self.time_limit - self.elapsed(), 1e-3)
+        return max(self.time_limit - self.elapsed(), SPENT)
 
     def expired(self) -> bool:
         return self.time_limit is not None and self.elapsed() >= self.time_limit

@@ -92,7 +92,7 @@ from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy import _greedy
 from treelearn.learn.greedy.options import (MAX_FEATURES, MONOTONIC_CST, ByteBudget, check_monotonic_cst,
                                             n_drawn_features)
-from treelearn._limits import FitClock, FitTimeout
+from treelearn._limits import SPENT, FitClock, FitTimeout
 from treelearn.tree.build import split_thresholds
 from treelearn.tree.weakest_link import ccp_path, prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
@@ -285,13 +285,6 @@ def sample_thresholds(sample: np.ndarray, max_thresholds: int):
     return _greedy.code_numeric(sample, np.arange(sample.shape[1], dtype=np.int64), int(max_thresholds), scodes)
 
 
-def code_rows(X: np.ndarray, thresholds, dtype) -> np.ndarray:
-    """Histogram codes of rows (rows x columns, ``dtype`` uint8 or uint16): per column the number
-    of its ascending ``thresholds`` <= the value, as :func:`code_features` codes a numeric column
-    (the coding of a row shard, ``sharded.py``)."""
-    return coding.code_rows(X, thresholds, np.dtype(dtype))
-
-
 def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
     """:func:`code_features`' numeric coding from the threshold sample of
     :func:`~treelearn.data.sketch.sketch_mask`: the sample's quantile thresholds, every row coded
@@ -463,6 +456,8 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
     if classes is None:
         classes = np.arange(n_classes)
     t0 = time.perf_counter()
+    if p.time_limit is not None and p.time_limit <= SPENT:  # the caller's clock is spent: the root alone
+        return root_leaf(y, w, n_classes, schema, classes)
     if coded is None:
         try:  # column blocks under the clock: the deadline (when given) and Ctrl-C
             coded = code_features(Xe, schema, p.max_thresholds, n_jobs=p.n_jobs, check=FitClock(p.time_limit, t0).check)

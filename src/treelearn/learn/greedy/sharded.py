@@ -29,11 +29,11 @@ import time
 import numpy as np
 
 from treelearn._validation import TreeLearnValueError
-from treelearn.data import sketch
+from treelearn.data import coding, sketch
 from treelearn.distributed import report
 from treelearn.distributed.blocks import FirstPass, weights_of
 from treelearn.learn.greedy import _level
-from treelearn.learn.greedy.estimator import CodedFeatures, code_rows, sample_thresholds, tree_from_growth
+from treelearn.learn.greedy.estimator import CodedFeatures, sample_thresholds, tree_from_growth
 from treelearn.tree.tree import Tree
 
 #: gains closer than this are ties (the compiled grower's GAIN_TOL, greedy/types.h)
@@ -82,7 +82,7 @@ def make_shard(x, y, w, classes, scale, thresholds, values, code_dtype):
     xk = np.asarray(x, dtype=np.float64)
     if not keep.all():
         xk = xk[keep]
-    codes = code_rows(xk, thresholds, code_dtype)
+    codes = coding.code_rows(xk, thresholds, np.dtype(code_dtype))  # as code_features codes a numeric column
     cy = codes_y[keep].astype(np.uint8 if classes.size <= 255 else np.int32)
     wk = wt[keep] / scale
     unit = bool(np.all(wk == 1.0))
