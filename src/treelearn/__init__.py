@@ -20,6 +20,7 @@ _EXPORTS = {
     "treelearn.tree.plot": ("dtreeviz_model", "plot_tree"),
     # --- greedy learners ---
     "treelearn.learn.greedy.estimator": ("GreedyTreeClassifier", "grow_greedy"),
+    "treelearn.learn.greedy.regressor": ("GreedyTreeRegressor",),
     # --- top-k and optimal trees ---
     "treelearn.learn.topk.estimator": ("OptimalTreeClassifier", "TopKTreeClassifier"),
     # --- minimum-rank trees ---

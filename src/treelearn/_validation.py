@@ -172,6 +172,57 @@ def reject_missing(Xe: np.ndarray, learner: str) -> None:
     )
 
 
+class ContinuousTargetWarning(UserWarning):
+    """A classifier was given integer labels that look like a continuous target."""
+
+
+def warn_if_continuous(classes: np.ndarray, n_samples: int, estimator: str) -> None:
+    """Warn (once per call site, Python's default) when integer labels look like a numeric target:
+    more distinct values than half the rows (and at least 20 rows), as a birth weight in grams
+    would; a regressor is what fits them."""
+    if n_samples >= 20 and classes.dtype.kind in "iuf" and len(classes) > n_samples / 2:
+        import warnings
+
+        warnings.warn(
+            f"{estimator}: y has {len(classes)} distinct numeric values in {n_samples} samples: it looks like a "
+            "continuous target, and each value becomes a class. For regression use treelearn.GreedyTreeRegressor.",
+            ContinuousTargetWarning, stacklevel=4)
+
+
+def check_regression_target(y, n_samples: int) -> np.ndarray:
+    """A regression target: float64, shape (n,) or (n, k) (k outputs, as scikit-learn's
+    regressors), finite; a named error for None, text, NaN, infinities, a wrong length or shape."""
+    if y is None:
+        raise TreeLearnValueError("y is None: this estimator requires y to be passed, but the target y is None; "
+                                  "a regressor needs a numeric target y")
+    try:
+        import pandas as pd
+
+        if isinstance(y, (pd.Series, pd.DataFrame)):
+            y = y.to_numpy()
+    except ImportError:  # pragma: no cover
+        pass
+    y = np.asarray(y)
+    if y.dtype.kind not in "biuf":
+        if y.dtype.kind == "O":
+            try:
+                y = y.astype(np.float64)
+            except (TypeError, ValueError):
+                y = None
+        if y is None or y.dtype.kind not in "biuf":
+            raise TreeLearnValueError("y must be numeric for a regressor (got non-numeric values)")
+    if y.ndim == 0 or y.ndim > 2:
+        raise TreeLearnValueError(f"y must be 1-D or 2-D (one column per output), got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise TreeLearnValueError(f"X has {n_samples} rows but y has {y.shape[0]}")
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise TreeLearnValueError("y has no output column")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.all(np.isfinite(y)):
+        raise TreeLearnValueError("y contains NaN or infinite values; every sample needs a finite target")
+    return y
+
+
 def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     """y -> (classes, codes); classes sorted, any hashable labels; clear errors on bad y."""
     if y is None:
@@ -231,7 +282,8 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         if not np.all(y == np.round(y)):
             raise TreeLearnValueError(
                 "Unknown label type: continuous. y has non-integer float values; a classifier needs class "
-                "labels (integers, strings or other hashable values), not a continuous target"
+                "labels (integers, strings or other hashable values), not a continuous target (for a numeric "
+                "target use a regressor: treelearn.GreedyTreeRegressor)"
             )
     elif y.dtype == object:
         values = y.tolist()

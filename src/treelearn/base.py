@@ -47,7 +47,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treelearn._validation import (
@@ -57,6 +57,8 @@ from treelearn._validation import (
     check_sample_weight,
     reject_missing,
     check_target,
+    check_regression_target,
+    warn_if_continuous,
     resolve_alias,
     Check,
     validate_parameters,
@@ -183,8 +185,10 @@ def _class_weight_factors(class_weight, classes: np.ndarray, codes: np.ndarray) 
     return compute_sample_weight({i: class_weight[c] for i, c in enumerate(labels) if c in class_weight}, codes)
 
 
-class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
-    """Base of treelearn's classifiers (not for direct use)."""
+class BaseTreeEstimator(BaseEstimator):
+    """What every treelearn estimator shares, classifier or regressor (not for direct use): the
+    parameters' checks, the orchestration of ``fit`` (Ctrl-C, memory errors, Dask input and its
+    hook), and prediction's plumbing (input checks, ``apply``, ``decision_path``, inspection)."""
 
     #: every ``__init__`` parameter -> its allowed forms (None: the subclass checks in ``_check_params``)
     _parameter_constraints: dict | None = None
@@ -230,6 +234,131 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             params = validate_parameters(type(self).__name__, self._parameter_constraints, params)
         self._check_params()
         return params
+
+    def _after_fit(self) -> None:
+        """Hook for subclasses (e.g. to record search statistics)."""
+
+    #: the learner's Dask plug-in: a module of its room (``"treelearn.learn.<room>.sharded"``),
+    #: imported only for Dask input and handed to :meth:`_fit_sharded`; None: Dask input is
+    #: gathered and fitted as in memory
+    _dask_plugin: str | None = None
+
+    def _fit_sharded(self, plugin, data, params: dict):
+        """Hook: the fit on Dask input ``data`` (a :class:`~treelearn.distributed.blocks.ShardedInput`)
+        with the learner's ``plugin`` module and the checked parameters. Returns ``(classes, tree,
+        weight scale)`` (the tree's counts in units of the weights divided by the scale, as
+        :meth:`_fit` returns them), or None: the blocks are gathered and fitted as in memory.
+        The default gathers."""
+        return None
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (array or DataFrame, numeric and categorical columns; or Dask collections) and
+        the target y."""
+        params = self._validate_params()
+        try:
+            # Ctrl-C from start to end, in any thread: every compiled search of this fit sees it
+            # and one clock: a time limit counts from here (input checks and encodings included)
+            with SigintHold(), fit_started():
+                target, tree, scale = self._fit_any(X, y, sample_weight, params)
+        except MemoryError as exc:
+            if isinstance(exc, LimitError):
+                raise
+            raise self._out_of_memory(exc) from exc
+        self._set_fitted(target, tree, scale)
+        self._after_fit()
+        return self
+
+    def _set_fitted(self, target, tree: Tree, scale: float) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _fit_any(self, X, y, sample_weight, params):
+        if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
+            return self._fit_dask(X, y, sample_weight, params)
+        return self._fit_arrays(X, y, sample_weight, params)
+
+    def _out_of_memory(self, exc: MemoryError) -> ResourceLimitError:
+        """A bare MemoryError (``std::bad_alloc`` from compiled code, numpy's) as an error naming
+        the fit and the settings that decide its memory."""
+        said = " ".join(str(exc).split())[:120]
+        knobs = [f"{k}={getattr(self, k)!r}" for k in ("n_jobs", "memory_limit_mb", "max_depth")
+                 if hasattr(self, k)]
+        return ResourceLimitError(
+            f"{type(self).__name__}.fit ran out of memory ({type(exc).__name__}{': ' + said if said else ''}) "
+            f"with {', '.join(knobs) or 'these settings'}; fewer threads (n_jobs), a lower memory_limit_mb, a "
+            "smaller depth or fewer rows need less")
+
+    def _fit_dask(self, X, y, sample_weight, params):
+        """Dask input (see the module doc, step 5): the learner's plug-in, or the gathered blocks."""
+        from treelearn.distributed.blocks import ShardedInput
+
+        data = ShardedInput(X, y, sample_weight)
+        fitted = None
+        if self._dask_plugin is not None:
+            fitted = self._fit_sharded(importlib.import_module(self._dask_plugin), data, params)
+        if fitted is None:
+            return self._fit_arrays(*data.gather(), params)
+        _record_features(self, data.meta)
+        return fitted
+
+    # ------------------------------------------------------------------ predict
+    def _encode(self, X):
+        check_is_fitted(self, "tree_")
+        as_2d_raw(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        Xe = self.tree_.encode(X)
+        if not self._supports_missing:
+            reject_missing(Xe, type(self).__name__)
+        return Xe
+
+    def apply(self, X):
+        """Index of the leaf each sample reaches."""
+        Xe = self._encode(X)  # checks that the estimator is fitted first
+        return self.tree_.apply_encoded(Xe)
+
+    def decision_path(self, X):
+        self._encode(X)  # checks fitted, the number of features and the feature names
+        return self.tree_.decision_path(X)
+
+    # ------------------------------------------------------------------ inspection
+    def get_depth(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total impurity decrease per raw feature (zeros for a one-leaf tree).
+
+        Uses the tree's ``impurity`` array (a regressor's: in its criterion's units, as
+        scikit-learn's); a learner that leaves it at zero (it has no impurity
+        criterion, e.g. consistent or optimal trees) gets the Gini decrease of the node counts.
+        """
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        imp = np.zeros(t.n_features)
+        w = t.node_weights()
+        node_imp = t.impurity
+        if t.node_count > 1 and not np.any(node_imp) and not t.is_regression:
+            from treelearn.criteria import GINI
+
+            node_imp = GINI.impurity(t.value)
+        for node in np.nonzero(t.children_left >= 0)[0]:
+            l, r = t.children_left[node], t.children_right[node]
+            imp[t.feature[node]] += w[node] * node_imp[node] - w[l] * node_imp[l] - w[r] * node_imp[r]
+        s = imp.sum()
+        return imp / s if s > 0 else imp
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = bool(self._supports_missing)
+        return tags
+
+
+class BaseTreeClassifier(ClassifierMixin, BaseTreeEstimator):
+    """Base of treelearn's classifiers (not for direct use)."""
 
     def _fit(self, sample: TrainingSample, params: dict) -> Tree:
         """Fit on the sample with the checked parameters (default: :meth:`_fit_encoded`)."""
@@ -282,22 +411,6 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
             if isinstance(v, float):
                 setattr(self, name, v * scale)
 
-    def _after_fit(self) -> None:
-        """Hook for subclasses (e.g. to record search statistics)."""
-
-    #: the learner's Dask plug-in: a module of its room (``"treelearn.learn.<room>.sharded"``),
-    #: imported only for Dask input and handed to :meth:`_fit_sharded`; None: Dask input is
-    #: gathered and fitted as in memory
-    _dask_plugin: str | None = None
-
-    def _fit_sharded(self, plugin, data, params: dict):
-        """Hook: the fit on Dask input ``data`` (a :class:`~treelearn.distributed.blocks.ShardedInput`)
-        with the learner's ``plugin`` module and the checked parameters. Returns ``(classes, tree,
-        weight scale)`` (the tree's counts in units of the weights divided by the scale, as
-        :meth:`_fit` returns them), or None: the blocks are gathered and fitted as in memory.
-        The default gathers."""
-        return None
-
     # ------------------------------------------------------------------ fit
     def _training_sample(self, X, y, sample_weight=None):
         """``(classes, sample)``: checked input with zero-weight rows dropped (see the module doc)."""
@@ -313,6 +426,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         if not self._supports_categorical and not schema.all_numeric:
             raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
         classes, codes = check_target(y, raw.shape[0])
+        warn_if_continuous(classes, raw.shape[0], type(self).__name__)
         w = check_sample_weight(sample_weight, raw.shape[0])
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None:
@@ -328,56 +442,13 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         sample.finite_checked = flags is not None or raw.dtype.kind in "biu"
         return classes, sample
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit on X (array or DataFrame, numeric and categorical columns; or Dask collections) and
-        labels y."""
-        params = self._validate_params()
-        try:
-            # Ctrl-C from start to end, in any thread: every compiled search of this fit sees it
-            # and one clock: a time limit counts from here (input checks and encodings included)
-            with SigintHold(), fit_started():
-                classes, tree, scale = self._fit_any(X, y, sample_weight, params)
-        except MemoryError as exc:
-            if isinstance(exc, LimitError):
-                raise
-            raise self._out_of_memory(exc) from exc
+    def _set_fitted(self, classes, tree: Tree, scale: float) -> None:
         self.classes_ = classes
         self.n_classes_ = len(classes)
         tree.classes = classes
         self.tree_ = tree
         if scale != 1.0:
             self._rescale_counts(scale)
-        self._after_fit()
-        return self
-
-    def _fit_any(self, X, y, sample_weight, params):
-        if is_dask_collection(X) or is_dask_collection(y) or is_dask_collection(sample_weight):
-            return self._fit_dask(X, y, sample_weight, params)
-        return self._fit_arrays(X, y, sample_weight, params)
-
-    def _out_of_memory(self, exc: MemoryError) -> ResourceLimitError:
-        """A bare MemoryError (``std::bad_alloc`` from compiled code, numpy's) as an error naming
-        the fit and the settings that decide its memory."""
-        said = " ".join(str(exc).split())[:120]
-        knobs = [f"{k}={getattr(self, k)!r}" for k in ("n_jobs", "memory_limit_mb", "max_depth")
-                 if hasattr(self, k)]
-        return ResourceLimitError(
-            f"{type(self).__name__}.fit ran out of memory ({type(exc).__name__}{': ' + said if said else ''}) "
-            f"with {', '.join(knobs) or 'these settings'}; fewer threads (n_jobs), a lower memory_limit_mb, a "
-            "smaller depth or fewer rows need less")
-
-    def _fit_dask(self, X, y, sample_weight, params):
-        """Dask input (see the module doc, step 5): the learner's plug-in, or the gathered blocks."""
-        from treelearn.distributed.blocks import ShardedInput
-
-        data = ShardedInput(X, y, sample_weight)
-        fitted = None
-        if self._dask_plugin is not None:
-            fitted = self._fit_sharded(importlib.import_module(self._dask_plugin), data, params)
-        if fitted is None:
-            return self._fit_arrays(*data.gather(), params)
-        _record_features(self, data.meta)
-        return fitted
 
     def _fit_arrays(self, X, y, sample_weight, params):
         """In-memory input: ``(classes, tree, weight scale)``, the tree's counts in the learner's
@@ -411,21 +482,6 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
                 partial.value = partial.value * scale
             raise
 
-    # ------------------------------------------------------------------ predict
-    def _encode(self, X):
-        check_is_fitted(self, "tree_")
-        as_2d_raw(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        Xe = self.tree_.encode(X)
-        if not self._supports_missing:
-            reject_missing(Xe, type(self).__name__)
-        return Xe
-
-    def apply(self, X):
-        """Index of the leaf each sample reaches."""
-        Xe = self._encode(X)  # checks that the estimator is fitted first
-        return self.tree_.apply_encoded(Xe)
-
     def predict(self, X):
         leaves = self.apply(X)
         return self.classes_[self.tree_.leaf_class_index()[leaves]]
@@ -440,42 +496,68 @@ class BaseTreeClassifier(ClassifierMixin, BaseEstimator):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def decision_path(self, X):
-        self._encode(X)  # checks fitted, the number of features and the feature names
-        return self.tree_.decision_path(X)
 
-    # ------------------------------------------------------------------ inspection
-    def get_depth(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.depth
+class BaseTreeRegressor(RegressorMixin, BaseTreeEstimator):
+    """Base of treelearn's regressors (not for direct use). Everything that is not about classes
+    is :class:`BaseTreeEstimator`'s; here: the target (float64, (n,) or (n, k) for k outputs,
+    checked by :func:`treelearn._validation.check_regression_target`), a constant target's one
+    leaf, and prediction (the leaves' means; ``score`` is R^2, scikit-learn's ``RegressorMixin``).
+    The learner's ``_fit(sample, params) -> Tree`` gets a :class:`TrainingSample` whose ``y`` is
+    that target (``n_classes`` 0), weights scaled as the classifiers' are, and returns a regression
+    Tree (``task="regression"``) whose ``weighted_n_node_samples`` is in the scaled units."""
 
-    def get_n_leaves(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
+    def _fit(self, sample: TrainingSample, params: dict) -> Tree:  # pragma: no cover - abstract
+        raise NotImplementedError
 
-    @property
-    def feature_importances_(self):
-        """Normalised total impurity decrease per raw feature (zeros for a one-leaf tree).
+    def _training_sample(self, X, y, sample_weight=None) -> TrainingSample:
+        raw = as_2d_raw(X)
+        _record_features(self, X)
+        schema = ColumnSchema.infer(X, getattr(self, "categorical", None))
+        if not self._supports_categorical and not schema.all_numeric:
+            raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
+        target = check_regression_target(y, raw.shape[0])
+        w = check_sample_weight(sample_weight, raw.shape[0])
+        keep = w > 0
+        rows, n_input_rows = None, raw.shape[0]
+        if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
+            rows = np.flatnonzero(keep)
+            raw, target, w = raw[rows], target[rows], w[rows]
+        return TrainingSample(raw, schema, target, 0, np.ascontiguousarray(w), rows, n_input_rows)
 
-        Uses the tree's ``impurity`` array; a learner that leaves it at zero (it has no impurity
-        criterion, e.g. consistent or optimal trees) gets the Gini decrease of the node counts.
-        """
-        check_is_fitted(self, "tree_")
-        t = self.tree_
-        imp = np.zeros(t.n_features)
-        w = t.value.sum(axis=1)
-        node_imp = t.impurity
-        if t.node_count > 1 and not np.any(node_imp):
-            from treelearn.criteria import GINI
+    def _fit_arrays(self, X, y, sample_weight, params):
+        """In-memory input: ``(target shape, tree, weight scale)``."""
+        sample = self._training_sample(X, y, sample_weight)
+        scale = weight_scale(float(sample.weights.min()), float(sample.weights.max()))
+        if scale != 1.0:
+            sample.weights = sample.weights / scale
+        y2 = sample.y.reshape(sample.n_samples, -1)
+        if np.all(y2 == y2[:1]):  # a constant target: one leaf
+            if sample.schema.all_numeric and sample.raw.dtype.kind in "biuf":
+                check_finite(sample.raw)
+            else:
+                sample.encoded  # noqa: B018 - encoding checks the values
+            W = float(sample.weights.sum())
+            tree = Tree(children_left=[-1], children_right=[-1], feature=[-2], threshold=[-2.0], kind=[-1],
+                        value=y2[:1], n_node_samples=[sample.n_samples], impurity=[0.0], classes=None,
+                        schema=sample.schema, task="regression", weighted_n_node_samples=[W])
+            return sample.y.ndim, tree, scale
+        return sample.y.ndim, self._fit(sample, params), scale
 
-            node_imp = GINI.impurity(t.value)
-        for node in np.nonzero(t.children_left >= 0)[0]:
-            l, r = t.children_left[node], t.children_right[node]
-            imp[t.feature[node]] += w[node] * node_imp[node] - w[l] * node_imp[l] - w[r] * node_imp[r]
-        s = imp.sum()
-        return imp / s if s > 0 else imp
+    def _set_fitted(self, y_ndim, tree: Tree, scale: float) -> None:
+        self.n_outputs_ = tree.n_outputs
+        self._y_ndim = int(y_ndim)
+        if scale != 1.0:
+            tree.weighted_n_node_samples = tree.weighted_n_node_samples * scale
+        self.tree_ = tree
+
+    def predict(self, X):
+        """The mean of the training targets at the leaf each row reaches ((n,) for a 1-D target,
+        else (n, n_outputs))."""
+        leaves = self.apply(X)  # checks that the estimator is fitted first
+        v = self.tree_.value[leaves]
+        return v[:, 0].copy() if getattr(self, "_y_ndim", 1) == 1 and v.shape[1] == 1 else v
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = bool(self._supports_missing)
+        tags.target_tags.multi_output = True  # y of shape (n, k): k outputs
         return tags

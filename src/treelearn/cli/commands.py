@@ -67,6 +67,8 @@ def predict(
     df, _ = _read_for_model(tree, meta, data, sep=sep, decimal=decimal, na_values=na_values, header=header,
                             label=False)
     X = features_for(tree, df, data, stored_label(meta))
+    if proba and tree.is_regression:
+        raise CLIError(f"{model}: a regression tree predicts values, not class probabilities (drop --proba)")
     try:
         if proba:
             result = pd.DataFrame(tree.predict_proba(X), columns=[str(c) for c in tree.classes.tolist()])
@@ -191,6 +193,21 @@ def evaluation_report(tree, X, y) -> dict:
     }
 
 
+def regression_report(tree, X, y) -> dict:
+    """RMSE, MAE and R^2 of a regression tree on data with a numeric target (scikit-learn's metrics)."""
+    import numpy as np
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    try:
+        yy = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CLIError("the label column must be numeric to evaluate a regression tree") from None
+    pred = tree.predict(X)
+    return {"samples": int(len(yy)), "rmse": float(np.sqrt(mean_squared_error(yy, pred))),
+            "mae": float(mean_absolute_error(yy, pred)), "r2": float(r2_score(yy, pred)),
+            "leaves": tree.n_leaves, "depth": tree.depth}
+
+
 def evaluate(
     model: Path = typer.Argument(..., help=MODEL_HELP),
     data: Path = typer.Argument(..., help="A labelled CSV file (test data)."),
@@ -203,7 +220,8 @@ def evaluate(
     sep: Optional[str] = csvio.SEP_OPTION,
     decimal: Optional[str] = csvio.DECIMAL_OPTION,
 ):
-    """Accuracy, balanced accuracy, confusion matrix and per-class precision/recall on labelled data."""
+    """Accuracy, balanced accuracy, confusion matrix and per-class precision/recall on labelled data
+    (a regression model: RMSE, MAE and R^2)."""
     tree, meta = load_model(model)
     df, y_col = _read_for_model(tree, meta, data, sep=sep, decimal=decimal, na_values=na_values, header=header,
                                 label=label)
@@ -211,9 +229,18 @@ def evaluate(
         raise CLIError(f"{data}: the label column {y_col!r} has missing values")
     X = features_for(tree, df.drop(columns=[y_col]), data)
     try:
-        rep = evaluation_report(tree, X, df[y_col].to_numpy())
+        rep = (regression_report if tree.is_regression else evaluation_report)(tree, X, df[y_col].to_numpy())
     except ValueError as exc:  # TreeLearnValueError among them
         raise CLIError(f"{data}: {one_line(exc)}") from None
+    if tree.is_regression:
+        if format == OutFormat.json:
+            typer.echo(json.dumps(rep))
+        elif format == OutFormat.csv:
+            typer.echo("metric,value\n" + "\n".join(f"{k_},{v}" for k_, v in rep.items()))
+        else:
+            typer.echo(f"RMSE: {rep['rmse']:.6g}\nMAE: {rep['mae']:.6g}\nR^2: {rep['r2']:.4f}\n"
+                       f"samples: {rep['samples']}\nleaves: {rep['leaves']}\ndepth: {rep['depth']}")
+        return
     if format == OutFormat.json:
         typer.echo(json.dumps(rep))
     elif format == OutFormat.csv:

@@ -38,12 +38,36 @@ LEARNER_CLASSES = {
     "minrank": "MinRankTreeClassifier",
     "pruned": "PrunedTreeClassifier",
 }
+#: the learners of ``--task regression``
+REGRESSOR_CLASSES = {
+    "greedy": "GreedyTreeRegressor",
+}
+
+
+class Task(str, Enum):
+    auto = "auto"
+    classification = "classification"
+    regression = "regression"
 
 
 class Criterion(str, Enum):
     entropy = "entropy"
     gini = "gini"
     kearns_mansour = "kearns_mansour"
+    squared_error = "squared_error"
+    friedman_mse = "friedman_mse"
+    poisson = "poisson"
+
+
+def looks_continuous(y) -> bool:
+    """A numeric label column with more distinct values than half its rows (and at least 20
+    rows): ``--task auto`` fits a regression tree on it."""
+    import numpy as np
+    import pandas as pd
+
+    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y) or len(y) < 20:
+        return False
+    return int(np.unique(np.asarray(y)).size) > len(y) / 2
 
 
 class Splitter(str, Enum):
@@ -76,13 +100,15 @@ CLI_PARAMS = {"criterion", "max_depth", "max_leaves", "min_samples_leaf", "max_t
               "splitter"}
 
 
-def make_learner(learner: str, params: dict):
-    """An estimator of ``learner`` (greedy, topk, optimal, minrank, pruned) with the given
-    parameters (``None`` values are left at the learner's default). A parameter the learner
-    does not take is an error that names the learner's options."""
+def make_learner(learner: str, params: dict, regression: bool = False):
+    """An estimator of ``learner`` (greedy, topk, optimal, minrank, pruned; a regressor with
+    ``regression``) with the given parameters (``None`` values are left at the learner's
+    default). A parameter the learner does not take is an error that names the learner's options."""
     import treelearn
 
-    cls = getattr(treelearn, LEARNER_CLASSES[learner], None)
+    if regression and learner not in REGRESSOR_CLASSES:
+        raise CLIError(f"--task regression needs --learner {' or '.join(REGRESSOR_CLASSES)} (got {learner})")
+    cls = getattr(treelearn, (REGRESSOR_CLASSES if regression else LEARNER_CLASSES)[learner], None)
     if cls is None:
         raise CLIError(f"the {learner} learner is not available in this version of treelearn")
     est = cls()
@@ -121,6 +147,7 @@ def _run_fit(est, X, y, data: Path, learner: str, nan_cols: list):
     from treelearn._limits import SearchLimitWarning
 
     limits: list[str] = []
+    others: list = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SearchLimitWarning)
         try:
@@ -144,7 +171,9 @@ def _run_fit(est, X, y, data: Path, learner: str, nan_cols: list):
                 if issubclass(w.category, SearchLimitWarning):
                     limits.append(str(w.message).split(";")[0])
                 else:
-                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+                    others.append(w)
+    for w in others:  # (after the recording: inside it, showing one would record it again)
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     if getattr(est, "timed_out_", False) or limits:
         return est.tree_, "limit", limits[0] if limits else f"{type(est).__name__} stopped at a limit"
     return est.tree_, None, ""
@@ -172,11 +201,15 @@ def fit(
     data: Path = typer.Argument(..., help="Training data: a CSV file (header row detected, or --header/--no-header)."),
     label: Optional[str] = typer.Option(None, "--label", "-l", help="Label column: a name or an index (negative "
                                                                      "counts from the end); default: the last column."),
+    task: Task = typer.Option(Task.auto, "--task", help="classification, regression (a numeric label: the leaves "
+                                                         "predict means), or auto: regression when the label is "
+                                                         "numeric with more distinct values than half the rows."),
     learner: Learner = typer.Option(Learner.greedy, "--learner", "-L",
                                     help="greedy (ID3/CART/Kearns-Mansour, paper 000), topk and optimal (003), "
                                          "minrank (minimum-rank consistent tree, 001), pruned (bound pruning, 002)."),
     criterion: Optional[Criterion] = typer.Option(None, help="Impurity function G (greedy, topk, optimal, pruned; "
-                                                             "default: the learner's)."),
+                                                             "default: the learner's); regression: squared_error, "
+                                                             "friedman_mse or poisson."),
     max_depth: Optional[int] = typer.Option(None, min=0, help="Depth limit (0: a single leaf). greedy/pruned: none "
                                                               "by default; topk/optimal: 3."),
     max_leaves: Optional[int] = typer.Option(None, min=1, help="greedy: grow best-first (BuildTopDownDT) to this many "
@@ -233,6 +266,10 @@ def fit(
     if y.isna().any():
         raise CLIError(f"{data}: the label column {y_col!r} has {int(y.isna().sum())} missing value(s); "
                        "every row needs a label")
+    regression = task == Task.regression or (task == Task.auto and looks_continuous(y))
+    if regression and task == Task.auto:
+        typer.echo(f"treelearn fit: the label {y_col!r} is numeric with {y.nunique()} distinct values in {len(y)} "
+                   "rows: fitting a regression tree (--task classification to classify)", err=True)
     params = dict(criterion=criterion.value if criterion else None, max_depth=max_depth, max_leaves=max_leaves,
                   min_samples_leaf=min_samples_leaf, max_thresholds=max_thresholds, k=k,
                   max_binary_features=max_binary_features, max_rank=max_rank,
@@ -240,7 +277,7 @@ def fit(
                   memory_limit_mb=memory_limit_mb, n_jobs=n_jobs, random_state=random_state,
                   min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features_value(max_features),
                   splitter=splitter.value if splitter else None)
-    est = make_learner(learner.value, params)
+    est = make_learner(learner.value, params, regression)
     if verbose and "verbose" in est.get_params(deep=False):
         est.set_params(verbose=1)
     if verbose:
@@ -253,6 +290,7 @@ def fit(
     seconds = time.perf_counter() - t0
     facts = fitted_facts(est) if stop != "interrupted" else {"interrupted": True}
     meta = {"label": y_col, "categorical": columns.categorical, "learner": type(est).__name__,
+            "task": "regression" if regression else "classification",
             "params": {k_: json_safe(v) for k_, v in est.get_params(deep=False).items()},
             "source": data.name, "csv": opts.to_json(), "fit": {k_: json_safe(v) for k_, v in facts.items()}}
     _save(tree, meta, out)
@@ -265,10 +303,17 @@ def fit(
 
 
 def _report(format: OutFormat, learner: str, est, tree, X, y, seconds: float, facts: dict, columns, out: Path):
-    acc = accuracy(tree.predict(X), y)
+    if tree.is_regression:
+        from sklearn.metrics import r2_score
+
+        acc = float(r2_score(y.to_numpy(dtype=float), tree.predict(X)))
+        measure = ("training_r2", "training R^2")
+    else:
+        acc = accuracy(tree.predict(X), y)
+        measure = ("training_accuracy", "training accuracy")
     report = {"learner": learner, "estimator": type(est).__name__, "rows": int(len(y)),
               "seconds": round(seconds, 6), "leaves": tree.n_leaves, "depth": tree.depth,
-              "training_accuracy": acc, **facts, "categorical": list(columns.categorical), "model": str(out)}
+              measure[0]: acc, **facts, "categorical": list(columns.categorical), "model": str(out)}
     if format == OutFormat.json:
         typer.echo(json.dumps(report))
     elif format == OutFormat.csv:
@@ -278,4 +323,4 @@ def _report(format: OutFormat, learner: str, est, tree, X, y, seconds: float, fa
         extra = "".join(f", {k_.replace('_', ' ')} {v}" for k_, v in facts.items()
                         if k_ not in ("training_error", "interrupted"))
         typer.echo(f"fitted {type(est).__name__} on {len(y)} rows in {seconds:.3f} s: {tree.n_leaves} leaves, "
-                   f"depth {tree.depth}, training accuracy {acc:.4f}{extra}; wrote {out}")
+                   f"depth {tree.depth}, {measure[1]} {acc:.4f}{extra}; wrote {out}")

@@ -74,6 +74,9 @@ inline void xlog2x_table(int64_t n, std::vector<double>& out) {
 // would turn a 1e-17 residue into a 1e-9 gain difference, so they are snapped to 0. zeps = 0
 // clips negative inputs only.
 struct CritBase {
+    // false: a node's channels are class counts (a row adds its weight to its class's channel);
+    // true (the regression policies below): every row adds its own statistics to every channel
+    static constexpr bool moments = false;
     int C = 2;
     double zeps = 0.0;
     TLC_INLINE double z(double x) const { return x < zeps ? 0.0 : x; }
@@ -91,6 +94,22 @@ struct CritBase {
         for (int i = 0; i < C; ++i) buf[i] = tot[i] - l[i];
         return s.wimp(l, WL) + s.wimp(buf, WR);
     }
+    // the weight of a node of channels c (class counts: their sum)
+    TLC_INLINE double weight(const double* c, int n) const {
+        double W = 0.0;
+        for (int i = 0; i < n; ++i) W += c[i];
+        return W;
+    }
+    // a node that no split can improve: at most one class present
+    TLC_INLINE bool pure(const double* c, int n, double) const {
+        int pos = 0;
+        for (int i = 0; i < n; ++i) pos += c[i] > 0.0;
+        return pos <= 1;
+    }
+    // the unit of a node's tie tolerance between scores (weighted impurities: the node's weight)
+    TLC_INLINE double tie_unit(const double*, int, double W) const { return W; }
+    // the global gain of a split: (W * impurity(node) - score) / W_total
+    TLC_INLINE double gain(double wimp, double score, double, double Wtot) const { return (wimp - score) / Wtot; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -289,6 +308,102 @@ struct CandidateBatch {
     }
     double score(size_t i) const { return out[i]; }
 };
+
+// ---------------------------------------------------------------------------------------------
+// Regression criteria (scikit-learn's, in its units). A node's channels are sums over its rows
+// (sufficient statistics, additive as class counts are): [W, S_1..S_K, Q_1..Q_K] for K outputs,
+// W the weight, S_k = sum w y_k and Q_k = sum w y_k^2 (squared error) or
+// Q_k = sum w y_k log y_k (Poisson). The impurity of a node is the mean over the outputs of
+// its weighted mean squared error, or of its weighted half Poisson deviance; wimp = W x that.
+// A score is lower for better splits: the children's summed weighted impurity (the node's own
+// terms cancel, so the order is scikit-learn's proxy improvement's). +inf marks an inadmissible
+// split (Poisson: a side whose sum of y is not positive). scikit-learn's "friedman_mse" is the
+// squared error (it ranks splits alike: scikit-learn 1.9 maps one to the other).
+struct MomentBase : CritBase {
+    static constexpr bool moments = true;
+    static constexpr bool batched = false;
+    static constexpr double sklearn_scale = 1.0;
+    static constexpr double rank_unit = 1.0;
+    static constexpr double kappa = 1.0;
+    static constexpr double EPS = std::numeric_limits<double>::epsilon();  // scikit-learn's EPSILON
+    static constexpr double INF = std::numeric_limits<double>::infinity();
+    int K = 1;
+    void setup(const double*, int64_t, int channels) { C = channels; K = (channels - 1) / 2; }
+    TLC_INLINE double weight(const double* c, int) const { return c[0]; }
+    TLC_INLINE double score2(double, double, double, double, double, double) const { return INF; }  // (classes only)
+    // the scale of the second moments: ties and rounding residues are relative to it
+    TLC_INLINE double moment_scale(const double* c) const {
+        double q = 0.0;
+        for (int k = 0; k < K; ++k) q += std::fabs(c[1 + K + k]) + std::fabs(c[1 + k]);
+        return q / K;
+    }
+    TLC_INLINE double tie_unit(const double* tot, int, double) const { return moment_scale(tot) + 1e-300; }
+    // scikit-learn's leaf rule (impurity <= EPSILON), and a residue of rounding relative to the
+    // moments (a constant target whose mean is not a double)
+    template <class Self>
+    TLC_INLINE bool pure_of(const Self& s, const double* c, double W) const {
+        const double wi = s.wimp(c, W);
+        return wi <= EPS * W || wi <= 64.0 * EPS * moment_scale(c);
+    }
+};
+
+struct SquaredError : MomentBase {
+    static constexpr int code = 10;
+    TLC_INLINE double wimp(const double* c, double W) const {
+        if (!(W > 0.0)) return 0.0;
+        double s = 0.0;
+        for (int k = 0; k < K; ++k) s += c[1 + K + k] - c[1 + k] * c[1 + k] / W;
+        return s > 0.0 ? s / K : 0.0;
+    }
+    TLC_INLINE double score(const double* l, const double* tot, double WL, double WR, double*) const {
+        double s = 0.0;
+        for (int k = 0; k < K; ++k) {
+            const double a = l[1 + k], b = tot[1 + k] - a;
+            s += tot[1 + K + k] - a * a / WL - b * b / WR;
+        }
+        return s / K;
+    }
+    TLC_INLINE bool pure(const double* c, int, double W) const { return pure_of(*this, c, W); }
+};
+
+// Poisson's half deviance: sum w (y log(y / mean) - y + mean) = Q - S log(S / W) per output
+struct Poisson : MomentBase {
+    static constexpr int code = 12;
+    TLC_INLINE double wimp(const double* c, double W) const {
+        if (!(W > 0.0)) return 0.0;
+        double s = 0.0;
+        for (int k = 0; k < K; ++k) {
+            const double S = c[1 + k];
+            if (S <= EPS) return INF;
+            s += c[1 + K + k] - S * std::log(S / W);
+        }
+        return s > 0.0 ? s / K : 0.0;
+    }
+    TLC_INLINE double score(const double* l, const double* tot, double WL, double WR, double*) const {
+        double s = 0.0;
+        for (int k = 0; k < K; ++k) {
+            const double a = l[1 + k], b = tot[1 + k] - a;
+            if (a <= EPS || b <= EPS) return INF;
+            s += tot[1 + K + k] - a * std::log(a / WL) - b * std::log(b / WR);
+        }
+        return s / K;
+    }
+    TLC_INLINE bool pure(const double* c, int, double W) const {
+        for (int k = 0; k < K; ++k)
+            if (c[1 + k] <= EPS) return true;  // (no split of it is admissible)
+        return pure_of(*this, c, W);
+    }
+};
+
+// Run f(policy) with the regression policy of a criterion code (10, 12).
+template <class F>
+inline auto with_regression(int code, F&& f) {
+    switch (code) {
+        case 10: return f(SquaredError{});
+        case 12: return f(Poisson{});
+        default: throw std::invalid_argument("unknown regression criterion code");
+    }
+}
 
 // Run f(policy) with the built-in policy of a criterion code (0, 1, 2).
 template <class F>

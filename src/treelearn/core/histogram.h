@@ -54,4 +54,22 @@ inline void count_rows(const int32_t* rows, int64_t nrows,  // rows == nullptr: 
     }
 }
 
+// count_rows for sufficient statistics (regression): a row adds its C channels stats[r * C + c]
+// (weights applied) to each of its cells, RowMajor codes
+template <class Code>
+inline void count_row_stats(const int32_t* rows, int64_t nrows, const Code* codes, int d, const int64_t* offset,
+                            int C, const double* stats, double* h, int64_t* hc) {
+    for (int64_t p = 0; p < nrows; ++p) {
+        const int64_t r = rows ? rows[p] : p;
+        const Code* b = codes + r * (int64_t)d;
+        const double* s = stats + r * (int64_t)C;
+        for (int f = 0; f < d; ++f) {
+            const int64_t cell = offset[f] + b[f];
+            double* hh = h + cell * C;
+            for (int c = 0; c < C; ++c) hh[c] += s[c];
+            hc[cell] += 1;
+        }
+    }
+}
+
 }  // namespace tl

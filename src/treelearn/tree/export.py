@@ -159,7 +159,8 @@ def to_sklearn_arrays(tree) -> SklearnArrays:
 
 
 def to_sklearn(tree, *, class_codes: bool = False):
-    """A fitted ``sklearn.tree.DecisionTreeClassifier`` holding the tree, for sklearn's tools.
+    """A fitted ``sklearn.tree.DecisionTreeClassifier`` holding the tree, for sklearn's tools
+    (a regression tree: a ``DecisionTreeRegressor`` that predicts as the tree does).
 
     Built from :func:`to_sklearn_arrays` through ``sklearn.tree._tree.Tree.__setstate__``
     (scikit-learn's own pickle format), so ``sklearn.tree.plot_tree``, ``export_text`` and
@@ -199,10 +200,12 @@ def to_sklearn(tree, *, class_codes: bool = False):
     nodes["threshold"] = a.threshold
     nodes["impurity"] = a.impurity
     nodes["n_node_samples"] = a.n_node_samples
-    weighted = a.value.sum(axis=1)
+    weighted = tree.node_weights().astype(np.float64)
     nodes["weighted_n_node_samples"] = weighted
     if "missing_go_to_left" in NODE_DTYPE.names:  # where the tree sends missing values (recorded or default)
         nodes["missing_go_to_left"] = np.asarray(tree.missing_go_to_left, dtype=np.uint8)
+    if tree.is_regression:
+        return _sklearn_regressor(obj, tree, nodes, n_columns)
     with np.errstate(invalid="ignore", divide="ignore"):
         proportions = np.where(weighted[:, None] > 0, a.value / np.where(weighted > 0, weighted, 1)[:, None],
                                1.0 / tree.n_classes)
@@ -229,8 +232,29 @@ def to_sklearn(tree, *, class_codes: bool = False):
     return clf
 
 
+def _sklearn_regressor(obj, tree: Tree, nodes, n_columns: int):
+    """A fitted ``DecisionTreeRegressor`` holding the regression tree (its nodes' means as
+    ``value``, (n, n_outputs, 1)), predicting as the tree does."""
+    from sklearn.tree import DecisionTreeRegressor
+    from sklearn.tree._tree import Tree as SkTree
+    from treelearn.tree.formats import tree_criterion
+
+    n, k = tree.node_count, tree.n_outputs
+    sk_tree = SkTree(n_columns, np.ones(k, dtype=np.intp), k)
+    sk_tree.__setstate__({"max_depth": tree.depth, "node_count": n, "nodes": nodes,
+                          "values": np.ascontiguousarray(tree.value.reshape(n, k, 1))})
+    reg = DecisionTreeRegressor(max_depth=tree.depth if tree.depth > 0 else None)
+    reg.criterion = tree_criterion(obj) or "squared_error"
+    reg.tree_ = sk_tree
+    reg.n_features_in_ = n_columns
+    reg.n_outputs_ = k
+    reg.max_features_ = n_columns
+    return reg
+
+
 def from_sklearn(clf, *, feature_names=None) -> Tree:
-    """A treelearn Tree equivalent to a fitted single-output ``DecisionTreeClassifier``.
+    """A treelearn Tree equivalent to a fitted single-output ``DecisionTreeClassifier`` (or a
+    ``DecisionTreeRegressor``, any number of outputs: a regression Tree of its nodes' means).
 
     scikit-learn's ``x <= t`` goes left becomes ``x >= nextafter(t, +inf)`` goes right; the
     class counts are the node's class proportions times its weighted sample count; the tree's
@@ -239,25 +263,31 @@ def from_sklearn(clf, *, feature_names=None) -> Tree:
     """
     sk = getattr(clf, "tree_", None)
     if sk is None or not hasattr(sk, "children_left"):
-        raise TreeLearnValueError("from_sklearn expects a fitted sklearn DecisionTreeClassifier")
-    if getattr(clf, "n_outputs_", 1) != 1:
+        raise TreeLearnValueError("from_sklearn expects a fitted sklearn DecisionTreeClassifier or DecisionTreeRegressor")
+    regression = not hasattr(clf, "classes_")
+    if getattr(clf, "n_outputs_", 1) != 1 and not regression:
         raise TreeLearnValueError("from_sklearn supports single-output classifiers only")
     left = np.asarray(sk.children_left, dtype=np.int64)
     right = np.asarray(sk.children_right, dtype=np.int64)
     internal = left >= 0
     threshold = np.where(internal, np.nextafter(np.asarray(sk.threshold), np.inf), float(UNDEFINED))
     feature = np.where(internal, sk.feature, UNDEFINED)
-    value = np.asarray(sk.value)[:, 0, :]
     w = np.asarray(sk.weighted_n_node_samples, dtype=np.float64)
-    if np.all(np.abs(value.sum(axis=1) - 1.0) < 1e-9):
-        value = value * w[:, None]
+    if regression:  # (n, n_outputs, 1): the nodes' means
+        value = np.asarray(sk.value)[:, :, 0]
+    else:
+        value = np.asarray(sk.value)[:, 0, :]
+        if np.all(np.abs(value.sum(axis=1) - 1.0) < 1e-9):
+            value = value * w[:, None]
     if feature_names is None and hasattr(clf, "feature_names_in_"):
         feature_names = [str(s) for s in clf.feature_names_in_]
     schema = ColumnSchema(categories=[None] * int(clf.n_features_in_),
                           feature_names=None if feature_names is None else list(feature_names))
     fields = dict(children_left=left, children_right=right, feature=feature, threshold=threshold,
                   kind=np.where(internal, NUMERIC, -1), value=value, n_node_samples=sk.n_node_samples,
-                  impurity=sk.impurity, classes=np.asarray(clf.classes_), schema=schema)
+                  impurity=sk.impurity, classes=None if regression else np.asarray(clf.classes_), schema=schema)
+    if regression:
+        fields.update(task="regression", weighted_n_node_samples=w)
     tree = Tree(**fields)
     missing = getattr(sk, "missing_go_to_left", None)
     if missing is not None:

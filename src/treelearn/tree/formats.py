@@ -161,12 +161,13 @@ def export_text(tree, *, feature_names=None, class_names=None, max_depth: int = 
     ``x != v``) then its right branch (``x >= t`` or ``x == v``), each followed by its subtree;
     when the tree records where missing values go, the branch they take ends with ``or missing``;
     a leaf prints ``class: <majority class>`` (with ``weights: [...]``, the weighted class
-    counts, when ``show_weights``). Subtrees deeper than ``max_depth`` print as
+    counts, when ``show_weights``); a regression tree's leaf ``value: [<mean>], impurity: <its
+    squared error (or the criterion's impurity)>`` (and ``weight: <weight>``). Subtrees deeper than ``max_depth`` print as
     ``truncated branch of depth d``.
     """
     tree = as_tree(tree)
     names = [printable(n) for n in feature_names_of(tree, feature_names)]
-    classes = [printable(c) for c in class_names_of(tree, class_names)]
+    classes = [] if tree.is_regression else [printable(c) for c in class_names_of(tree, class_names)]
     max_depth = _check_nonneg_int("max_depth", max_depth)
     decimals = _check_nonneg_int("decimals", decimals)
     spacing = _check_nonneg_int("spacing", spacing)
@@ -180,6 +181,12 @@ def export_text(tree, *, feature_names=None, class_names=None, max_depth: int = 
     lines: list[str] = []
 
     def leaf_text(node: int) -> str:
+        if tree.is_regression:  # the leaf's mean(s) and its impurity (squared error, or the criterion's)
+            s = "value: [" + ", ".join(f"{v:.{decimals}f}" for v in tree.value[node]) + "]"
+            s += f", impurity: {tree.impurity[node]:.{decimals}f}"
+            if show_weights:
+                s += f", weight: {tree.weighted_n_node_samples[node]:.{decimals}f}"
+            return s
         s = ""
         if show_weights:
             s = "weights: [" + ", ".join(f"{v:.{decimals}f}" for v in tree.value[node]) + "] "
@@ -268,10 +275,11 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
     """
     tree = as_tree(tree)
     names = [printable(n) for n in feature_names_of(tree, feature_names)]
-    classes = [printable(c) for c in class_names_of(tree, class_names)]
+    reg = tree.is_regression
+    classes = [] if reg else [printable(c) for c in class_names_of(tree, class_names)]
     precision = _check_nonneg_int("precision", precision)
     max_depth = _check_nonneg_int("max_depth", max_depth, allow_none=True)
-    colors = class_colors(tree.n_classes)
+    colors = class_colors(max(tree.n_classes, 1))
     pred = tree.leaf_class_index()
     style = ['"filled' + (", rounded" if rounded else "") + '"'] if filled else (['"rounded"'] if rounded else [])
     font = _dot_escape(str(fontname))
@@ -312,16 +320,17 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
         if proportion:
             share = tree.n_node_samples[node] / total_n if total_n > 0 else 0.0
             parts.append(f"samples = {100 * share:.{max(precision - 2, 1)}f}%")
-            v = tree.value[node] / tree.value[node].sum() if tree.value[node].sum() > 0 else tree.value[node]
+            v = tree.value[node] / tree.value[node].sum() if tree.value[node].sum() > 0 and not reg else tree.value[node]
         else:
             parts.append(f"samples = {int(tree.n_node_samples[node])}")
             v = tree.value[node]
         parts.append("value = [" + ", ".join(fmt(x) for x in v) + "]")
-        parts.append(f"class = {classes[pred[node]]}")
+        if not reg:
+            parts.append(f"class = {classes[pred[node]]}")
         label = "\\n".join(_dot_escape(p) for p in parts)
         attrs.append(f'label="{label}"')
         if filled:
-            attrs.append(f'fillcolor="{fill_color(tree.value[node], colors)}"')
+            attrs.append(f'fillcolor="{value_color(tree, node) if reg else fill_color(tree.value[node], colors)}"')
         out.append(f"{node} [{', '.join(attrs)}] ;")
         l, r = int(tree.children_left[node]), int(tree.children_right[node])
         if l >= 0:
@@ -335,6 +344,17 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, filled: bool 
             stack.append((l, depth + 1))
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def value_color(tree: Tree, node: int) -> str:
+    """A regression node's fill: the more saturated, the larger its (first output's) mean among
+    the tree's nodes (as scikit-learn colours regressors)."""
+    v = tree.value[:, 0]
+    lo, hi = float(v.min()), float(v.max())
+    alpha = 0.0 if hi <= lo else (float(v[node]) - lo) / (hi - lo)
+    r, g, b = (229, 129, 57)
+    mix = [int(round(alpha * c + (1 - alpha) * 255)) for c in (r, g, b)]
+    return "#{:02x}{:02x}{:02x}".format(*mix)
 
 
 # ---------------------------------------------------------------------------------------- JSON
@@ -380,15 +400,18 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
     ``children_left``, ``children_right``, ``feature``, ``kind``, ``threshold``, ``value``
     (rows of class counts), ``n_node_samples``, ``impurity`` and, when the tree records them,
     ``missing_go_to_left`` (0/1 per node; a document without it loads with the heavier-child
-    default) and ``missing_columns`` (the columns with missing values in training, when known).
+    default). A regression tree has ``task`` ``"regression"``, ``n_outputs``, ``classes`` null,
+    ``value`` rows of the nodes' means and ``nodes.weighted_n_node_samples``; and ``missing_columns`` (the columns with missing values in training, when known).
     A threshold of ``+inf`` (a missing-only split) is written ``"inf"``. Floats are written with
     Python's shortest round-tripping repr, so they load back bit-exact. ``metadata``: an
     optional JSON-serialisable dict stored alongside (e.g. the learner's parameters).
     """
     tree = as_tree(tree)
-    classes = tree.classes
+    classes = tree.classes if tree.classes is not None else np.zeros(0)
     dt = classes.dtype
-    if dt.kind in "biuf":
+    if tree.is_regression:
+        cdt = None
+    elif dt.kind in "biuf":
         cdt = dt.str if dt.kind != "b" else "bool"
     elif dt.kind == "U":
         cdt = dt.str
@@ -415,7 +438,7 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
         "n_features": schema.n_features,
         "feature_names": None if schema.feature_names is None else [str(s) for s in schema.feature_names],
         "categories": categories,
-        "classes": [_json_scalar(c, "class label") for c in classes.tolist()],
+        "classes": None if tree.is_regression else [_json_scalar(c, "class label") for c in classes.tolist()],
         "classes_dtype": cdt,
         "nodes": {
             "children_left": tree.children_left.tolist(),
@@ -428,6 +451,10 @@ def tree_to_json(tree, *, indent: int | None = None, metadata: dict | None = Non
             "impurity": _finite_list(tree.impurity, "impurity"),
         },
     }
+    if tree.is_regression:  # (absent: classification, as every file written before regression trees)
+        doc["task"] = "regression"
+        doc["n_outputs"] = tree.n_outputs
+        doc["nodes"]["weighted_n_node_samples"] = _finite_list(tree.weighted_n_node_samples, "weighted_n_node_samples")
     if schema.missing is not None:  # the columns with missing values in training (absent: not known)
         doc["missing_columns"] = [j for j, m in enumerate(schema.missing) if m]
     if missing_directions(tree) is not None:  # absent: the heavier-child default (older files too)

@@ -41,7 +41,10 @@ def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int 
     tree = as_tree(obj)
     names = feature_names_of(tree, feature_names)  # as given: a pasted sample is matched by them
     shown = [printable(n) for n in names]  # what the page draws: controls as visible escapes
-    classes = [printable(c) for c in class_names_of(tree, class_names)]
+    reg = tree.is_regression
+    # a regression tree: its outputs stand where the classes would, each node shows its mean(s)
+    classes = ([f"output {k}" for k in range(tree.n_outputs)] if reg
+               else [printable(c) for c in class_names_of(tree, class_names)])
     missing = missing_directions(tree)
     crit = printable(tree_criterion(obj) or "impurity")
     nodes = []
@@ -50,6 +53,8 @@ def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int 
         node = {"id": i, "left": left, "right": right, "samples": int(tree.n_node_samples[i]),
                 "value": [_json_value(v) for v in tree.value[i]], "impurity": _json_value(tree.impurity[i]),
                 "predict": int(np.argmax(tree.value[i]))}
+        if reg:
+            node["shown"] = ", ".join(f"{v:.{precision}g}" for v in tree.value[i])
         if left >= 0:
             f = int(tree.feature[i])
             node["feature"] = f
@@ -69,7 +74,8 @@ def tree_view_data(obj, *, feature_names=None, class_names=None, precision: int 
         nodes.append(node)
     used = sorted({int(f) for f in tree.feature[tree.children_left >= 0]})
     return {"nodes": nodes, "feature_names": names, "used_features": used, "classes": classes,
-            "colors": ["#{:02x}{:02x}{:02x}".format(*c) for c in class_colors(tree.n_classes)],
+            "label": "value" if reg else "class",
+            "colors": ["#{:02x}{:02x}{:02x}".format(*c) for c in class_colors(len(classes))],
             "criterion": crit, "n_features": tree.n_features}
 
 
@@ -124,7 +130,7 @@ _JS = r"""
         if (n.missing_recorded) c += " (NaN \u2192 " + (n.missing_left ? "left" : "right") + ")";
         b.appendChild(el("span", "tl-cond", c));
       } else {
-        b.appendChild(el("span", "tl-cond", "class = " + data.classes[n.predict]));
+        b.appendChild(el("span", "tl-cond", data.label + " = " + shownOf(data, n)));
       }
       var tot = n.value.reduce(function (a, x) { return a + (x || 0); }, 0);
       var bar = el("span", "tl-bar");
@@ -138,7 +144,7 @@ _JS = r"""
       b.appendChild(bar);
       b.appendChild(el("span", "tl-info", "samples = " + n.samples + ", value = [" +
         n.value.map(fmt).join(", ") + "], " + data.criterion + " = " + fmt(n.impurity) +
-        (n.left >= 0 ? ", class = " + data.classes[n.predict] : "")));
+        (n.left >= 0 ? ", " + data.label + " = " + shownOf(data, n) : "")));
       li.appendChild(b);
       return li;
     }
@@ -215,6 +221,7 @@ _JS = r"""
     }
     return out;
   }
+  function shownOf(data, n) { return n.shown !== undefined ? n.shown : data.classes[n.predict]; }
   function setup(section) {
     var data = JSON.parse(section.querySelector("script.tl-data").textContent);
     var root = section.querySelector(".tl-tree");
@@ -242,7 +249,7 @@ _JS = r"""
           }
         });
         var leaf = data.nodes[p[p.length - 1]];
-        result.textContent = "prediction: " + data.classes[leaf.predict] + " (leaf " + leaf.id + ", path " +
+        result.textContent = "prediction: " + shownOf(data, leaf) + " (leaf " + leaf.id + ", path " +
           p.join(" \u2192 ") + ")";
       } catch (e) {
         result.classList.add("tl-error");

@@ -80,7 +80,7 @@ _REQUIRED = ("format", "version", "n_nodes", "n_features", "feature_names", "cat
              "classes_dtype", "nodes")
 _NODE_KEYS = ("children_left", "children_right", "feature", "kind", "threshold", "value", "n_node_samples",
               "impurity")
-_OPTIONAL_NODE_KEYS = ("missing_go_to_left",)
+_OPTIONAL_NODE_KEYS = ("missing_go_to_left", "weighted_n_node_samples")
 _U_DTYPE = re.compile(r"^[<>|=]?U(\d{1,7})$")
 _NUM_DTYPES = {"bool", "|b1"} | {e + k + s for e in "<>|=" for k, s in
                                  (("i", "1"), ("i", "2"), ("i", "4"), ("i", "8"), ("u", "1"), ("u", "2"),
@@ -352,6 +352,37 @@ def _missing_columns(v, n_features: int):
     return flags
 
 
+def _target_of(doc) -> tuple[str, Any, int]:
+    """``(task, classes, columns of value)``: a classification tree's classes, or a regression
+    tree's (``task`` "regression": ``classes`` null, ``n_outputs`` columns of means). A file
+    without ``task`` (every file written before regression trees) is a classification tree."""
+    task = doc.get("task", "classification")
+    if task not in ("classification", "regression"):
+        raise TreeLearnValueError(f"JSON model: task must be 'classification' or 'regression', got {show_value(task)}")
+    if task == "regression":
+        k = doc.get("n_outputs")
+        if type(k) is not int or k < 1 or doc["classes"] is not None:
+            raise TreeLearnValueError("JSON model: a regression tree needs n_outputs (a positive integer) and "
+                                      "classes null")
+        return task, None, k
+    classes_list = _label_list(doc["classes"], "classes")
+    if len(classes_list) < 1:
+        raise TreeLearnValueError("JSON model: classes must not be empty")
+    if len(set((type(x).__name__, x) for x in classes_list)) != len(classes_list):
+        raise TreeLearnValueError("JSON model: classes lists a class twice")
+    return task, _classes_array(classes_list, doc["classes_dtype"]), len(classes_list)
+
+
+def _node_weights(nodes: dict, n: int) -> np.ndarray:
+    """A regression tree's ``weighted_n_node_samples`` (required, non-negative)."""
+    if "weighted_n_node_samples" not in nodes:
+        raise TreeLearnValueError("JSON model: a regression tree needs nodes.weighted_n_node_samples")
+    weighted = _float_list(nodes["weighted_n_node_samples"], "weighted_n_node_samples", n)
+    if np.any(weighted < 0):
+        raise TreeLearnValueError("JSON model: weighted_n_node_samples must be non-negative")
+    return weighted
+
+
 def _tree_from_doc(doc) -> tuple[dict, Any]:
     if not isinstance(doc, dict):
         raise TreeLearnValueError(f"JSON model must be an object, got {type(doc).__name__}")
@@ -367,7 +398,7 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
     missing = [k for k in _REQUIRED if k not in doc]
     if missing:
         raise TreeLearnValueError(f"JSON model is missing the field(s) {', '.join(missing)}")
-    unknown = sorted(set(doc) - set(_REQUIRED) - {"metadata", "missing_columns"})
+    unknown = sorted(set(doc) - set(_REQUIRED) - {"metadata", "missing_columns", "task", "n_outputs"})
     if unknown:
         raise TreeLearnValueError(f"JSON model has unknown field(s) {', '.join(map(str, unknown))}")
     n = doc["n_nodes"]
@@ -401,12 +432,7 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
             seen: set = set()
             twice = next(s for s in names if s in seen or seen.add(s))
             raise TreeLearnValueError(f"JSON model: feature_names lists {show_value(twice)} twice")
-    classes_list = _label_list(doc["classes"], "classes")
-    if len(classes_list) < 1:
-        raise TreeLearnValueError("JSON model: classes must not be empty")
-    if len(set((type(x).__name__, x) for x in classes_list)) != len(classes_list):
-        raise TreeLearnValueError("JSON model: classes lists a class twice")
-    classes = _classes_array(classes_list, doc["classes_dtype"])
+    task, classes, k = _target_of(doc)
     nodes = doc["nodes"]
     if not isinstance(nodes, dict):
         raise TreeLearnValueError("JSON model: 'nodes' must be an object of per-node arrays")
@@ -436,11 +462,12 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
     rows = nodes["value"]
     if not isinstance(rows, list) or len(rows) != n:
         raise TreeLearnValueError(f"JSON model: value must be a list of {n} rows (one per node)")
-    k = len(classes_list)
     for i, row in enumerate(rows):
         if type(row) is not list or len(row) != k:
-            raise TreeLearnValueError(f"JSON model: value row {i} must be a list of {k} numbers (one per class)")
+            raise TreeLearnValueError(f"JSON model: value row {i} must be a list of {k} numbers (one per "
+                                      f"{'class' if classes is not None else 'output'})")
     value = _float_list(list(itertools.chain.from_iterable(rows)), "value", n * k).reshape(n, k)
+    weighted = _node_weights(nodes, n) if task == "regression" else None
     # structure: -1 marks a leaf, anything else must be a node index (Tree checks the rest)
     for a, what in ((left, "children_left"), (right, "children_right")):
         if np.any((a < 0) & (a != LEAF)) or np.any(a >= n):
@@ -450,7 +477,7 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
     internal = left >= 0
     if np.any(kind[internal] < 0):
         raise TreeLearnValueError("JSON model: an internal node has kind -1")
-    if np.any(value < 0) or np.any(n_node_samples < 0):
+    if (task == "classification" and np.any(value < 0)) or np.any(n_node_samples < 0):
         raise TreeLearnValueError("JSON model: value and n_node_samples must be non-negative")
     with np.errstate(over="ignore"):
         row_sums = value.sum(axis=1)
@@ -467,4 +494,6 @@ def _tree_from_doc(doc) -> tuple[dict, Any]:
     fields = dict(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
                   value=value, n_node_samples=n_node_samples, impurity=impurity, classes=classes, schema=schema,
                   missing_go_to_left=missing_left)
+    if task == "regression":
+        fields.update(task=task, weighted_n_node_samples=weighted)
     return fields, doc.get("metadata")

@@ -37,7 +37,8 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
 
     tree = as_tree(obj)
     names = feature_names_of(tree, feature_names)
-    classes = class_names_of(tree, class_names)
+    reg = tree.is_regression  # a regression tree: value = the node's mean(s), no class
+    classes = [] if reg else class_names_of(tree, class_names)
     crit = criterion if criterion is not None else (tree_criterion(obj) or "impurity")
     missing = missing_directions(tree)
     pred = tree.leaf_class_index()
@@ -61,7 +62,7 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
         if impurity:
             parts.append(f"{crit} = {tree.impurity[node]:.{precision}f}")
         v = tree.value[node]
-        if proportion:
+        if proportion and not reg:
             tot = v.sum()
             share = tree.n_node_samples[node] / max(tree.n_node_samples[0], 1)
             parts.append(f"samples = {100 * share:.1f}%")
@@ -70,7 +71,8 @@ def node_labels(obj, *, feature_names=None, class_names=None, impurity: bool = T
             if has_samples:  # trees learned from queries weigh regions, they have no samples
                 parts.append(f"samples = {int(tree.n_node_samples[node])}")
             parts.append("value = [" + ", ".join(_fmt_count(x, precision) for x in v) + "]")
-        parts.append(f"class = {classes[pred[node]]}")
+        if not reg:
+            parts.append(f"class = {classes[pred[node]]}")
         labels.append("\n".join(parts))
     return labels
 
@@ -130,7 +132,7 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
     """
     import matplotlib.pyplot as plt
 
-    from treelearn.tree.formats import class_colors, fill_color
+    from treelearn.tree.formats import class_colors, fill_color, value_color
 
     tree = as_tree(est_or_tree)
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
@@ -144,7 +146,7 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
     ax.clear()
     ax.set_axis_off()
     max_d = int(depth[drawn].max()) if drawn.any() else 0
-    colors = class_colors(tree.n_classes)
+    colors = class_colors(max(tree.n_classes, 1))
     # positions in axes fraction: leaves spread over [0, 1], depth top-down
     xs = (x + 0.5) / width
     ys = 1.0 - (depth + 0.5) / (max_d + 1)
@@ -157,7 +159,8 @@ def plot_tree(est_or_tree, *, feature_names=None, class_names=None, max_depth: i
             continue
         cut = (tree.children_left[node] >= 0 and max_depth is not None and depth[node] >= max_depth)
         text = labels[node] + ("\n(subtree not drawn)" if cut else "")
-        face = fill_color(tree.value[node], colors) if filled else "white"
+        face = "white" if not filled else (value_color(tree, node) if tree.is_regression
+                                           else fill_color(tree.value[node], colors))
         bbox = dict(boxstyle="round", fc=face, ec="black", lw=0.8)
         p = int(parent[node])
         kw = dict(xycoords="axes fraction", textcoords="axes fraction", ha="center", va="center",

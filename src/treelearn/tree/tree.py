@@ -8,7 +8,10 @@ Array-based, like scikit-learn's ``Tree``: node ``i`` has
   categorical condition ``x_feature == category`` where ``threshold`` is the category's code
   in ``schema.categories[feature]`` (``-1`` for a leaf);
 * ``threshold[i]``: the threshold or category code;
-* ``value[i]``: per-class (weighted) counts of the training samples reaching the node;
+* ``value[i]``: per-class (weighted) counts of the training samples reaching the node; for a
+  regression tree (``task == "regression"``) the (weighted) mean of each output there, as in
+  scikit-learn's regressors, with ``weighted_n_node_samples[i]`` the weight reaching it and
+  ``classes`` None;
 * ``n_node_samples[i]``: the number of training samples reaching it; ``impurity[i]``;
 * ``missing_go_to_left[i]``: 1 when a missing value (NaN) at node ``i`` goes to the left child, 0
   when it goes right (0 and meaningless at a leaf). A learner that does not record directions
@@ -72,7 +75,11 @@ class Tree:
 
     def __init__(self, *, children_left, children_right, feature, threshold, kind, value,
                  n_node_samples=None, impurity=None, classes, schema: ColumnSchema | None = None,
-                 n_features: int | None = None, missing_go_to_left=None, validate: bool = True):
+                 n_features: int | None = None, missing_go_to_left=None, validate: bool = True,
+                 task: str = "classification", weighted_n_node_samples=None):
+        if task not in ("classification", "regression"):
+            raise TreeLearnValueError(f"tree task must be 'classification' or 'regression', got {task!r}")
+        self.task = task
         self.children_left = np.ascontiguousarray(children_left, dtype=np.int64)
         self.children_right = np.ascontiguousarray(children_right, dtype=np.int64)
         self.feature = np.ascontiguousarray(feature, dtype=np.int64)
@@ -90,7 +97,12 @@ class Tree:
         self.impurity = (
             np.ascontiguousarray(impurity, dtype=np.float64) if impurity is not None else np.zeros(n)
         )
-        self.classes = np.asarray(classes)
+        self.classes = np.asarray(classes) if task == "classification" else None
+        #: regression: the training weight reaching each node (classification: None, the sum of ``value``)
+        self.weighted_n_node_samples = None
+        if task == "regression":
+            wn = self.n_node_samples if weighted_n_node_samples is None else weighted_n_node_samples
+            self.weighted_n_node_samples = np.ascontiguousarray(wn, dtype=np.float64)
         if schema is None:
             if n_features is None:
                 n_features = int(self.feature.max()) + 1 if n and self.feature.max() >= 0 else 1
@@ -110,6 +122,22 @@ class Tree:
         if validate:
             self._check()
 
+    @property
+    def is_regression(self) -> bool:
+        return self.task == "regression"
+
+    @property
+    def n_outputs(self) -> int:
+        """Regression: the number of outputs (columns of ``value``); classification: 1."""
+        return int(self.value.shape[1]) if self.task == "regression" else 1
+
+    def node_weights(self) -> np.ndarray:
+        """The training weight reaching each node: ``weighted_n_node_samples`` (regression) or
+        the sum of the node's class counts."""
+        if self.weighted_n_node_samples is not None:
+            return self.weighted_n_node_samples
+        return self.value.sum(axis=1)
+
     def heavier_child_left(self) -> np.ndarray:
         """Per node, 1 when its left child has more training weight than its right one, else 0
         (ties and leaves: 0): where a missing value goes at a split whose feature had no missing
@@ -123,7 +151,7 @@ class Tree:
         internal = np.flatnonzero(left >= 0)
         if not internal.size:
             return out
-        w = self.value.sum(axis=1)
+        w = self.node_weights()
         if np.isnan(w).any():
             w = np.nan_to_num(w, nan=0.0)
         if np.any(w[internal] <= 0):
@@ -143,7 +171,14 @@ class Tree:
                      "missing_go_to_left"):
             if getattr(self, name).shape != (n,):
                 raise TreeLearnValueError(f"tree array {name} has shape {getattr(self, name).shape}, expected ({n},)")
-        if self.value.shape != (n, len(self.classes)):
+        if self.task == "regression":
+            if self.value.shape[0] != n or self.value.shape[1] < 1 or self.weighted_n_node_samples.shape != (n,):
+                raise TreeLearnValueError(
+                    f"regression tree arrays value {self.value.shape} and weighted_n_node_samples "
+                    f"{self.weighted_n_node_samples.shape} need one row per node ({n})")
+            if not np.all(np.isfinite(self.weighted_n_node_samples)) or np.any(self.weighted_n_node_samples < 0):
+                raise TreeLearnValueError("tree array weighted_n_node_samples must be finite and >= 0")
+        elif self.value.shape != (n, len(self.classes)):
             raise TreeLearnValueError(
                 f"tree array value has shape {self.value.shape}, expected ({n}, {len(self.classes)})"
             )
@@ -212,6 +247,11 @@ class Tree:
         return p
 
     def predict(self, X) -> np.ndarray:
+        """Classes (classification), or the leaves' means (regression: (n,) for one output,
+        else (n, n_outputs))."""
+        if self.task == "regression":
+            v = self.value[self.apply(X)]
+            return v[:, 0].copy() if v.shape[1] == 1 else v
         return self.classes[self.leaf_class_index()[self.apply(X)]]
 
     def leaf_class_index(self) -> np.ndarray:
@@ -256,7 +296,7 @@ class Tree:
 
     @property
     def n_classes(self) -> int:
-        return len(self.classes)
+        return 0 if self.classes is None else len(self.classes)
 
     @property
     def n_features(self) -> int:
@@ -392,7 +432,9 @@ class Tree:
         return Tree(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=kind,
                     value=self.value[old], n_node_samples=self.n_node_samples[old], impurity=self.impurity[old],
                     classes=self.classes, schema=self.schema,
-                    missing_go_to_left=missing if self.missing_recorded else None,
+                    missing_go_to_left=missing if self.missing_recorded else None, task=self.task,
+                    weighted_n_node_samples=None if self.weighted_n_node_samples is None
+                    else self.weighted_n_node_samples[old],
                     validate=False)  # trusted: a valid tree's nodes with some subtrees cut off
 
     def prune(self, nodes) -> "Tree":
@@ -433,8 +475,11 @@ class Tree:
         return Tree(children_left=self.children_left.copy(), children_right=self.children_right.copy(),
                     feature=self.feature.copy(), threshold=self.threshold.copy(), kind=self.kind.copy(),
                     value=self.value.copy(), n_node_samples=self.n_node_samples.copy(),
-                    impurity=self.impurity.copy(), classes=self.classes.copy(), schema=self.schema,
-                    missing_go_to_left=self.missing_go_to_left.copy() if self.missing_recorded else None)
+                    impurity=self.impurity.copy(), schema=self.schema,
+                    classes=None if self.classes is None else self.classes.copy(),
+                    missing_go_to_left=self.missing_go_to_left.copy() if self.missing_recorded else None,
+                    task=self.task, weighted_n_node_samples=None if self.weighted_n_node_samples is None
+                    else self.weighted_n_node_samples.copy())
 
     # ------------------------------------------------------------------ description
     def condition_name(self, node: int, *, negate: bool = False, precision: int = 4) -> str:
@@ -457,7 +502,11 @@ class Tree:
         arrays = ("children_left", "children_right", "feature", "threshold", "kind", "value", "n_node_samples",
                   "missing_go_to_left")
         return (all(np.array_equal(getattr(self, a), getattr(other, a)) for a in arrays)
-                and np.array_equal(self.classes, other.classes)
+                and self.task == other.task
+                and (self.classes is None) == (other.classes is None)
+                and (self.classes is None or np.array_equal(self.classes, other.classes))
+                and (self.weighted_n_node_samples is None
+                     or np.array_equal(self.weighted_n_node_samples, other.weighted_n_node_samples))
                 and _categories_equal(self.schema, other.schema))
 
     __hash__ = None

@@ -64,7 +64,7 @@ def weakest_link_path(tree: Tree, leaf_cost, *, complexity=None, alpha: float = 
 def _ccp_leaf_costs(tree: Tree) -> np.ndarray:
     """R(t) of scikit-learn's minimal cost-complexity pruning: (weight of t / total) x impurity(t)
     in scikit-learn's units (``tree.impurity``)."""
-    W = tree.value.sum(axis=1)
+    W = tree.node_weights()
     return W / W[0] * tree.impurity if W[0] > 0 else np.zeros_like(W)
 
 

@@ -51,6 +51,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         const int64_t* y
         const double* w
         const int8_t* mono
+        const double* stats
 
     cdef cppclass Result:
         vector[int64_t] left, right, feature, split_code, split_low, n_samples
@@ -216,7 +217,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
                int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None,
-               double time_limit=0.0):
+               double time_limit=0.0, stats=None):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -241,6 +242,9 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     split: past the limit the growth stops and the nodes not split yet are leaves (``stopped``:
     2); Ctrl-C raises KeyboardInterrupt with that tree as ``partial_result``.
 
+    ``stats`` (regression, ``criterion`` 10 squared error, 12 Poisson): (n, C) rows' channels
+    (``regressor.regression_stats``) in place of ``y``; ``value``: the nodes' summed channels.
+
     ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
     256 MB); past it a node's children are built from its rows instead of by subtraction.
     ``split_code`` is k for a numeric node (``code >= k`` goes right; ``split_low`` is the largest
@@ -260,8 +264,20 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     P.is_cat = &is_cat[0]
     P.cat_only = &cat_only[0]
     P.miss_code = &miss_code[0]
-    P.y = &y[0]
     P.w = &w[0]
+    P.stats = NULL
+    cdef const double[:, ::1] st
+    if stats is not None:
+        st = stats
+        if st.shape[0] != P.n or st.shape[1] < 3 or criterion < 10:
+            raise ValueError("stats needs one row per sample, at least 3 channels and a regression criterion")
+        P.stats = &st[0, 0]
+        P.C = n_classes = st.shape[1]
+        P.y = NULL
+    else:
+        if criterion >= 10:
+            raise ValueError("a regression criterion needs stats")
+        P.y = &y[0]
     cdef const int8_t[::1] mono
     P.mono = NULL
     if monotonic_cst is not None:

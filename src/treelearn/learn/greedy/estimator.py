@@ -97,7 +97,7 @@ from treelearn.tree.build import split_thresholds
 from treelearn.tree.weakest_link import ccp_path, prune_ccp
 from treelearn.tree.tree import Tree, kernel_nodes
 
-__all__ = ["GreedyTreeClassifier", "grow_greedy", "code_features", "tree_from_growth"]
+__all__ = ["GreedyTreeClassifier", "grow_greedy", "grow_checked", "code_features", "tree_from_growth"]
 
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
@@ -318,36 +318,30 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     Parameters
     ----------
     Xe : (n, d) float64 encoded matrix (``schema.encode(X)``; categorical columns as codes).
-    y_codes : (n,) int class codes in 0..n_classes-1.
-    n_classes : number of classes.
-    sample_weight : (n,) non-negative weights or None (all ones); zero-weight rows are dropped.
-    schema : the ColumnSchema of the raw columns (None: all numeric).
+    y_codes, n_classes : (n,) int class codes in 0..n_classes-1; the number of classes.
+    sample_weight, schema : (n,) weights >= 0 or None (all ones; zero-weight rows are dropped); the
+        ColumnSchema of the raw columns (None: all numeric).
     criterion : "entropy", "gini", "kearns_mansour", a Criterion or a callable G.
-    max_depth : None or the maximum depth (0: a single leaf).
-    max_leaves : None for depth-first growth; t for best-first BuildTopDownDT to t leaves.
+    max_depth, max_leaves : None or the maximum depth (0: a single leaf); None for depth-first
+        growth, t for best-first BuildTopDownDT to t leaves.
     min_samples_leaf : minimum number of rows on each side of a split.
     min_impurity_decrease : if > 0, a split needs global gain Pr[reach]·(local gain) >= this, in
         scikit-learn's units (entropy in bits, Gini 1 − Σp²; Kearns–Mansour and a user G normalised).
     max_thresholds : None (exact midpoints) or at most this many quantile thresholds per column.
-    classes : class labels stored in the Tree (default 0..n_classes-1).
-    coded : precomputed :func:`code_features` output (reused by callers growing many trees).
-    finder : "auto", "sorted" or "hist" (compiled split finder; the tree is the same).
-    min_samples_split : a node with fewer rows is a leaf (>= 2).
-    ccp_alpha : minimal cost-complexity pruning after growth, scikit-learn's semantics (0: none).
-    random_state : None or a seed / RandomState: the feature order of ties between equally wide
-        splits (see the module docstring): None, index order; else a random order drawn from it.
-    n_jobs : threads of the sorted finder (None: 1, -1: every core); the tree is the same.
-    min_weight_fraction_leaf : each side of a split holds at least this fraction of the total
-        weight (scikit-learn's; 0 to 0.5).
+    classes, coded : the Tree's class labels (default 0..n_classes-1); precomputed :func:`code_features`.
+    finder, min_samples_split : "auto", "sorted" or "hist" (compiled split finder; the tree is the
+        same); a node with fewer rows than min_samples_split (>= 2) is a leaf.
+    ccp_alpha, random_state : minimal cost-complexity pruning after growth, scikit-learn's (0: none);
+        None or a seed / RandomState: the feature order of ties between equally wide splits (see the
+        module docstring): None, index order; else a random order drawn from it.
+    n_jobs, min_weight_fraction_leaf : threads of the sorted finder (None: 1, -1: every core; the
+        tree is the same); each side of a split holds at least this fraction of the weight (0-0.5).
     max_features, splitter, monotonic_cst : scikit-learn's (see :class:`GreedyTreeClassifier`).
     time_limit : None, or seconds (coding included) after which no node is split any more: the
         nodes not split yet are leaves (an incumbent grown under a search's clock).
     max_bytes : None, or the bytes of the tree's class counts and the finder's class histograms
         (a search's memory cap), half each (:class:`~treelearn.learn.greedy.options.ByteBudget`).
-
-    Returns
-    -------
-    Tree over the raw columns of ``schema``, nodes numbered in creation order.
+    Returns the Tree over the raw columns of ``schema``, nodes numbered in creation order.
     """
     Xe = np.asarray(Xe, dtype=np.float64)
     if Xe.ndim != 2 or Xe.shape[0] == 0:
@@ -379,7 +373,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
         params = replace(params, time_limit=check_float_param("time_limit", time_limit, low=0.0))
     if max_bytes is not None:
         params = replace(params, max_bytes=check_float_param("max_bytes", max_bytes, low=0.0))
-    return _grow(Xe, y, n_classes, w, schema, params, classes, coded)
+    return grow_checked(Xe, y, n_classes, w, schema, params, classes, coded)
 
 
 @dataclass(frozen=True)
@@ -451,8 +445,11 @@ def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int)
     return finder
 
 
-def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) -> Tree:
-    """The growth on checked arguments (positive weights, int64 class codes, a schema)."""
+def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None, stats=None, nodes=None):
+    """The growth on checked arguments (positive weights, int64 class codes, a schema); regression: ``stats``
+    (n, C) for the class codes (``grow_coded``), ``nodes`` its step from the node arrays to the Tree's."""
+    if stats is not None:
+        y, n_classes, classes = np.zeros(1, dtype=np.int64), stats.shape[1], np.zeros(0)
     if classes is None:
         classes = np.arange(n_classes)
     t0 = time.perf_counter()
@@ -498,10 +495,11 @@ def _grow(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None) 
                              min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()),
                              max_features=mtry, random_split=p.splitter == "random", seed=seed,
                              monotonic_cst=p.monotonic_cst if perm is None or p.monotonic_cst is None
-                             else p.monotonic_cst[perm], time_limit=limit)
+                             else p.monotonic_cst[perm], time_limit=limit, stats=stats)
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]
+    out = out if nodes is None else nodes(out)
     return tree_from_growth(out, coded, classes, schema, p.ccp_alpha)
 
 
@@ -586,6 +584,8 @@ def _to_tree(out: dict, coded: CodedFeatures, classes, schema: ColumnSchema) -> 
     return Tree(children_left=left, children_right=out["children_right"], feature=feature, threshold=threshold,
                 kind=kind, value=out["value"], n_node_samples=out["n_node_samples"], impurity=out["impurity"],
                 classes=classes, schema=schema, missing_go_to_left=missing,
+                task="regression" if "weighted_n_node_samples" in out else "classification",
+                weighted_n_node_samples=out.get("weighted_n_node_samples"),
                 validate=False)  # trusted: the kernel's arrays are a tree by construction (tests check them)
 
 
@@ -761,7 +761,7 @@ class GreedyTreeClassifier(BaseTreeClassifier):
                           monotonic_cst=check_monotonic_cst(self.monotonic_cst, sample.raw.shape[1], sample.n_classes,
                                                             sample.schema.is_categorical,
                                                             lambda: bool(np.isnan(sample.encoded).any())))
-        return _grow(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
+        return grow_checked(sample.numeric, sample.y, sample.n_classes, sample.weights, sample.schema, grow)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None) -> Bunch:
         """The minimal cost-complexity pruning path, as scikit-learn's: the tree these parameters

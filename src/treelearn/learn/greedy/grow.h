@@ -113,10 +113,8 @@ public:
     bool terminal(const double* counts, int64_t n_samples, int64_t depth) const {
         if (prm.max_depth >= 0 && depth >= prm.max_depth) return true;
         if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf || n_samples < prm.min_samples_split) return true;
-        int pos = 0;
-        double W = 0.0;
-        for (int c = 0; c < P.C; ++c) { pos += counts[c] > 0.0; W += counts[c]; }
-        return pos <= 1 || W < 2.0 * prm.min_weight_leaf;
+        const double W = crit.weight(counts, P.C);
+        return crit.pure(counts, P.C, W) || W < 2.0 * prm.min_weight_leaf;
     }
 
     // the node's best split: over every feature, or (max_features, splitter="random") over drawn
@@ -133,7 +131,7 @@ public:
     }
 
     // global purity gain of a node's best split (000 Fig. 1): (W*G(node) - best score) / W_total
-    double global_gain(const Node& nd) const { return (nd.wimp - nd.best.score) / Wtot; }
+    double global_gain(const Node& nd) const { return crit.gain(nd.wimp, nd.best.score, nd.W, Wtot); }
 
     bool splittable(const Node& nd) const {
         if (nd.best.feature < 0) return false;
@@ -148,8 +146,7 @@ public:
         std::vector<double> cl(C, 0.0), cr(C, 0.0);
         int64_t nl, nr, nm;
         finder.mark(nd, cl.data(), cr.data(), nl, nr, nm);
-        double WL = 0.0, WR = 0.0;
-        for (int c = 0; c < C; ++c) { WL += cl[c]; WR += cr[c]; }
+        const double WL = crit.weight(cl.data(), C), WR = crit.weight(cr.data(), C);
         // no missing value of the feature at this node: missing values go to the heavier child
         res.missing_left[nd.id] = nm > 0 ? nd.best.mleft : (uint8_t)(WL > WR);
         L.wimp = crit.wimp(cl.data(), WL);
@@ -182,8 +179,8 @@ public:
     void grow() {
         const int C = P.C;
         std::vector<double> tot(C, 0.0);
-        for (int64_t i = 0; i < P.n; ++i) tot[P.y[i]] += P.w[i];
-        for (int c = 0; c < C; ++c) Wtot += tot[c];
+        for (int64_t i = 0; i < P.n; ++i) add_row<Crit>(P, tot.data(), i, Crit::moments ? 0 : (int32_t)P.y[i], P.w[i]);
+        Wtot = crit.weight(tot.data(), C);
         Node root;
         root.depth = 0;
         root.W = Wtot;
@@ -252,6 +249,10 @@ inline void grow(const Problem& P, const Params& prm, Result& res) {
         crit.ctx = prm.cost_ctx;
         grow_with(P, prm, crit, res);
         res.cost_failed = crit.failed;
+        return;
+    }
+    if (P.stats) {
+        tl::with_regression(prm.criterion, [&](auto crit) { grow_with(P, prm, crit, res); });
         return;
     }
     tl::with_builtin(prm.criterion, [&](auto crit) { grow_with(P, prm, crit, res); });

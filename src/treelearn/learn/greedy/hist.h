@@ -111,7 +111,14 @@ public:
         int64_t* hc = cpool[nd.hist].data();
         std::fill(h, h + hsize, 0.0);
         std::fill(hc, hc + csize, 0);
-        if (narrow)
+        if constexpr (Crit::moments) {
+            if (narrow)
+                tl::count_row_stats(rows.data() + nd.start, nd.end - nd.start, bins8.data(), P.d, offset.data(),
+                                    P.C, P.stats, h, hc);
+            else
+                tl::count_row_stats(rows.data() + nd.start, nd.end - nd.start, bins16.data(), P.d, offset.data(),
+                                    P.C, P.stats, h, hc);
+        } else if (narrow)
             tl::count_rows<tl::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start,
                                                                bins8.data(), P.n, P.d, offset.data(), P.C, P.y, P.w,
                                                                h, hc);
@@ -130,6 +137,7 @@ public:
                          const double* tot, Picker<Crit>& pk, const double* add = nullptr, int64_t nadd = 0,
                          double wadd = 0.0) {
         const int C = P.C;
+        const bool two = !Crit::moments && C == 2;
         const int64_t m = nd.end - nd.start;
         double* L = pre.data();
         std::fill(pre.begin(), pre.end(), 0.0);
@@ -151,9 +159,9 @@ public:
                     if (add) {
                         for (int c = 0; c < C; ++c) aux[c] = L[c] + add[c];
                         const double aw = wl + wadd;
-                        if (C == 2) pk.two(aux[0], aux[1], tot[0] - aux[0], tot[1] - aux[1], aw, nd.W - aw, f, k, last, 1);
+                        if (two) pk.two(aux[0], aux[1], tot[0] - aux[0], tot[1] - aux[1], aw, nd.W - aw, f, k, last, 1);
                         else pk.rest(aux.data(), tot, aw, nd.W - aw, buf.data(), f, k, last, 1);
-                    } else if (C == 2) {
+                    } else if (two) {
                         pk.two(L[0], L[1], tot[0] - L[0], tot[1] - L[1], wl, nd.W - wl, f, k, last);
                     } else {
                         pk.rest(L, tot, wl, nd.W - wl, buf.data(), f, k, last);
@@ -162,7 +170,8 @@ public:
             }
             last = k;
             const double* g = h + (o + k) * C;
-            for (int c = 0; c < C; ++c) { L[c] += g[c]; wl += g[c]; }
+            for (int c = 0; c < C; ++c) L[c] += g[c];
+            wl += crit.weight(g, C);
             nl += cnt;
         }
         return present;
@@ -180,8 +189,7 @@ public:
             const int64_t ng = hc[o + k], nr = ng + nradd, nl = m - nr;
             if (ng == 0 || (only >= 0 && k != only) || nl < msl || nr < msl) continue;
             const double* g = h + (o + k) * C;
-            double wr = 0.0;
-            for (int c = 0; c < C; ++c) wr += g[c];
+            const double wr = crit.weight(g, C);
             if (radd) {
                 for (int c = 0; c < C; ++c) aux[c] = g[c] + radd[c];
                 pk.rest(aux.data(), tot, wr + wradd, nd.W - wr - wradd, buf.data(), f, k, 0, ml);
@@ -193,7 +201,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl, nd.lo, nd.hi};
+        Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
         const int C = P.C;
         const double* h = pool[nd.hist].data();
         const int64_t* hc = cpool[nd.hist].data();
@@ -212,8 +220,7 @@ public:
             // present value has only the missing-only split
             const int64_t nmiss = hc[o + M];
             const double* gm = h + (o + M) * C;
-            double wm = 0.0;
-            for (int c = 0; c < C; ++c) wm += gm[c];
+            const double wm = crit.weight(gm, C);
             int32_t present = 0;
             for (int32_t k = 0; k < M && present < 2; ++k) present += hc[o + k] > 0;
             if (present == 0) continue;
@@ -250,8 +257,9 @@ public:
             nm += miss;
             const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
             right[r] = rr;
-            if (rr) { cr[P.y[r]] += P.w[r]; ++nr; }
-            else { cl[P.y[r]] += P.w[r]; ++nl; }
+            const int32_t cls = Crit::moments ? 0 : (int32_t)P.y[r];
+            if (rr) { add_row<Crit>(P, cr, r, cls, P.w[r]); ++nr; }
+            else { add_row<Crit>(P, cl, r, cls, P.w[r]); ++nl; }
         }
     }
 

@@ -130,7 +130,7 @@ public:
             for (int f = t; f < P.d; f += threads) {
                 const int32_t* cf = P.codes + (size_t)f * n;
                 Entry* a = &E[(size_t)f * n];
-                for (int64_t i = 0; i < n; ++i) a[i] = Entry{(int32_t)i, cf[i], (int32_t)P.y[i]};
+                for (int64_t i = 0; i < n; ++i) a[i] = Entry{(int32_t)i, cf[i], P.y ? (int32_t)P.y[i] : 0};
                 sort_by_code(a, n, tmp.data(), P.n_codes[f]);
             }
         });
@@ -182,7 +182,7 @@ public:
             } else {
                 const double wi = UNIT ? 1.0 : w[x.row];
                 if (BIN) { if (x.cls) l1 += wi; else l0 += wi; }
-                else L[x.cls] += wi;
+                else add_row<Crit>(P, L, x.row, x.cls, wi);
                 wl += wi;
             }
         }
@@ -191,7 +191,7 @@ public:
     template <bool ADD, class PK>
     void scan_numeric_any(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te,
                           const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
-        if (P.C == 2) {
+        if (!Crit::moments && P.C == 2) {
             if (unit) scan_numeric<true, true, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
             else scan_numeric<true, false, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
         } else if (unit) scan_numeric<false, true, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
@@ -207,7 +207,7 @@ public:
         while (te > nd.start && e[te - 1].code == M) --te;
         std::fill(wk.mis.begin(), wk.mis.end(), 0.0);
         wm = 0.0;
-        for (int64_t p = te; p < nd.end; ++p) { wk.mis[e[p].cls] += w[e[p].row]; wm += w[e[p].row]; }
+        for (int64_t p = te; p < nd.end; ++p) { add_row<Crit>(P, wk.mis.data(), e[p].row, e[p].cls, w[e[p].row]); wm += w[e[p].row]; }
         return nd.end - te;
     }
 
@@ -273,7 +273,7 @@ public:
                 gw = wl;
             }
             const Entry x = e[p];
-            pre[x.cls] += w[x.row];
+            add_row<Crit>(P, pre, x.row, x.cls, w[x.row]);
             wl += w[x.row];
         }
     }
@@ -309,7 +309,7 @@ public:
 
     void find(Node& nd, const double* tot) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl, nd.lo, nd.hi};
+        Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
         const int T = node_threads(nd);
         if (T == 1) {
             for (int f = 0; f < P.d && !pk.failed(); ++f) scan_feature(f, nd, tot, pk, work[0]);
@@ -317,7 +317,7 @@ public:
         } else {
             if constexpr (!Crit::batched) {
                 tl::run_workers(T, [&](int t) {
-                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * nd.W, mwl, &P, nd.lo, nd.hi};
+                    Recorder<Crit> rec{crit, nullptr, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), mwl, &P, nd.lo, nd.hi};
                     for (int f = t; f < P.d; f += T) {
                         recs[f].clear();
                         rec.out = &recs[f];
@@ -371,13 +371,13 @@ public:
                     if ((p == s || e[p].code != e[p - 1].code) && g-- == 0) { k = e[p].code; break; }
             }
             for (int64_t p = s; p < te; ++p)
-                if (e[p].code == k) { G[e[p].cls] += w[e[p].row]; wg += w[e[p].row]; ++ng; }
+                if (e[p].code == k) { add_row<Crit>(P, G, e[p].row, e[p].cls, w[e[p].row]); wg += w[e[p].row]; ++ng; }
             if (ng == 0) return;
         } else {
             const int32_t lo = e[s].code, hi = e[te - 1].code;
             k = lo + 1 + (int32_t)rng.below(hi - lo);
             int64_t p = s;
-            for (; p < te && e[p].code < k; ++p) { G[e[p].cls] += w[e[p].row]; wg += w[e[p].row]; low = e[p].code; }
+            for (; p < te && e[p].code < k; ++p) { add_row<Crit>(P, G, e[p].row, e[p].cls, w[e[p].row]); wg += w[e[p].row]; low = e[p].code; }
             ng = p - s;
         }
         // the group's side alone (missing rows with the other side: numeric right, categorical left), then
@@ -395,7 +395,7 @@ public:
     // with random_split
     void find_drawn(Node& nd, const double* tot, int64_t mtry, bool random_split, uint64_t seed) {
         Split best;
-        Picker<Crit> pk{crit, best, GAIN_TOL * nd.W, &batch, &pending, &P, mwl, nd.lo, nd.hi};
+        Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
         NodeRng rng(seed, nd.id);
         order.resize(P.d);
         std::iota(order.begin(), order.end(), 0);
@@ -434,8 +434,8 @@ public:
             uint64_t& word = rt[(uint32_t)x.row >> 6];
             word = r ? (word | bit) : (word & ~bit);
             const double wi = unit ? 1.0 : w[x.row];
-            if (r) { cr[x.cls] += wi; ++nr; }
-            else { cl[x.cls] += wi; ++nl; }
+            if (r) { add_row<Crit>(P, cr, x.row, x.cls, wi); ++nr; }
+            else { add_row<Crit>(P, cl, x.row, x.cls, wi); ++nl; }
         }
     }
 

@@ -107,7 +107,20 @@ struct Problem {
     const int64_t* y;          // (n,)
     const double* w;           // (n,)
     const int8_t* mono = nullptr;  // (d,) or none: monotonic constraints (+1, -1, 0) of two classes
+    const double* stats = nullptr; // (n, C) or none: regression, each row's channels (weights applied); y unused
 };
+
+// A row's share of a node's channels: its weight in its class's channel (class counts), or its
+// own statistics in every channel (a regression criterion, Crit::moments)
+template <class Crit>
+TL_INLINE void add_row(const Problem& P, double* acc, int64_t row, int32_t cls, double wi) {
+    if constexpr (Crit::moments) {
+        const double* s = P.stats + (size_t)row * P.C;
+        for (int c = 0; c < P.C; ++c) acc[c] += s[c];
+    } else {
+        acc[cls] += wi;
+    }
+}
 
 // Monotonic constraints (scikit-learn's, two classes): a split on a constrained feature is
 // admissible when both sides' fractions of class 1 lie in the node's bounds [lo, hi] and the
@@ -158,6 +171,7 @@ struct Picker {
 
     TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
         if (!(sc <= limit)) return;  // worse than every earlier candidate by more than tol
+        if constexpr (Crit::moments) if (sc == std::numeric_limits<double>::infinity()) return;  // inadmissible
         if (sc < low) { low = sc; limit = sc + tol; }
         const int32_t wd = split_width(*prob, f, code, lo);
         if (sc < best.score - tol || wd > best_width) {
@@ -236,6 +250,7 @@ struct Recorder {
     double low = std::numeric_limits<double>::infinity();
 
     TL_INLINE void take(double sc, int32_t f, int32_t code, int32_t lo, uint8_t ml) {
+        if constexpr (Crit::moments) if (sc == std::numeric_limits<double>::infinity()) return;  // inadmissible
         if (sc <= low + tol) {
             if (sc < low) low = sc;
             Split s;

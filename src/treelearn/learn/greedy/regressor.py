@@ -1,0 +1,186 @@
+"""Greedy regression trees (CART's, scikit-learn's ``DecisionTreeRegressor``) on the greedy room's
+one compiled grower.
+
+Regression is a criterion and sufficient statistics, not a new engine: the grower's counts are
+sums over rows, so each row brings the channels ``[w, w y_1..w y_K, w y_1^2..w y_K^2]`` (Poisson:
+``w y log y`` in place of ``w y^2``) where a classification row brings its weight to its class;
+the criteria (``core/criteria.h``: ``SquaredError``, ``Poisson``) read the
+channels of a node or of a split's side. Everything else (exact and histogram modes, missing
+values tried both ways, depth-first and best-first, threads, ``ccp_alpha``) is the classifier's
+growth. The targets of the squared-error criteria are centred on their weighted mean first
+(the second moments then have the scale of the variance, not of the mean's square: fewer
+rounding residues); the means are restored in the Tree's ``value``.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from treelearn._validation import (
+    COLUMNS,
+    INT32_MAX,
+    INT64_MAX,
+    Interval,
+    Options,
+    RANDOM_STATE,
+    RealNotInt,
+    TreeLearnValueError,
+)
+from treelearn.base import BaseTreeRegressor
+from treelearn.learn.anytime import n_threads
+from treelearn.learn.greedy.estimator import GrowParams, grow_checked
+from treelearn.tree.tree import Tree
+from treelearn.tree.weakest_link import ccp_path
+
+__all__ = ["GreedyTreeRegressor", "REGRESSION_CRITERIA", "regression_stats", "grow_regression"]
+
+
+class RegressionCriterion(NamedTuple):
+    """A regression criterion: its scikit-learn name and its code in the compiled grower."""
+
+    name: str
+    code: int
+
+
+#: scikit-learn's regression criteria with a compiled policy (``core/criteria.h``)
+REGRESSION_CRITERIA = {
+    "squared_error": RegressionCriterion("squared_error", 10),
+    # scikit-learn 1.9 maps it to squared_error (Friedman's improvement ranks splits alike)
+    "friedman_mse": RegressionCriterion("friedman_mse", 10),
+    "poisson": RegressionCriterion("poisson", 12),
+}
+
+
+def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' channels for the grower (n, 1 + 2K) and the shift added back to the means (K,).
+
+    Squared error and Friedman's: ``[w, w (y - m), w (y - m)^2]`` with m the weighted mean of each
+    output; Poisson: ``[w, w y, w y log y]`` (y >= 0 and a positive sum per output, as
+    scikit-learn requires)."""
+    y2 = y.reshape(y.shape[0], -1)
+    k = y2.shape[1]
+    stats = np.empty((y2.shape[0], 1 + 2 * k))
+    stats[:, 0] = w
+    if criterion == "poisson":
+        if np.any(y2 < 0):
+            raise TreeLearnValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
+        if np.any(y2.sum(axis=0) <= 0):
+            raise TreeLearnValueError("Sum of y is not positive which is necessary for Poisson regression.")
+        shift = np.zeros(k)
+        stats[:, 1:1 + k] = w[:, None] * y2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stats[:, 1 + k:] = np.where(y2 > 0, w[:, None] * y2 * np.log(np.where(y2 > 0, y2, 1.0)), 0.0)
+        return stats, shift
+    shift = (w @ y2) / w.sum()
+    yc = y2 - shift
+    stats[:, 1:1 + k] = w[:, None] * yc
+    stats[:, 1 + k:] = w[:, None] * yc * yc
+    return stats, shift
+
+
+def grow_regression(X, y, w, schema, params: GrowParams, criterion: str) -> Tree:
+    """A regression tree grown on the checked arguments (``params.criterion``: one of
+    :data:`REGRESSION_CRITERIA`, named ``criterion``)."""
+    stats, shift = regression_stats(y, w, criterion)
+    k = shift.size
+
+    def to_means(out: dict) -> dict:  # the grower's summed channels -> the nodes' weights and means
+        W = out["value"][:, 0].copy()
+        out["weighted_n_node_samples"] = W
+        out["value"] = out["value"][:, 1:1 + k] / np.where(W > 0, W, 1.0)[:, None] + shift
+        return out
+
+    return grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=to_means)
+
+
+class GreedyTreeRegressor(BaseTreeRegressor):
+    """A greedy regression tree, scikit-learn's ``DecisionTreeRegressor`` on treelearn's grower.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "friedman_mse", "poisson"}, default "squared_error"
+        scikit-learn's criteria, with its meaning and units: the node impurity is the weighted
+        mean squared error (``friedman_mse`` is the same criterion: Friedman's improvement ranks
+        splits as the squared error does, and scikit-learn 1.9 maps the name to ``squared_error``)
+        or the weighted half Poisson deviance (targets >= 0 with a positive sum;
+        a split whose side has no positive target is not taken).
+    max_depth : int or None
+    max_leaves : int or None
+        None: depth-first growth; an int: best-first growth to that many leaves (the split of
+        largest impurity decrease first). ``max_leaf_nodes`` is scikit-learn's name for it.
+    min_samples_leaf, min_samples_split, min_weight_fraction_leaf, min_impurity_decrease, ccp_alpha
+        scikit-learn's (``min_impurity_decrease`` in its weighted formula; ``ccp_alpha``:
+        minimal cost-complexity pruning by the weakest-link routine of the code base).
+    max_thresholds : int or None
+        None: every midpoint between a node's distinct values (exact, as scikit-learn); an int:
+        at most that many quantile thresholds per column (histogram mode).
+    categorical : column indices or names of categorical columns (conditions ``x == v``).
+    random_state : None or a seed: the order of features among exactly tied splits (None:
+        index order).
+    n_jobs : threads of the exact mode over a large node's features (the same tree for any number).
+
+    Missing values (NaN) follow scikit-learn's rule: at a split, rows missing the feature are
+    tried on both sides and the better direction is kept (``tree_.missing_go_to_left``).
+    """
+
+    _parameter_constraints = {
+        "criterion": [Options(*REGRESSION_CRITERIA)],
+        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
+        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
+        "min_impurity_decrease": [Interval(numbers.Real, 0, None)],
+        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "categorical": [COLUMNS, None],
+        "random_state": RANDOM_STATE,
+        "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
+        "ccp_alpha": [Interval(numbers.Real, 0, None)],
+        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
+        "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
+        "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
+    }
+
+    def __init__(self, criterion="squared_error", max_depth=None, max_leaves=None, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_thresholds=None, categorical=None, random_state=None,
+                 min_samples_split=2, ccp_alpha=0.0, n_jobs=None, max_leaf_nodes=None,
+                 min_weight_fraction_leaf=0.0):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.max_leaves = max_leaves
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_thresholds = max_thresholds
+        self.categorical = categorical
+        self.random_state = random_state
+        self.min_samples_split = min_samples_split
+        self.ccp_alpha = ccp_alpha
+        self.n_jobs = n_jobs
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+
+    def _fit(self, sample, params) -> Tree:
+        msl = self.min_samples_leaf
+        if not isinstance(msl, numbers.Integral):
+            msl = max(1, int(np.ceil(msl * sample.n_samples)))
+        mss = self.min_samples_split
+        if not isinstance(mss, numbers.Integral):
+            mss = max(2, int(np.ceil(mss * sample.n_samples)))
+        mid = float(self.min_impurity_decrease)
+        grow = GrowParams(criterion=REGRESSION_CRITERIA[self.criterion], max_depth=self.max_depth,
+                          max_leaves=self._leaf_budget(), min_samples_leaf=int(msl), min_impurity_decrease=mid,
+                          max_thresholds=self.max_thresholds, min_samples_split=int(mss),
+                          ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
+                          min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
+                          n_jobs=n_threads(self.n_jobs))
+        return grow_regression(sample.numeric, sample.y, sample.weights, sample.schema, grow, self.criterion)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """scikit-learn's minimal cost-complexity pruning path (see
+        :meth:`treelearn.GreedyTreeClassifier.cost_complexity_pruning_path`)."""
+        from sklearn.base import clone
+        from sklearn.utils import Bunch
+
+        est = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = ccp_path(est.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
