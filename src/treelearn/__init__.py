@@ -37,6 +37,7 @@ _EXPORTS = {
     "treelearn.prune.pruners": ("cost_complexity_pruning_path", "prune_cost_complexity", "prune_with_bound",
                                 "tree_bound"),
     "treelearn.learn.pruned.estimator": ("PrunedTreeClassifier",),
+    "treelearn.learn.pruned.regressor": ("PrunedTreeRegressor",),
     # --- membership-query learning ---
     "treelearn.learn.queries": ("Oracle", "QueryTreeClassifier", "SearchLimitError", "build_dt", "learn_from_queries",
                                 "top_down_influence"),

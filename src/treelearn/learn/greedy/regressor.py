@@ -18,21 +18,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from treelearn._validation import (
-    COLUMNS,
-    INT32_MAX,
-    INT64_MAX,
-    Interval,
-    Options,
-    RANDOM_STATE,
-    RealNotInt,
-    TreeLearnValueError,
-)
+from treelearn._validation import Options, TreeLearnValueError
 from treelearn.base import BaseTreeRegressor
 from treelearn.learn.anytime import n_threads
-from treelearn.learn.greedy.estimator import GrowParams, grow_checked
+from treelearn.learn.greedy.estimator import GreedyTreeClassifier, GrowParams, grow_checked
 from treelearn.tree.tree import Tree
-from treelearn.tree.weakest_link import ccp_path
 
 __all__ = ["GreedyTreeRegressor", "REGRESSION_CRITERIA", "regression_stats", "grow_regression"]
 
@@ -125,20 +115,13 @@ class GreedyTreeRegressor(BaseTreeRegressor):
     tried on both sides and the better direction is kept (``tree_.missing_go_to_left``).
     """
 
+    #: the classifier's growth parameters (those without classes), and the regression criteria
     _parameter_constraints = {
         "criterion": [Options(*REGRESSION_CRITERIA)],
-        "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
-        "max_leaves": [Interval(numbers.Integral, 1, INT64_MAX), None],
-        "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
-        "min_impurity_decrease": [Interval(numbers.Real, 0, None)],
-        "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
-        "categorical": [COLUMNS, None],
-        "random_state": RANDOM_STATE,
-        "min_samples_split": [Interval(numbers.Integral, 2, INT64_MAX), Interval(RealNotInt, 0, 1, closed="right")],
-        "ccp_alpha": [Interval(numbers.Real, 0, None)],
-        "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
-        "max_leaf_nodes": [Interval(numbers.Integral, 2, INT64_MAX), None],
-        "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
+        **{name: forms for name, forms in GreedyTreeClassifier._parameter_constraints.items()
+           if name in ("max_depth", "max_leaves", "min_samples_leaf", "min_impurity_decrease", "max_thresholds",
+                       "categorical", "random_state", "min_samples_split", "ccp_alpha", "n_jobs", "max_leaf_nodes",
+                       "min_weight_fraction_leaf")},
     }
 
     def __init__(self, criterion="squared_error", max_depth=None, max_leaves=None, min_samples_leaf=1,
@@ -160,27 +143,25 @@ class GreedyTreeRegressor(BaseTreeRegressor):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
 
     def _fit(self, sample, params) -> Tree:
+        return grow_regression(sample.numeric, sample.y, sample.weights, sample.schema,
+                               self.grow_params(sample.n_samples), self.criterion)
+
+    def grow_params(self, n_samples: int) -> GrowParams:
+        """The grower's parameters for a sample of ``n_samples`` rows (fractions resolved), from
+        this estimator's (checked by ``fit``, or by an estimator that grows with them)."""
         msl = self.min_samples_leaf
         if not isinstance(msl, numbers.Integral):
-            msl = max(1, int(np.ceil(msl * sample.n_samples)))
+            msl = max(1, int(np.ceil(msl * n_samples)))
         mss = self.min_samples_split
         if not isinstance(mss, numbers.Integral):
-            mss = max(2, int(np.ceil(mss * sample.n_samples)))
+            mss = max(2, int(np.ceil(mss * n_samples)))
         mid = float(self.min_impurity_decrease)
-        grow = GrowParams(criterion=REGRESSION_CRITERIA[self.criterion], max_depth=self.max_depth,
+        return GrowParams(criterion=REGRESSION_CRITERIA[self.criterion], max_depth=self.max_depth,
                           max_leaves=self._leaf_budget(), min_samples_leaf=int(msl), min_impurity_decrease=mid,
                           max_thresholds=self.max_thresholds, min_samples_split=int(mss),
                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
                           min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
                           n_jobs=n_threads(self.n_jobs))
-        return grow_regression(sample.numeric, sample.y, sample.weights, sample.schema, grow, self.criterion)
 
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
-        """scikit-learn's minimal cost-complexity pruning path (see
-        :meth:`treelearn.GreedyTreeClassifier.cost_complexity_pruning_path`)."""
-        from sklearn.base import clone
-        from sklearn.utils import Bunch
-
-        est = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
-        alphas, impurities = ccp_path(est.tree_)
-        return Bunch(ccp_alphas=alphas, impurities=impurities)
+    #: scikit-learn's minimal cost-complexity pruning path (the classifier's, on this estimator)
+    cost_complexity_pruning_path = GreedyTreeClassifier.cost_complexity_pruning_path

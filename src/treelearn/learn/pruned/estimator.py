@@ -39,12 +39,26 @@ from treelearn.tree.tree import Tree
 __all__ = ["PrunedTreeClassifier"]
 
 
-def _check_cv(cv) -> None:
+def check_cv(cv) -> None:
+    """``cv`` beyond an integer: a CV splitter or an iterable of (train, test) splits."""
     if isinstance(cv, numbers.Integral) and not isinstance(cv, (bool, np.bool_)):
         raise TreeLearnValueError(f"cv must be >= 2 (the number of folds), got {cv}")
     if isinstance(cv, (str, bytes, bool, np.bool_)) or not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
         raise TreeLearnValueError(
             f"cv must be an integer >= 2, a CV splitter or an iterable of (train, test) splits, got {cv!r}")
+
+
+def cv_for_rows(cv, rows, n_rows):
+    """The CV splits in the numbering of the rows the learner sees: the base class dropped the
+    rows of weight zero (``rows`` are the kept ones), so explicit splits are renumbered."""
+    if isinstance(cv, numbers.Integral) or rows is None:
+        return cv
+    keep = np.zeros(n_rows, dtype=bool)
+    keep[rows] = True
+    new_index = np.cumsum(keep) - 1
+    folds = cv.split(np.zeros((n_rows, 1)), None) if hasattr(cv, "split") else cv
+    return [(new_index[np.asarray(tr)[keep[np.asarray(tr)]]], new_index[np.asarray(te)[keep[np.asarray(te)]]])
+            for tr, te in folds]
 
 
 class PrunedTreeClassifier(BaseTreeClassifier):
@@ -106,7 +120,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         "r": [Interval(numbers.Real, 0, 1, closed="neither")],
         "loose": [BOOLEAN],
         "cv": [Interval(numbers.Integral, 2, INT32_MAX),
-               Check(_check_cv, "a CV splitter or an iterable of (train, test) splits")],
+               Check(check_cv, "a CV splitter or an iterable of (train, test) splits")],
         "max_depth": [Interval(numbers.Integral, 0, INT32_MAX), None],
         "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX)],
         "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
@@ -157,17 +171,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
         return grow
 
     def _cv_for_rows(self, rows, n_rows):
-        """The CV splits in the numbering of the rows the learner sees: the base class dropped the
-        rows of weight zero (``rows`` are the kept ones), so explicit splits are renumbered."""
-        cv = self.cv
-        if isinstance(cv, numbers.Integral) or rows is None:
-            return cv
-        keep = np.zeros(n_rows, dtype=bool)
-        keep[rows] = True
-        new_index = np.cumsum(keep) - 1
-        folds = cv.split(np.zeros((n_rows, 1)), None) if hasattr(cv, "split") else cv
-        return [(new_index[np.asarray(tr)[keep[np.asarray(tr)]]], new_index[np.asarray(te)[keep[np.asarray(te)]]])
-                for tr, te in folds]
+        return cv_for_rows(self.cv, rows, n_rows)
 
     def _fit(self, sample, params) -> Tree:
         Xe, y, sample_weight, n_classes = sample.encoded, sample.y, sample.weights, sample.n_classes
