@@ -59,5 +59,8 @@ def test_task_flags(tmp_path):
                                   "--max-depth", "2", "-o", str(model)])
     assert res.exit_code == 0 and Tree.load(model).is_regression
     assert "fitting a regression tree" not in res.output
+    res = runner.invoke(cli.app, ["fit", str(path), "--task", "regression", "--learner", "pruned", "--cv", "3",
+                                  "-o", str(model)])
+    assert res.exit_code == 0 and Tree.load(model).is_regression
     res = runner.invoke(cli.app, ["fit", str(path), "--task", "regression", "--learner", "topk", "-o", str(model)])
-    assert res.exit_code != 0 and "--task regression needs --learner greedy" in res.output
+    assert res.exit_code != 0 and "--task regression needs --learner greedy or pruned" in res.output

@@ -41,6 +41,7 @@ LEARNER_CLASSES = {
 #: the learners of ``--task regression``
 REGRESSOR_CLASSES = {
     "greedy": "GreedyTreeRegressor",
+    "pruned": "PrunedTreeRegressor",
 }
 
 
