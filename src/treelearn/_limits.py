@@ -82,6 +82,8 @@ class FitClock:
             starts = getattr(_fit_starts, "stack", None)
             t0 = starts[-1] if starts else time.perf_counter()
         self.t0 = t0
+        #: set by a phase that stopped at the deadline (its caller reports ``timed_out_``)
+        self.timed_out = False
         self.time_limit = None if time_limit is None else float(time_limit)
 
     def elapsed(self) -> float:

@@ -17,22 +17,12 @@ import numpy as np
 
 from treelearn.data._binning import hash_below
 
-__all__ = ["SKETCH_ROWS", "sample_rows", "sketch_mask", "splitmix64"]
+__all__ = ["SKETCH_ROWS", "sample_rows", "sketch_mask"]
 
 #: rows of the threshold sample (LightGBM's ``bin_construct_sample_cnt``)
 SKETCH_ROWS = 200_000
 
 _M64 = (1 << 64) - 1
-
-
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser of uint64 values (a bijection that mixes every bit): the hash of
-    the sample, in NumPy (the fit uses the compiled pass of ``_binning.hash_below``)."""
-    with np.errstate(over="ignore"):
-        z = x + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
 
 
 def sketch_mask(start: int, stop: int, n_total: int, sample_rows: int | None = None) -> np.ndarray:
@@ -43,7 +33,7 @@ def sketch_mask(start: int, stop: int, n_total: int, sample_rows: int | None = N
     if n_total <= sample_rows:
         return np.ones(stop - start, dtype=bool)
     cutoff = min(_M64, (sample_rows << 64) // n_total)
-    return hash_below(start, stop, cutoff)  # compiled: _splitmix64(arange(start, stop)) < cutoff
+    return hash_below(start, stop, cutoff)  # compiled: SplitMix64(arange(start, stop)) < cutoff
 
 
 def sample_rows(n_total: int) -> np.ndarray:

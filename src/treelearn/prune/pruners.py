@@ -252,7 +252,6 @@ def prune_with_bound(tree: Tree, *, delta: float = 0.05, r: float = DEFAULT_R, l
         raise TreeLearnValueError(f"method must be 'auto', 'fast' or 'exact', got {method!r}")
     t0 = time.perf_counter()
     clock = FitClock(None if time_limit is None else check_float_param("time_limit", time_limit, low=0.0), t0)
-    clock.timed_out = False
     m, leaf_err = _tree_stats(tree)
     l = tree.n_features if n_features is None else check_int_param("n_features", n_features, low=1)
     n = tree.n_classes if n_classes is None else check_int_param("n_classes", n_classes, low=1)

@@ -188,9 +188,7 @@ class PrunedTreeClassifier(BaseTreeClassifier):
 
     def _clock(self) -> FitClock:
         """The fit's clock (from the start of ``fit``); ``timed_out`` records whether it bound."""
-        clock = FitClock(self.time_limit)
-        clock.timed_out = False
-        return clock
+        return FitClock(self.time_limit)
 
     def _prune(self, tree: Tree, n_classes: int, cv_alpha, clock: FitClock) -> Tree:
         """The one step from the grown tree to the returned one and the pruning attributes, for the
