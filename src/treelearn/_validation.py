@@ -104,6 +104,14 @@ def _check_shape(arr: np.ndarray, what: str) -> None:
         )
 
 
+def native_float_flags(arr: np.ndarray):
+    """``(nan, inf)`` per column of a 2-D matrix of native float32/float64 in one compiled pass
+    (no boolean matrix); None for any other dtype (the caller looks another way)."""
+    if arr.ndim == 2 and arr.dtype in (np.float32, np.float64) and arr.dtype.isnative:
+        return float_flags(arr)
+    return None
+
+
 def check_finite(arr: np.ndarray, *, what: str = "X", allow_nan: bool = True) -> None:
     """Reject infinities (and, with ``allow_nan=False``, NaN), naming the first offending cell.
 
@@ -112,9 +120,9 @@ def check_finite(arr: np.ndarray, *, what: str = "X", allow_nan: bool = True) ->
     if arr.dtype.kind != "f":
         return
     cols = None
-    if arr.ndim == 2 and arr.dtype in (np.float32, np.float64) and arr.dtype.isnative:
-        # one compiled pass (no boolean matrix); only the offending columns are looked at again
-        nan, inf = float_flags(arr)
+    flags = native_float_flags(arr)
+    if flags is not None:  # only the offending columns are looked at again
+        nan, inf = flags
         offending = inf if allow_nan else inf | nan
         if not offending.any():
             return
@@ -303,6 +311,16 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     if y.dtype.kind in "biu" and y.size:
         # integer labels over a small range: classes by a count, codes by a lookup (no sort)
         lo, hi = int(y.min()), int(y.max())
+        if y.dtype.kind in "iu" and 0 <= lo and hi <= 4 * y.size + 1024 \
+                and (y.dtype.itemsize < 8 or y.dtype == np.int64):
+            # non-negative labels (the usual 0..K-1): counted and looked up as they are, no offsets;
+            # labels 0..K-1 all present are their own codes (one copy, never the caller's array)
+            present = np.flatnonzero(np.bincount(y, minlength=hi + 1))
+            if present.size == hi + 1:
+                return present.astype(y.dtype), y.astype(np.int64)
+            lookup = np.zeros(hi + 1, dtype=np.int64)
+            lookup[present] = np.arange(present.size)
+            return present.astype(y.dtype), lookup[y]
         if hi - lo <= 4 * y.size + 1024:
             # offsets from the minimum, computed without leaving y's range (uint64 labels >= 2**63
             # do not fit an int64)

@@ -54,6 +54,7 @@ from treelearn._validation import (
     TreeLearnValueError,
     as_2d_raw,
     check_finite,
+    native_float_flags,
     check_sample_weight,
     reject_missing,
     check_target,
@@ -65,7 +66,6 @@ from treelearn._validation import (
     weight_scale,
 )
 from treelearn._criteria import SigintHold, process_interrupted
-from treelearn._scan import float_flags
 from treelearn._limits import LimitError, ResourceLimitError, fit_started, set_interrupt_probe
 from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer, binarize_sample
@@ -101,7 +101,12 @@ class TrainingSample:
     def __init__(self, raw: np.ndarray, schema: ColumnSchema, y: np.ndarray, n_classes: int,
                  weights: np.ndarray, rows: np.ndarray | None = None, n_input_rows: int | None = None):
         self.raw, self.schema, self.y, self.n_classes = raw, schema, y, n_classes
-        self.weights, self.rows = weights, rows
+        self.rows = rows
+        #: True when the caller gave no weights (every weight 1 without looking); None: look
+        self.unit = None
+        self._weights = weights
+        if weights is None:  # unit weights, made on first use (a learner stopped by its clock never pays)
+            self.unit = True
         self.n_input_rows = int(y.shape[0]) if n_input_rows is None else int(n_input_rows)
         self._encoded = None
         #: whether the values are known to be free of infinities (the fit's input check made)
@@ -132,8 +137,21 @@ class TrainingSample:
         return self.encoded
 
     @property
+    def weights(self) -> np.ndarray:
+        """The sample weights (float64, positive); all ones when the caller gave none."""
+        if self._weights is None:
+            self._weights = np.ones(self.y.shape[0])
+        return self._weights
+
+    @weights.setter
+    def weights(self, value) -> None:
+        self._weights, self.unit = value, None
+
+    @property
     def unit_weights(self) -> bool:
-        return bool(np.all(self.weights == 1.0))
+        if self.unit is None:
+            self.unit = bool(np.all(self.weights == 1.0))
+        return self.unit
 
     def binarize(self, *, max_thresholds=None, max_binary_features=None, signed=False,
                  extra_thresholds=None, clock=None, max_bytes=None, copies=1) -> tuple[Binarizer, BinaryData]:
@@ -417,8 +435,7 @@ class BaseTreeClassifier(ClassifierMixin, BaseTreeEstimator):
         raw = as_2d_raw(X)
         _record_features(self, X)
         # a float matrix: its missing values and infinities in one compiled pass (infinities refused)
-        flags = float_flags(raw) if isinstance(X, np.ndarray) and raw.dtype in (np.float32, np.float64) \
-            and raw.dtype.isnative else None
+        flags = native_float_flags(raw) if isinstance(X, np.ndarray) else None
         if flags is not None and flags[1].any():
             check_finite(raw)  # names the first infinite cell
         schema = ColumnSchema.infer(X, getattr(self, "categorical", None),
@@ -427,18 +444,20 @@ class BaseTreeClassifier(ClassifierMixin, BaseTreeEstimator):
             raise TreeLearnValueError(f"{type(self).__name__} needs numeric input")
         classes, codes = check_target(y, raw.shape[0])
         warn_if_continuous(classes, raw.shape[0], type(self).__name__)
-        w = check_sample_weight(sample_weight, raw.shape[0])
         class_weight = getattr(self, "class_weight", None)
+        unit = sample_weight is None and class_weight is None  # every weight 1: nothing to look at
+        w = None if unit else check_sample_weight(sample_weight, raw.shape[0])
         if class_weight is not None:
             w = w * _class_weight_factors(class_weight, classes, codes)
             if not w.sum() > 0:
                 raise TreeLearnValueError("class_weight gives every sample weight zero; some class needs a weight > 0")
-        keep = w > 0
         rows, n_input_rows = None, raw.shape[0]
-        if not keep.all():  # zero-weight rows carry no mass: they must not change the tree
+        keep = None if unit else w > 0
+        if keep is not None and not keep.all():  # zero-weight rows carry no mass: they must not change the tree
             rows = np.flatnonzero(keep)
             raw, codes, w = raw[rows], codes[rows], w[rows]
-        sample = TrainingSample(raw, schema, codes, len(classes), np.ascontiguousarray(w), rows, n_input_rows)
+        sample = TrainingSample(raw, schema, codes, len(classes), None if unit else np.ascontiguousarray(w), rows,
+                                n_input_rows)
         sample.finite_checked = flags is not None or raw.dtype.kind in "biu"
         return classes, sample
 
@@ -459,11 +478,12 @@ class BaseTreeClassifier(ClassifierMixin, BaseTreeEstimator):
         self.classes_ = classes
         self.n_classes_ = len(classes)
         # the learners see the weights in [1, 2) (see the module doc); counts are scaled back by fit
-        scale = weight_scale(float(sample.weights.min()), float(sample.weights.max()))
+        scale = 1.0 if sample.unit else weight_scale(float(sample.weights.min()), float(sample.weights.max()))
         if scale != 1.0:
             sample.weights = sample.weights / scale
-        if self.n_classes_ == 1 or sample.y.min() == sample.y.max():
-            counts = np.bincount(sample.y, weights=sample.weights, minlength=self.n_classes_)
+        # (every class of ``classes`` occurs in y unless zero-weight rows were dropped)
+        if self.n_classes_ == 1 or (sample.rows is not None and sample.y.min() == sample.y.max()):
+            counts = np.bincount(sample.y, weights=None if sample.unit else sample.weights, minlength=self.n_classes_)
             self.tree_ = Tree.leaf(counts, classes, schema=sample.schema)
             self.tree_.n_node_samples[0] = sample.n_samples
             if sample.schema.all_numeric and sample.raw.dtype.kind in "biuf":

@@ -292,3 +292,19 @@ def test_float_flags_refuses_other_dtypes():
         float_flags(np.zeros((3, 2), dtype=np.int64))
     with pytest.raises(TypeError, match="float32/float64"):
         float_flags(np.zeros(3))
+
+
+@given(dtype=st.sampled_from([np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                              np.bool_]),
+       values=st.lists(st.integers(0, 120), min_size=1, max_size=40), shift=st.sampled_from([0, 1, 7]))
+@settings(max_examples=150, deadline=None)
+def test_integer_labels_match_unique(dtype, values, shift):
+    # the counting fast paths (labels 0..K-1 as their own codes, gaps through a lookup, any
+    # offset) give np.unique's classes and inverse, and never hand back the caller's array
+    y = (np.asarray(values) + shift).astype(dtype) if dtype is not np.bool_ else np.asarray(values) % 2 == 1
+    classes, codes = check_target(y, y.size)
+    ref_classes, ref_codes = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, ref_classes)
+    assert classes.dtype == y.dtype
+    np.testing.assert_array_equal(codes, ref_codes.ravel())
+    assert codes.dtype == np.int64 and not np.shares_memory(codes, y)

@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treelearn._scan import float_flags
-from treelearn._validation import TreeLearnTypeError, TreeLearnValueError, as_2d_raw, check_finite, is_missing
+from treelearn._validation import (
+    TreeLearnTypeError,
+    TreeLearnValueError,
+    as_2d_raw,
+    check_finite,
+    is_missing,
+    native_float_flags,
+)
 
 
 def _pandas():
@@ -198,8 +204,9 @@ def _missing_columns(X, raw: np.ndarray) -> list:
     """Per column, whether it holds a missing value (None, NaN, ``pd.NA``)."""
     if _is_dataframe(X):
         return [bool(v) for v in X.isna().any(axis=0).tolist()]
-    if raw.dtype in (np.float32, np.float64) and raw.dtype.isnative:
-        return float_flags(raw)[0].tolist()  # one compiled pass, no boolean matrix
+    flags = native_float_flags(raw)
+    if flags is not None:
+        return flags[0].tolist()
     if raw.dtype.kind == "f":
         return [bool(v) for v in np.isnan(raw).any(axis=0).tolist()]
     if raw.dtype == object:

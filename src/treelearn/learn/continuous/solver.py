@@ -111,7 +111,10 @@ def expand_columns(Xe, schema, check=None):
     between blocks of the work (a fit's clock: it raises to stop)."""
     n, d = Xe.shape
     Xe = np.asarray(Xe, dtype=np.float64)
-    if (schema is None or not any(schema.is_categorical(j) for j in range(d))) and n and not float_flags(Xe)[0].any():
+    # the schema knows whether training had missing values (a pass over X otherwise)
+    known = schema is not None and schema.missing is not None and not any(schema.missing)
+    if (schema is None or not any(schema.is_categorical(j) for j in range(d))) and n \
+            and (known or not float_flags(Xe)[0].any()):
         # all numeric, nothing missing: one feature-major copy by blocks (a per-column loop costs
         # more than a small search), the constant columns dropped from it
         X_fm = _feature_major(Xe, check)
@@ -270,8 +273,9 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
 
     t0 = time.perf_counter()
     y = np.ascontiguousarray(y, dtype=np.int64)
-    weighted = sample_weight is not None and not np.all(np.asarray(sample_weight) == 1.0)
-    w = np.asarray(sample_weight, dtype=np.float64) if weighted else np.ones(y.shape[0])
+    # (unit weights are made only once the search goes ahead)
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    weighted = w is not None and not np.all(w == 1.0)
     if time_limit is not None and float(time_limit) <= SPENT:  # the fit's clock is spent: the root alone
         return _out_of_time(root_leaf(y, w, n_classes, schema), t0)
     numeric = sum(1 for j in range(Xe.shape[1]) if schema is None or not schema.is_categorical(j))
@@ -283,6 +287,8 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
                                                          FitClock(float(time_limit), t0).check)
     except FitTimeout:
         return _out_of_time(root_leaf(y, w, n_classes, schema), t0)
+    if w is None:
+        w = np.ones(y.shape[0])
     W = float(w.sum())
 
     def remaining():  # what the fit has left of its time limit (None: no limit)

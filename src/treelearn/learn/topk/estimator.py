@@ -396,7 +396,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if greedy is not None:
             tree, source = greedy.tree(), "greedy"
         else:
-            counts = np.bincount(sample.y, weights=sample.weights, minlength=sample.n_classes)
+            counts = np.bincount(sample.y, weights=None if sample.unit else sample.weights, minlength=sample.n_classes)
             tree = Tree.leaf(counts, np.arange(sample.n_classes), schema=sample.schema)
             tree.n_node_samples[0] = sample.n_samples
             source = "leaf"
@@ -419,7 +419,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         with ProgressReporter(type(self).__name__, self.verbose) as progress:
             progress.phase = "searching (continuous solver)"
             live = progress.live()  # the search's counters, shown while it runs
-            tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes, sample.weights, sample.schema,
+            tree, info = continuous_fit(sample.encoded, sample.y, sample.n_classes,
+                                        None if sample.unit else sample.weights, sample.schema,
                                         max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
                                         memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads(),
                                         **({} if live is None else {"progress": live.array}))
