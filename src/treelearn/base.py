@@ -159,7 +159,8 @@ class TrainingSample:
         :func:`treelearn.data.binarize.binarize_sample`; ``signed``: a ±1 matrix is binary too;
         ``extra_thresholds``: {column: thresholds} added to the numeric columns' own; ``clock``,
         ``max_bytes``, ``copies``: the fit's limits)."""
-        return binarize_sample(self.raw, self.schema, self.y, self.n_classes, self.weights, Xe=self._encoded,
+        return binarize_sample(self.raw, self.schema, self.y, self.n_classes, None if self.unit else self.weights,
+                               Xe=self._encoded,
                                max_thresholds=max_thresholds, max_binary_features=max_binary_features, signed=signed,
                                extra_thresholds=extra_thresholds, clock=clock, max_bytes=max_bytes, copies=copies)
 
