@@ -40,6 +40,7 @@ class Depth2 {
     Cache& cache;
     Ranker<CT>& rk;
     const Switches& sw;
+    const Obj obj;  // the objective (its parameter: Switches::lam)
     int d, C, K;
     // optimal search: symmetric pair counts of an h = 2 node (row f: counts of f AND j per class)
     std::vector<CT> PM;
@@ -56,12 +57,12 @@ class Depth2 {
     std::vector<CT> tbuf;  // the children's class totals (2 * C)
 
     Depth2(Frames<CT>& frames, Cache& c, Ranker<CT>& ranker, const Switches& s, int max_depth, double mem_cap)
-        : F(frames), cache(c), rk(ranker), sw(s), d(frames.d), C(frames.C), K(ranker.K) {
+        : F(frames), cache(c), rk(ranker), sw(s), obj(s.lam), d(frames.d), C(frames.C), K(ranker.K) {
         tbuf.resize(2 * (size_t)C);
         const double pair_bytes = (double)sizeof(CT) * d * d * C + 4.0 * d * d;
         const double room = std::min(512.0 * 1024 * 1024, mem_cap);
         // (pairs: every split of a child, unconstrained)
-        use_pairs = sw.all_k && pair_bytes <= room && sw.mwl <= 0.0 && sw.mono == nullptr;
+        use_pairs = sw.all_k && pair_bytes <= room && !sw.min_leaf() && sw.mono == nullptr;
         use_sub = use_pairs && !W && max_depth >= 3 && 3.0 * pair_bytes <= room;
         if (use_sub) {
             PS.resize((size_t)d * d * C);
@@ -83,7 +84,7 @@ class Depth2 {
     // node and beats best, becomes (best, fout); true once best is perfect (the scan may stop)
     TL_INLINE bool scan_split(int j, const CT* A, const int32_t* R, const CT* T, double Wn, int m, double& best,
                               int& fout) const {
-        if (!splits_node(A, R, j, C, Wn, m, sw.mwl)) return false;
+        if (!splits_node(A, R, j, C, Wn, m, sw.mwl, sw.mrl)) return false;
         const double e = split_cost(j, A, T, Wn, m);
         if (e < best) {
             best = e;
@@ -96,16 +97,16 @@ class Depth2 {
     // the depth-1 split on j (its side counts A + j * C), under j's monotonic constraint if any
     TL_INLINE double split_cost(int j, const CT* A, const CT* T, double Wn, int m) const {
         if (sw.mono != nullptr && sw.mono[j] != 0) return mono_depth1(sw.mono[j], A + (size_t)j * C, T);
-        return Obj::split(A + (size_t)j * C, T, C, Wn, m);
+        return obj.split(A + (size_t)j * C, T, C, Wn, m);
     }
 
     // best depth-1 subtree of a node given its counts; returns error, sets f (-1: leaf)
     double depth1(const CT* A, const int32_t* R, const CT* T, double Wn, int m, int& fout, std::vector<int>& cand,
                   Keyed& keyed) {
         fout = -1;
-        double leaf = Obj::leaf(T, C, Wn);
+        double leaf = obj.leaf(T, C, Wn);
         if (F.n_present(T) <= 1) return leaf;
-        double best = INF;
+        double best = Obj::sparse ? leaf : INF;  // (sparse: a split must beat the leaf)
         if (sw.all_k && !sw.recon) {
             for (int j = 0; j < d; ++j)
                 if (scan_split(j, A, R, T, Wn, m, best, fout)) break;
@@ -191,9 +192,9 @@ class Depth2 {
     // exactly depth1() over all features (copies of a class share key and error)
     double depth1_reps(Lvl& v, const CT* A, const int32_t* R, const CT* T, double Wn, int m, int& fout) {
         fout = -1;
-        double leaf = Obj::leaf(T, C, Wn);
+        double leaf = obj.leaf(T, C, Wn);
         if (F.n_present(T) <= 1) return leaf;
-        double best = INF;
+        double best = Obj::sparse ? leaf : INF;  // (sparse: a split must beat the leaf)
         if (sw.all_k && !sw.recon) {
             for (int j : v.reps)
                 if (scan_split(j, A, R, T, Wn, m, best, fout)) break;
@@ -216,7 +217,7 @@ class Depth2 {
                 }
             }
             if (rank_ >= K) break;
-            double e = Obj::split(A + (size_t)jc * C, T, C, Wn, m);
+            double e = obj.split(A + (size_t)jc * C, T, C, Wn, m);
             if (e < best) {
                 best = e;
                 fout = jc;
@@ -328,9 +329,9 @@ class Depth2 {
             t0[c] = v.tot[c] - t1[c];
         }
         const int m1 = v.rc[f], m0 = v.m - m1;
-        const double e1 = Obj::best_depth1_all(A1, nullptr, t1, m1, d, C);
+        const double e1 = obj.best_depth1_all(A1, nullptr, t1, m1, d, C);
         if (e1 >= bound) return false;
-        const double e0 = Obj::best_depth1_all(v.cnt.data(), A1, t0, m0, d, C);
+        const double e0 = obj.best_depth1_all(v.cnt.data(), A1, t0, m0, d, C);
         if (e0 + e1 >= bound) return false;
         err = e0 + e1;
         return true;

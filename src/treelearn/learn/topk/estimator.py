@@ -42,6 +42,7 @@ from treelearn.learn.anytime import Incumbent, incumbent_bound, incumbent_time_l
 from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_monotonic_cst, labelled_errors,
                                       monotone_values, prediction_errors)
 from treelearn.learn.topk import _topk as _topk_baseline
+from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 
 
 def _cpu_has_avx512_popcnt() -> bool:
@@ -88,7 +89,7 @@ SEARCH_COPIES = 2
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
-                upper_bound=None, progress=None, min_weight=0.0, mono=None) -> dict:
+                upper_bound=None, progress=None, min_weight=0.0, mono=None, min_rows=0, leaf_penalty=0.0) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -105,7 +106,9 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``).
 
     ``min_weight``: every leaf of a searched tree holds at least this weight (in ``data.weights``'
-    units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total.
+    units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total;
+    ``min_rows`` at least this many rows. ``leaf_penalty``: each leaf costs this many weighted errors
+    (``ccp_alpha`` times the total weight; ``error`` and ``upper_bound`` are then of that cost).
 
     ``mono``: None or the monotonic constraint (-1, 0, 1) of each binary feature (two classes,
     :mod:`treelearn.learn.monotone`); the result's ``label`` then gives each node's forced class
@@ -137,6 +140,8 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         progress,
         float(min_weight),
         mono,
+        int(min_rows),
+        float(leaf_penalty),
     ))
 
 
@@ -217,6 +222,15 @@ class TopKTreeClassifier(BaseTreeClassifier):
         majority vote of three constrained columns) are not searched. The greedy incumbent is
         grown with the same constraints. Binary search only (``solver="auto"`` takes it; on
         Dask input the gathered blocks).
+    min_samples_leaf : int or float, default=1
+        scikit-learn's: every leaf holds at least this many training rows (a float: that fraction
+        of the rows, rounded up); the search's optimum is the best tree among those.
+    ccp_alpha : float >= 0, default=0.0
+        Cost per leaf: the search minimises weighted errors / total weight + ccp_alpha * leaves
+        (scikit-learn's unit; GOSDT's λ, STreeD's ``cost_complexity``); a split is kept only if
+        it lowers that (ties: the leaf). With either, the search is the binary one and has no
+        greedy incumbent (:mod:`treelearn.learn.topk.sparse`); ``lower_bound_`` then bounds the
+        penalised objective in weighted errors (errors + ccp_alpha * total weight * leaves).
 
     Attributes
     ----------
@@ -257,12 +271,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "greedy_incumbent": [BOOLEAN],
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
         "monotonic_cst": MONOTONIC_CST,
+        **SPARSE_CONSTRAINTS,
     }
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
-                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -279,6 +294,12 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.verbose = verbose
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.monotonic_cst = monotonic_cst
+        self.min_samples_leaf = min_samples_leaf
+        self.ccp_alpha = ccp_alpha
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_sparse(self, getattr(self, "solver", "auto"))
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -299,7 +320,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         the binary search is the natural one)."""
         if self.max_binary_features is not None or self.max_thresholds is not None:
             return False
-        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None:
+        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None or is_sparse(self):
             return False  # (constraints of the binary search only)
         if sample.is_binary():
             return False
@@ -329,7 +350,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
             from treelearn.learn.greedy.estimator import grow_greedy
 
             grow = not binary  # the greedy learner grows the incumbent (it handles missing values)
-            if self.greedy_incumbent and grow:
+            incumbent = self.greedy_incumbent and not is_sparse(self)  # (its error is of another objective)
+            if incumbent and grow:
                 # (grown whole on small data: a fit is never worse than the greedy tree)
                 g_limit = incumbent_time_limit(Xe.size * sample.n_classes, clock.remaining())
                 if g_limit is not None and clock.expired():  # the input checks spent the time limit
@@ -361,7 +383,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             except FitTimeout:
                 return self._timed_out_leaf(sample, clock, greedy)
             fallback = None
-            if self.greedy_incumbent and not grow and self._k_value() != 1:
+            if incumbent and not grow and self._k_value() != 1:
                 def run_top1(time_limit):
                     res1 = topk_search(data, k=1, max_depth=self.max_depth, criterion=crit, time_limit=time_limit,
                                        min_weight=self._min_weight(data), mono=self._binary_mono(binz))
@@ -468,7 +490,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                               memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
                               n_jobs=self._n_threads(), upper_bound=ub,
                               progress=None if live is None else live.array, min_weight=self._min_weight(data),
-                              mono=self._binary_mono(binz))
+                              mono=self._binary_mono(binz), **search_options(self, data.y.shape[0], total))
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
             # the search had found nothing better than the greedy incumbent, ``partial_result``
@@ -536,7 +558,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
                      f"{float(res['frame_bytes']) / 2**20:.0f} MB: fewer classes, binary features or a smaller "
                      "max_depth need less)")
         set_search_attributes(self, training_error=err, timed_out=timed_out, is_optimal=kk >= d and not timed_out,
-                              lower_bound=min(float(res["lower_bound"]), err) if kk >= d else None,
+                              lower_bound=(float(res["lower_bound"]) if self.ccp_alpha > 0 else
+                                           min(float(res["lower_bound"]), err)) if kk >= d else None,
                               incumbent_source=source, greedy_error=g_err, stats=res, fit_time=clock.elapsed(),
                               limit=limit)
         return tree
@@ -551,7 +574,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         criterion, no ``class_weight``): the binary search's steps on the shards (``sharded.py``),
         the root's candidates farmed out, and the local result step."""
         self._mono_cst = None
-        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None:
+        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None or is_sparse(self):
             return None  # (not in the sharded search: the gathered blocks)
         solver = getattr(self, "solver", "auto")
         budget = self.max_binary_features is not None or self.max_thresholds is not None
@@ -693,7 +716,8 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       (:mod:`treelearn.learn.continuous.solver`).
     * ``"auto"`` (default): ``"continuous"`` when every threshold is asked for
       (``max_binary_features=None`` and ``max_thresholds=None``), X is not all 0/1 and neither
-      ``min_weight_fraction_leaf`` nor ``monotonic_cst`` is set, else ``"binary"``.
+      ``min_weight_fraction_leaf``, ``monotonic_cst``, ``min_samples_leaf`` nor ``ccp_alpha`` is set,
+      else ``"binary"``.
 
     ``monotonic_cst`` (see :class:`TopKTreeClassifier`): the optimal tree among the hard-label
     trees meeting scikit-learn's sufficient condition at every constrained split, by the binary
@@ -706,7 +730,9 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
-                 verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None):
+                 verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0):
+        self.min_samples_leaf = min_samples_leaf
+        self.ccp_alpha = ccp_alpha
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.monotonic_cst = monotonic_cst
         self.solver = solver

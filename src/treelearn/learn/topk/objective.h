@@ -8,6 +8,13 @@
 //
 // Misclassification<CT>: the (weighted) number of training errors; CT is int32_t for unit
 // weights (exact integer counts) and double for sample weights.
+// Penalised<CT>: errors plus a penalty lam per leaf (cost-complexity: scikit-learn's ccp_alpha
+// times the total weight; GOSDT's lambda, STreeD's cost_complexity). A split may then cost more
+// than the leaf it replaces: `sparse` tells the search to keep the leaf as a node's first
+// incumbent, so a split is taken only when it lowers the cost (ties: the leaf). The similarity
+// bound stays sound: an optimal tree of S costs at most w(S' \ S) more on S' (same leaves).
+//
+// A policy is an object (the search holds one): its parameters travel with it.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -18,6 +25,9 @@ namespace tl::topk {
 template <typename CT>
 struct Misclassification {
     static constexpr bool W = std::is_same<CT, double>::value;
+    static constexpr bool sparse = false;  // a split never costs more than its leaf
+
+    explicit Misclassification(double = 0.0) {}
 
     // error of a leaf with class totals tot (total weight Wsum): all rows but the majority's
     template <typename T>
@@ -76,6 +86,31 @@ struct Misclassification {
             bi = std::min(bi, m - m1 - m0);
         }
         return (double)bi;
+    }
+};
+
+template <typename CT>
+struct Penalised {
+    using M = Misclassification<CT>;
+    static constexpr bool sparse = true;
+    double lam;  // cost of one leaf, in (weighted) errors
+
+    explicit Penalised(double leaf_penalty) : lam(leaf_penalty) {}
+
+    template <typename T>
+    double leaf(const T* tot, int C, double Wsum) const {
+        return M::leaf(tot, C, Wsum) + lam;
+    }
+    inline double split(const CT* Aj, const CT* T, int C, double Wn, int m) const {
+        return M::split(Aj, T, C, Wn, m) + 2.0 * lam;
+    }
+    // min(leaf, best split): M's minimum b is over the leaf and the splits, so b + 2 lam is the
+    // best split's cost whenever that split beats the leaf by more than lam
+    double best_depth1_all(const CT* P, const CT* Q, const CT* T, int m, int d, int C) const {
+        int mx = 0;
+        for (int c = 0; c < C; ++c) mx = std::max(mx, (int)T[c]);
+        const double leaf_err = (double)(m - mx);
+        return std::min(leaf_err + lam, M::best_depth1_all(P, Q, T, m, d, C) + 2.0 * lam);
     }
 };
 

@@ -49,6 +49,11 @@ struct Options {
     // scikit-learn's min_weight_fraction_leaf as a weight (in the sample's units): every leaf of
     // a searched tree holds at least this much (0: none)
     double min_weight = 0.0;
+    // scikit-learn's min_samples_leaf as rows: every leaf holds at least this many rows (<= 1: none)
+    int min_rows = 0;
+    // cost of a leaf in (weighted) errors: scikit-learn's ccp_alpha times the total weight (the
+    // Penalised objective, objective.h; 0: plain misclassification)
+    double leaf_penalty = 0.0;
     // monotonic constraints per binary feature (-1, 0, +1; mono.h), two classes; null: none
     const int8_t* mono = nullptr;
     // tuning switches (none changes the result)
@@ -84,6 +89,9 @@ struct Switches {
     bool use_sim = true;       // similarity bounds (optimum only)
     bool use_child_lb = true;  // bound both children before solving either
     double mwl = 0.0;          // Options::min_weight (a split leaving a side lighter is no split)
+    int mrl = 0;               // Options::min_rows (a split leaving a side with fewer rows is no split)
+    double lam = 0.0;          // Options::leaf_penalty (the objective's parameter)
+    bool min_leaf() const { return mwl > 0.0 || mrl > 1; }
     const int8_t* mono = nullptr;  // Options::mono (constrained splits cost as mono.h says)
 };
 

@@ -64,12 +64,14 @@ struct Criterion {
 };
 
 // whether feature j splits the node: both sides non-empty and, with a minimum leaf weight mwl
-// (scikit-learn's min_weight_fraction_leaf), each side at least that heavy. A: the node's
+// (scikit-learn's min_weight_fraction_leaf), each side at least that heavy, and with a minimum
+// leaf size mrl (min_samples_leaf) each side has at least mrl rows. A: the node's
 // one-side counts (d * C), R: their row counts, Wn / m: the node's weight and rows.
 template <typename CT>
-inline bool splits_node(const CT* A, const int32_t* R, int j, int C, double Wn, int m, double mwl) {
+inline bool splits_node(const CT* A, const int32_t* R, int j, int C, double Wn, int m, double mwl, int mrl) {
     const int n1 = R[j];
     if (n1 == 0 || n1 == m) return false;
+    if (n1 < mrl || m - n1 < mrl) return false;
     if (mwl <= 0.0) return true;
     double w1 = 0.0;
     for (int c = 0; c < C; ++c) w1 += (double)A[(size_t)j * C + c];
@@ -88,6 +90,7 @@ class Ranker {
     bool all_k;
     std::atomic<bool>* stop;
     double mwl = 0.0;  // minimum leaf weight (splits_node)
+    int mrl = 0;       // minimum leaf rows (splits_node)
 
     Ranker(const Criterion& crit, int d_, int C_, int K_, std::atomic<bool>* stopflag)
         : cr(crit), d(d_), C(C_), K(K_), all_k(K_ >= d_), stop(stopflag), totd(C_), one(C_), buf(C_) {
@@ -166,13 +169,13 @@ class Ranker {
                     if (C == 2) {
                         for (int i = 0; i < nj; ++i) {
                             const int j = js ? js[i] : i, n1 = R[j];
-                            if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
+                            if (!splits_node(A, R, j, C, Wn, m, mwl, mrl)) continue;
                             offer(g.score_unit2(A + (size_t)j * C, T, n1, m), j);
                         }
                     } else {
                         for (int i = 0; i < nj; ++i) {
                             const int j = js ? js[i] : i, n1 = R[j];
-                            if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
+                            if (!splits_node(A, R, j, C, Wn, m, mwl, mrl)) continue;
                             offer(g.score_unit(A + (size_t)j * C, T, n1, m), j);
                         }
                     }
@@ -182,7 +185,7 @@ class Ranker {
             const double pc = cr.gr ? g.wimp(totd.data(), Wn) : 0.0;
             for (int i = 0; i < nj; ++i) {
                 const int j = js ? js[i] : i, n1 = R[j];
-                if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
+                if (!splits_node(A, R, j, C, Wn, m, mwl, mrl)) continue;
                 const CT* Aj = A + (size_t)j * C;
                 double w1 = 0;
                 for (int c = 0; c < C; ++c) {
@@ -206,7 +209,7 @@ class Ranker {
         batch_j.clear();
         for (int i = 0; i < nj; ++i) {
             const int j = js ? js[i] : i;
-            if (!splits_node(A, R, j, C, Wn, m, mwl)) continue;
+            if (!splits_node(A, R, j, C, Wn, m, mwl, mrl)) continue;
             const CT* Aj = A + (size_t)j * C;
             for (int c = 0; c < C; ++c) one[c] = (double)Aj[c];
             batch.push_rest(g, one.data(), totd.data());

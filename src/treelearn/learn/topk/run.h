@@ -134,13 +134,14 @@ struct Run {
         S& m0 = *ss[0];
         auto& v0 = m0.fr.lv[0];
         m0.fr.totals(v0, v0.tot.data(), Wn);
-        const double leaf = Obj::leaf(v0.tot.data(), D.C, Wn);
+        const double leaf = s0obj(v0.tot.data(), Wn);
+        const bool leaf_wins = win < 0 || (Obj::sparse ? leaf <= be : leaf < be);  // (sparse: ties to the leaf)
         for (int t = 0; t < T; ++t) add_stats(*ss[t], out);
-        if ((win < 0 || leaf < be) && !(leaf < O.upper_bound)) {
+        if (leaf_wins && !(leaf < O.upper_bound)) {
             out.found = false;  // nothing below the incumbent's error (every candidate >= it)
             return O.upper_bound;
         }
-        if (win < 0 || leaf < be) {
+        if (leaf_wins) {
             push_root(-1, v0.tot.data(), out);
             return leaf;
         }
@@ -152,8 +153,12 @@ struct Run {
         return be;
     }
 
-    // the training error of the returned tree (the sum of its leaves' errors)
+    // the leaf cost of the root (class totals tot, weight Wn) under the objective
+    double s0obj(const CT* tot, double Wn) const { return Obj(O.leaf_penalty).leaf(tot, D.C, Wn); }
+
+    // the objective of the returned tree (the sum of its leaves' costs)
     double tree_error(const Output& out) const {
+        const Obj obj(O.leaf_penalty);
         double e = 0.0;
         for (size_t i = 0; i < out.feature.size(); ++i) {
             if (out.feature[i] >= 0) continue;
@@ -161,7 +166,7 @@ struct Run {
             double Wsum = 0.0;
             for (int c = 0; c < D.C; ++c) Wsum += t[c];
             const int lab = out.label[i];  // a forced class (mono.h): every other row is an error
-            e += lab >= 0 ? std::max(0.0, Wsum - t[lab]) : Obj::leaf(t, D.C, Wsum);
+            e += lab >= 0 ? std::max(0.0, Wsum - t[lab]) : obj.leaf(t, D.C, Wsum);
         }
         return e;
     }
@@ -176,7 +181,7 @@ struct Run {
             Wn += wi;
         }
         push_root(-1, tot.data(), out);
-        return Obj::leaf(tot.data(), D.C, Wn);
+        return s0obj(tot.data(), Wn);
     }
 
     void run(Output& out) {
@@ -203,6 +208,13 @@ struct Run {
 };
 
 inline void run_search(const Problem& P, const Options& O, Output& out) {
+    if (O.leaf_penalty > 0.0) {  // cost-complexity (objective.h: Penalised)
+        if (P.w != nullptr)
+            Run<double, Penalised<double>>(P, O).run(out);
+        else
+            Run<int32_t, Penalised<int32_t>>(P, O).run(out);
+        return;
+    }
     if (P.w != nullptr)
         Run<double, Misclassification<double>>(P, O).run(out);
     else

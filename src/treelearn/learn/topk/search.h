@@ -57,6 +57,7 @@ class Searcher {
 
     const Sample& D;
     Switches sw;
+    const Obj obj;  // the objective (objective.h)
     int d, C, nw;
     tl::Clock clock;
     tl::MemoryMeter mem;
@@ -70,11 +71,12 @@ class Searcher {
 
     Searcher(const Sample& data, const Criterion& crit, const Options& opt, double mem_cap_bytes,
              tl::steady::time_point start, std::atomic<bool>* stopflag)
-        : D(data), sw(make_switches(opt, data.d)), d(data.d), C(data.C), nw(data.nw),
+        : D(data), sw(make_switches(opt, data.d)), obj(opt.leaf_penalty), d(data.d), C(data.C), nw(data.nw),
           clock(start, opt.time_limit, stopflag), mem(mem_cap_bytes), fr(data, n_levels(opt, data)), cache(data.nw, mem),
           sim(n_levels(opt, data), data.nw, data.weighted ? data.w.data() : nullptr),
           rk(crit, data.d, data.C, opt.k, stopflag), d2(fr, cache, rk, sw, opt.max_depth, mem_cap_bytes) {
         rk.mwl = sw.mwl;
+        rk.mrl = sw.mrl;
         mem.fixed = fr.fixed_bytes();
         mem.peak = mem.fixed;
         feed.p = opt.progress;
@@ -92,9 +94,11 @@ class Searcher {
         s.c1cache = opt.cache_depth1;
         s.use_reps = opt.feature_classes && opt.criterion != tl::Callback::code;
         s.mwl = opt.min_weight;
+        s.mrl = opt.min_rows;
+        s.lam = opt.leaf_penalty;
         s.mono = opt.mono;
         if (s.mono != nullptr) s.use_reps = false;  // (the feature classes ignore the constraints)
-        if (s.mwl > 0.0) {
+        if (s.min_leaf()) {
             // the depth-2 shortcuts over feature classes assume every separating split is one, and
             // the similarity bound an optimal tree of one sample valid on another (a lighter leaf
             // makes it infeasible): both off
@@ -116,7 +120,7 @@ class Searcher {
         v.cover_ready = false;
         const bool borrowed = v.frame_ready;  // (cleared on entry: early returns leave nothing stale)
         v.frame_ready = false;
-        const double leaf = Obj::leaf(v.tot.data(), C, Wn);
+        const double leaf = obj.leaf(v.tot.data(), C, Wn);
         if (h == 0 || fr.n_present(v.tot.data()) <= 1) return Res{leaf, -1, leaf < ub};
         double node_lb = 0.0;
         Res known;
@@ -140,7 +144,7 @@ class Searcher {
             store(v, h, Entry{leaf, -1, SOLVED});
             return Res{leaf, -1, leaf < ub};
         }
-        double best = INF;
+        double best = Obj::sparse ? leaf : INF;  // (sparse: a split must beat the leaf, ties to it)
         int bestf = -1;
         const bool incomplete = search_candidates(L, h, ub, node_lb, sub_here, best, bestf);
         return finish(v, L, h, ub, leaf, node_lb, best, bestf, incomplete);
@@ -390,7 +394,7 @@ class Searcher {
             store(v, h, Entry{best, bestf, ANYTIME});
             return Res{best, bestf, best < ub};
         }
-        if (bestf >= 0) {
+        if (bestf >= 0 || best < ub) {  // a split, or (sparse) the leaf no split beat
             store(v, h, Entry{best, bestf, SOLVED});
             remember(L, v, h, best);
             return Res{best, bestf, true};

@@ -1,0 +1,62 @@
+"""Sparse objectives of the binary exact search (Top-k and optimal over binary features).
+
+* ``ccp_alpha`` (scikit-learn's unit; GOSDT's λ, STreeD's ``cost_complexity``): the search
+  minimises ``weighted errors / total weight + ccp_alpha * n_leaves``. The compiled search works
+  in weighted errors, so each leaf costs ``ccp_alpha * total weight`` on top of its errors (the
+  ``Penalised`` objective of ``learn/topk/objective.h``). A node is split only when the split
+  lowers that cost (ties: the leaf), so the returned tree never has a split that does not pay.
+* ``min_samples_leaf`` (int rows, or float fraction of the training rows rounded up, as in
+  scikit-learn; rows, not weight: ``min_weight_fraction_leaf`` is the weighted variant): a split
+  leaving a side with fewer rows is not a split; the optimum is the best tree among those.
+
+Both are options of the binary search only: with either set, ``solver="auto"`` takes the binary
+search, the greedy incumbent is not used (its tree and error are of another objective) and the
+Dask fit runs on the gathered blocks.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from treelearn._validation import INT64_MAX, Interval, RealNotInt, TreeLearnValueError
+
+#: the sparse parameters' constraints (scikit-learn's)
+SPARSE_CONSTRAINTS = {
+    "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
+    "ccp_alpha": [Interval(numbers.Real, 0, None)],
+}
+
+
+def is_sparse(est) -> bool:
+    """Whether ``ccp_alpha`` or ``min_samples_leaf`` asks for more than plain misclassification."""
+    return float(getattr(est, "ccp_alpha", 0.0)) > 0.0 or _msl_set(getattr(est, "min_samples_leaf", 1))
+
+
+def _msl_set(msl) -> bool:
+    return not isinstance(msl, numbers.Integral) or int(msl) > 1
+
+
+def min_rows(min_samples_leaf, n_samples: int) -> int:
+    """``min_samples_leaf`` as rows (a float is a fraction of ``n_samples``, rounded up)."""
+    if isinstance(min_samples_leaf, numbers.Integral):
+        return int(min_samples_leaf)
+    return max(1, int(np.ceil(float(min_samples_leaf) * n_samples)))
+
+
+def search_options(est, n_samples: int, total_weight: float) -> dict:
+    """The compiled search's keywords of ``est``'s sparse parameters: ``min_rows`` and
+    ``leaf_penalty`` (``ccp_alpha`` times the total weight: the cost of a leaf in weighted errors)."""
+    return {"min_rows": min_rows(getattr(est, "min_samples_leaf", 1), n_samples),
+            "leaf_penalty": float(getattr(est, "ccp_alpha", 0.0)) * float(total_weight)}
+
+
+def check_sparse(est, solver: str = "auto") -> None:
+    """The combinations the search does not have, named."""
+    if not is_sparse(est):
+        return
+    if solver == "continuous":
+        raise TreeLearnValueError("ccp_alpha and min_samples_leaf need solver='binary' or 'auto': the continuous "
+                                  "solver has neither")
+    if float(est.ccp_alpha) > 0.0 and getattr(est, "monotonic_cst", None) is not None:
+        raise TreeLearnValueError("ccp_alpha > 0 with monotonic_cst is not supported: set one of them")
