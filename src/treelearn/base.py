@@ -462,9 +462,20 @@ class BaseTreeClassifier(ClassifierMixin, BaseTreeEstimator):
         sample.finite_checked = flags is not None or raw.dtype.kind in "biu"
         return classes, sample
 
+    #: merge sibling leaves that predict the same class in the returned tree (``Tree.simplify``,
+    #: repeatedly, bottom-up), so that ``n_leaves`` counts the tree's real size: for the exact
+    #: searches, whose leaves hold the class counts of their rows; the merged leaf's counts are
+    #: the sum, so ``predict`` is unchanged and ``predict_proba`` reports the merged rows'
+    #: distribution, as a search that had not split there would. Grown trees (greedy, CART's
+    #: convention) are kept as grown.
+    _merge_same_prediction = False
+
     def _set_fitted(self, classes, tree: Tree, scale: float) -> None:
         self.classes_ = classes
         self.n_classes_ = len(classes)
+        # (monotone trees' values are clipped probabilities, not counts: kept)
+        if self._merge_same_prediction and getattr(self, "_mono_cst", None) is None and tree.node_count > 1:
+            tree = tree.simplify()
         tree.classes = classes
         self.tree_ = tree
         if scale != 1.0:

@@ -274,6 +274,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         **SPARSE_CONSTRAINTS,
     }
 
+    @property
+    def _merge_same_prediction(self):  # the exact search (k = "all") merges (base.py)
+        return self._k_value() == "all"
+
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
