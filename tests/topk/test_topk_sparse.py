@@ -27,9 +27,10 @@ def _leaf_sets(tree, patterns, rows):
             + _leaf_sets(b, patterns, [r for r in rows if patterns[r][f] == 1]))
 
 
-def _exhaustive(B, y, w, depth, n_classes, alpha=0.0, min_rows=1, min_weight=0.0):
-    """min over every tree of depth <= depth whose leaves all hold >= min_rows rows (>= 1) and
-    >= min_weight weight of: weighted errors / total weight + alpha * leaves."""
+def _exhaustive(B, y, w, depth, n_classes, alpha=0.0, min_rows=1, min_weight=0.0, max_leaves=None):
+    """min over every tree of depth <= depth with at most max_leaves leaves, whose leaves all hold
+    >= min_rows rows (>= 1) and >= min_weight weight, of: weighted errors / total weight + alpha *
+    leaves."""
     patterns, inv = np.unique(B.astype(int), axis=0, return_inverse=True)
     inv = inv.ravel()
     cw = np.zeros((len(patterns), n_classes))
@@ -39,7 +40,10 @@ def _exhaustive(B, y, w, depth, n_classes, alpha=0.0, min_rows=1, min_weight=0.0
     best = np.inf
     for tree in _all_trees(B.shape[1], depth):
         cost, ok = 0.0, True
-        for leaf in _leaf_sets(tree, patterns, list(range(len(patterns)))):
+        leaves = _leaf_sets(tree, patterns, list(range(len(patterns))))
+        if max_leaves is not None and len(leaves) > max_leaves:
+            continue
+        for leaf in leaves:
             t = cw[leaf].sum(axis=0)
             if nrows[leaf].sum() < max(1, min_rows) or t.sum() < min_weight:
                 ok = False
@@ -106,6 +110,31 @@ def test_all_sparse_options_together(seed):
     assert _objective(est, B, y, w, 0.02) == pytest.approx(ref, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("depth,budget", [(2, 2), (2, 3), (3, 2), (3, 3), (3, 5), (3, 7), (3, 8)])
+@pytest.mark.parametrize("weights", ["unit", "fractional"])
+def test_max_leaves_is_the_exhaustive_optimum(seed, depth, budget, weights):
+    B, y, C, ws = _data(seed)
+    w = ws[weights]
+    ref = _exhaustive(B, y, w, depth, C, max_leaves=budget)
+    for kw in ({"max_leaves": budget}, {"max_leaf_nodes": budget}):
+        est = OptimalTreeClassifier(max_depth=depth, **kw).fit(B, y, sample_weight=w)
+        assert est.is_optimal_
+        assert est.training_error_ / w.sum() == pytest.approx(ref, abs=1e-9)
+        assert est.get_n_leaves() <= budget and est.get_depth() <= depth
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_max_leaves_with_ccp_alpha_and_min_samples_leaf(seed):
+    B, y, C, ws = _data(seed, n=36, d=4)
+    w = ws["integer"]
+    for budget in (3, 4, 6):
+        ref = _exhaustive(B, y, w, 3, C, alpha=0.01, min_rows=2, max_leaves=budget)
+        est = OptimalTreeClassifier(max_depth=3, max_leaves=budget, ccp_alpha=0.01, min_samples_leaf=2).fit(
+            B, y, sample_weight=w)
+        assert _objective(est, B, y, w, 0.01) == pytest.approx(ref, abs=1e-9)
+
+
 def test_ccp_alpha_on_numeric_columns_every_threshold():
     """Numeric columns, every threshold by the binary search: the exhaustive search over the
     threshold indicators."""
@@ -133,7 +162,8 @@ def test_ties_give_the_same_tree_for_any_n_jobs(seed):
     B = rng.integers(0, 2, size=(24, 4)).astype(float)
     B = np.hstack([B, B[:, :2]])
     y = rng.integers(0, 2, 24)
-    for kw in ({"ccp_alpha": 0.03}, {"min_samples_leaf": 3}, {"ccp_alpha": 0.01, "min_samples_leaf": 2}):
+    for kw in ({"ccp_alpha": 0.03}, {"min_samples_leaf": 3}, {"ccp_alpha": 0.01, "min_samples_leaf": 2},
+               {"max_leaves": 5}):
         trees = [OptimalTreeClassifier(max_depth=4, n_jobs=j, **kw).fit(B, y).tree_ for j in (1, 2)]
         for attr in ("feature", "children_left", "children_right", "value"):
             np.testing.assert_array_equal(getattr(trees[0], attr), getattr(trees[1], attr))
@@ -141,7 +171,7 @@ def test_ties_give_the_same_tree_for_any_n_jobs(seed):
 
 def test_topk_with_sparse_options_never_beats_the_optimum():
     B, y, C, ws = _data(2, n=40, d=4)
-    for kw in ({"ccp_alpha": 0.03}, {"min_samples_leaf": 4}):
+    for kw in ({"ccp_alpha": 0.03}, {"min_samples_leaf": 4}, {"max_leaves": 4}):
         opt = OptimalTreeClassifier(max_depth=3, **kw).fit(B, y)
         top = TopKTreeClassifier(k=2, max_depth=3, **kw).fit(B, y)
         alpha = kw.get("ccp_alpha", 0.0)
@@ -153,10 +183,11 @@ def test_topk_with_sparse_options_never_beats_the_optimum():
 def test_sparse_options_are_checked():
     X = np.random.default_rng(0).normal(size=(30, 2))
     y = (X[:, 0] > 0).astype(int)
-    for bad in ({"ccp_alpha": -0.1}, {"min_samples_leaf": 0}, {"min_samples_leaf": 1.5}):
+    for bad in ({"ccp_alpha": -0.1}, {"min_samples_leaf": 0}, {"min_samples_leaf": 1.5}, {"max_leaves": 0},
+                {"max_leaves": 3, "max_leaf_nodes": 4}):
         with pytest.raises(TreeLearnValueError):
             OptimalTreeClassifier(**bad).fit(X, y)
-    with pytest.raises(TreeLearnValueError, match="continuous solver has neither"):
+    with pytest.raises(TreeLearnValueError, match="continuous solver has none of them"):
         OptimalTreeClassifier(solver="continuous", ccp_alpha=0.01).fit(X, y)
     with pytest.raises(TreeLearnValueError, match="monotonic_cst"):
         OptimalTreeClassifier(ccp_alpha=0.01, monotonic_cst=[1, 0]).fit(X, y)
@@ -168,7 +199,7 @@ def test_sparse_options_are_checked():
 def test_agrees_with_pystreed(seed):
     """STreeD's cost_complexity is a cost per branch node as a fraction of the rows (n_leaves - 1
     branch nodes on a binary tree: the same optimum as ccp_alpha, up to a constant), its
-    min_leaf_node_size scikit-learn's min_samples_leaf in rows."""
+    min_leaf_node_size scikit-learn's min_samples_leaf in rows, its max_num_nodes max_leaves - 1."""
     streed = pytest.importorskip("pystreed")
     rng = np.random.default_rng(seed)
     n = 80
@@ -185,3 +216,27 @@ def test_agrees_with_pystreed(seed):
         s = streed.STreeDClassifier(max_depth=3, min_leaf_node_size=m, time_limit=60).fit(B, y)
         t = OptimalTreeClassifier(max_depth=3, min_samples_leaf=m).fit(B, y)
         assert t.training_error_ == float((s.predict(B) != y).sum())
+    for branches in (1, 2, 4):  # STreeD's max_num_nodes counts branch nodes: leaves - 1
+        s = streed.STreeDClassifier(max_depth=3, max_num_nodes=branches, time_limit=60).fit(B, y)
+        t = OptimalTreeClassifier(max_depth=3, max_leaves=branches + 1).fit(B, y)
+        assert t.training_error_ == float((s.predict(B) != y).sum())
+
+
+@pytest.mark.parametrize("kw", [{"max_leaves": 9}, {"ccp_alpha": 0.001}, {"min_samples_leaf": 2}])
+def test_time_limit_holds_with_sparse_options(kw):
+    """A search too large for its time limit stops near it and returns a valid tree."""
+    import time
+    import warnings
+
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, 2, size=(3000, 60)).astype(float)
+    y = (B[:, :7].sum(axis=1) % 2).astype(int) ^ (rng.random(3000) < 0.1)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = OptimalTreeClassifier(max_depth=6, time_limit=0.5, **kw).fit(B, y)
+    assert time.perf_counter() - t0 < 0.5 * 1.1 + 1.5
+    assert est.timed_out_ and not est.is_optimal_
+    assert est.training_error_ == float((est.predict(B) != y).sum())
+    if "max_leaves" in kw:
+        assert est.get_n_leaves() <= kw["max_leaves"]

@@ -45,6 +45,7 @@ cdef extern from "run.h" namespace "tl::topk":
         double min_weight
         int min_rows
         double leaf_penalty
+        int max_leaves
         const int8_t* mono
         cbool cache_depth1, feature_classes
         double* progress
@@ -68,7 +69,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
            cost=None, upper_bound=None, progress=None, double min_weight=0.0, mono=None, int min_rows=0,
-           double leaf_penalty=0.0):
+           double leaf_penalty=0.0, int max_leaves=0):
     """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
     ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
     node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``).
@@ -80,7 +81,8 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     ``min_weight_fraction_leaf`` times the total weight; 0: none); ``min_rows``: every leaf holds
     at least this many rows (``min_samples_leaf``). ``leaf_penalty``: each leaf costs this much
     on top of its errors (``ccp_alpha`` times the total weight; ``error``, ``lower_bound`` and
-    ``upper_bound`` are then of that cost).
+    ``upper_bound`` are then of that cost). ``max_leaves``: at most this many leaves (0: no
+    budget; a budget runs one thread and ignores ``upper_bound``).
     ``mono``: None, or an int8 array of -1, 0, +1 per binary feature (two classes): the monotonic
     constraints of ``topk/mono.h``; the result's ``label`` is then each node's forced class (-1:
     the majority of its counts)."""
@@ -120,6 +122,7 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     O.min_weight = min_weight
     O.min_rows = min_rows
     O.leaf_penalty = leaf_penalty
+    O.max_leaves = max_leaves
     O.mono = NULL
     if mono is not None:
         mv = np.ascontiguousarray(mono, dtype=np.int8)

@@ -41,44 +41,12 @@ from treelearn.data.bitmatrix import BinaryData
 from treelearn.learn.anytime import Incumbent, incumbent_bound, incumbent_time_limit, n_threads, set_search_attributes
 from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_monotonic_cst, labelled_errors,
                                       monotone_values, prediction_errors)
-from treelearn.learn.topk import _topk as _topk_baseline
+from treelearn.learn.topk.kernel import SEARCH_KERNEL, _cpu_has_avx512_popcnt, _topk, root_search  # noqa: F401
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 
 
-def _cpu_has_avx512_popcnt() -> bool:
-    """x86-64-v4 plus AVX-512 VPOPCNTDQ, as NumPy's CPU dispatcher sees the machine."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__ as feats
-    except ImportError:  # pragma: no cover - NumPy 1.x
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as feats
-        except ImportError:
-            return False
-    need = ("AVX2", "BMI2", "FMA3", "F16C", "AVX512F", "AVX512BW", "AVX512CD", "AVX512DQ", "AVX512VL",
-            "AVX512VPOPCNTDQ")
-    return all(feats.get(f, False) for f in need)
-
-
-def _pick_search_module():
-    """The compiled search for this CPU: the AVX-512 build (popcounts of eight column words per
-    instruction) when the CPU has it and it was built, else the portable build. The environment
-    variable ``TREELEARN_SIMD=baseline`` forces the portable one. Both give identical results."""
-    import os
-
-    if os.environ.get("TREELEARN_SIMD", "").strip().lower() in ("baseline", "off", "none", "0"):
-        return _topk_baseline, "baseline"
-    if not _cpu_has_avx512_popcnt():
-        return _topk_baseline, "baseline"
-    try:
-        from treelearn.learn.topk import _topk_avx512
-    except ImportError:  # not built (compiler without the flags, or not x86-64)
-        return _topk_baseline, "baseline"
-    return _topk_avx512, "avx512"
-
-
-_topk, SEARCH_KERNEL = _pick_search_module()
-from treelearn.tree.build import binary_tree, node_local_midpoints  # noqa: E402
-from treelearn.tree.tree import Tree, kernel_nodes, training_errors  # noqa: E402
+from treelearn.tree.build import binary_tree, node_local_midpoints
+from treelearn.tree.tree import Tree, kernel_nodes, training_errors
 
 __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
 
@@ -89,7 +57,8 @@ SEARCH_COPIES = 2
 
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
-                upper_bound=None, progress=None, min_weight=0.0, mono=None, min_rows=0, leaf_penalty=0.0) -> dict:
+                upper_bound=None, progress=None, min_weight=0.0, mono=None, min_rows=0, leaf_penalty=0.0,
+                max_leaves=0) -> dict:
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -109,6 +78,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total;
     ``min_rows`` at least this many rows. ``leaf_penalty``: each leaf costs this many weighted errors
     (``ccp_alpha`` times the total weight; ``error`` and ``upper_bound`` are then of that cost).
+    ``max_leaves``: at most this many leaves (0: none; one thread, ``upper_bound`` ignored).
 
     ``mono``: None or the monotonic constraint (-1, 0, 1) of each binary feature (two classes,
     :mod:`treelearn.learn.monotone`); the result's ``label`` then gives each node's forced class
@@ -142,6 +112,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         mono,
         int(min_rows),
         float(leaf_penalty),
+        int(max_leaves),
     ))
 
 
@@ -228,9 +199,12 @@ class TopKTreeClassifier(BaseTreeClassifier):
     ccp_alpha : float >= 0, default=0.0
         Cost per leaf: the search minimises weighted errors / total weight + ccp_alpha * leaves
         (scikit-learn's unit; GOSDT's λ, STreeD's ``cost_complexity``); a split is kept only if
-        it lowers that (ties: the leaf). With either, the search is the binary one and has no
-        greedy incumbent (:mod:`treelearn.learn.topk.sparse`); ``lower_bound_`` then bounds the
-        penalised objective in weighted errors (errors + ccp_alpha * total weight * leaves).
+        it lowers that (ties: the leaf).
+    max_leaves : int or None, default=None (alias: scikit-learn's ``max_leaf_nodes``)
+        Leaf budget within ``max_depth``: the best tree of at most that many leaves (a dynamic
+        program over budgets at each node, MurTree's; one thread). With any of these three the
+        search is the binary one and has no greedy incumbent (:mod:`treelearn.learn.topk.sparse`);
+        ``lower_bound_`` under ``ccp_alpha`` bounds the penalised objective in weighted errors.
 
     Attributes
     ----------
@@ -281,7 +255,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
-                 min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0):
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0, max_leaves=None,
+                 max_leaf_nodes=None):
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -300,6 +275,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.monotonic_cst = monotonic_cst
         self.min_samples_leaf = min_samples_leaf
         self.ccp_alpha = ccp_alpha
+        self.max_leaves = max_leaves
+        self.max_leaf_nodes = max_leaf_nodes
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -734,7 +711,10 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
-                 verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0):
+                 verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0,
+                 max_leaves=None, max_leaf_nodes=None):
+        self.max_leaves = max_leaves
+        self.max_leaf_nodes = max_leaf_nodes
         self.min_samples_leaf = min_samples_leaf
         self.ccp_alpha = ccp_alpha
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
@@ -767,33 +747,3 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         if self.solver != "auto":
             return self.solver == "continuous"
         return super()._wants_continuous(sample)
-
-
-# ---------------------------------------------------------------- the search on Dask (sharded.py)
-def root_search(columns, y, n_classes: int, weights, *, k, max_depth: int, criterion="entropy", scoring="gain",
-                time_limit=None, memory_limit_mb=1024, cache_depth1=None, feature_classes=False):
-    """The search of the root's candidates one at a time, for a caller that runs shares of them
-    elsewhere (:mod:`treelearn.distributed`): a compiled ``RootSearch`` over the packed columns
-    ``(d, n_words)``, class codes ``y`` and weights (None: unit), with the settings of
-    :func:`topk_search` (built-in criteria). Its ``candidates()`` are the root's candidates in
-    rank order (duplicates removed), ``search(f, ub)`` the error of the best tree whose root
-    splits on f when it is below ``ub`` (else None), ``build(f)`` that tree (node arrays as
-    :func:`topk_search` returns them, before :func:`~treelearn.tree.tree.kernel_nodes`),
-    ``stats()`` the search statistics. Taking, for every share, its candidates' errors below the
-    share's best and the lowest rank among the smallest errors gives :func:`topk_search`'s tree
-    (the root's candidates are what ``n_jobs`` threads share too)."""
-    crit = get_criterion(criterion)
-    if crit.code < 0:
-        raise TypeError("root_search takes a built-in criterion")
-    columns = np.ascontiguousarray(columns, dtype=np.uint64)
-    d, n_words = columns.shape
-    kk = d if k is None or k == "all" else int(k)
-    if cache_depth1 is None:
-        cache_depth1 = d >= 2 * n_words and kk < d
-    kk = max(1, min(kk, max(d, 1)))
-    y = np.asarray(y)
-    y = y if y.dtype == np.uint8 else np.ascontiguousarray(y, dtype=np.int64)  # bytes: read in place
-    return _topk.RootSearch(columns, y, int(n_classes), weights, kk,
-                            int(max_depth), int(crit.code), scoring == "gain_ratio",
-                            float(time_limit) if time_limit is not None else 0.0,
-                            float(memory_limit_mb) * 1024.0 * 1024.0, bool(cache_depth1), bool(feature_classes))

@@ -54,6 +54,8 @@ struct Options {
     // cost of a leaf in (weighted) errors: scikit-learn's ccp_alpha times the total weight (the
     // Penalised objective, objective.h; 0: plain misclassification)
     double leaf_penalty = 0.0;
+    // leaf budget (max_leaves; 0 or >= 2^max_depth: none): Searcher::solve_budget
+    int max_leaves = 0;
     // monotonic constraints per binary feature (-1, 0, +1; mono.h), two classes; null: none
     const int8_t* mono = nullptr;
     // tuning switches (none changes the result)

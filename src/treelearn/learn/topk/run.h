@@ -61,9 +61,18 @@ struct Run {
         out.nsamp.push_back(P.n);
     }
 
+    bool budgeted() const { return O.max_leaves > 0 && !S::unbudgeted(O.max_depth, O.max_leaves); }
+
     double one_thread(Output& out) {
         auto s = searcher();
         s->fr.set_root();
+        if (budgeted()) {  // (a leaf budget: exact, no incumbent; Searcher::solve_budget)
+            Res r = s->solve_budget(0, O.max_depth, O.max_leaves);
+            s->sw.recon = true;
+            s->build_budget(0, O.max_depth, O.max_leaves, out);
+            add_stats(*s, out);
+            return r.err;
+        }
         Res r = s->solve(0, O.max_depth, O.upper_bound);
         if (!r.ok) {  // nothing below the incumbent's error: r.err is a lower bound (>= it)
             out.found = false;
@@ -191,10 +200,11 @@ struct Run {
         // the cap by more than the documented slack (peak <= cap + X + 64 MiB), no search (the
         // caller keeps its incumbent, with the limit named)
         out.frame_bytes = Frames<CT>::bytes_for(D, S::n_levels(O, D));
-        const int searchers = (n_jobs > 1 && O.max_depth >= 3) ? n_jobs : 1;
+        const bool threads = n_jobs > 1 && O.max_depth >= 3 && !budgeted();
+        const int searchers = threads ? n_jobs : 1;
         out.memory_bound = D.complete && out.frame_bytes * searchers > O.memory_limit_bytes + FRAME_SLACK;
         double root_err = (!D.complete || out.memory_bound) ? root_leaf(out)
-                          : (n_jobs > 1 && O.max_depth >= 3) ? parallel(out) : one_thread(out);
+                          : threads ? parallel(out) : one_thread(out);
         // stopped (deadline, Ctrl-C): nodes rebuilt after the stop are leaves, so the error is
         // the returned tree's own
         if (stop.load() && out.found) root_err = tree_error(out);

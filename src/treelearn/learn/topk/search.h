@@ -19,6 +19,12 @@
 // * both children are bounded (cache entries, similarity) before either is solved;
 // * anytime: on time_limit the best tree found so far is returned (timed_out flag).
 //
+// A leaf budget (max_leaves, solve_budget): MurTree's DP over budgets. A node with budget b below
+// 2^h tries every candidate f and every split b1 + b2 = b of the budget between f's children
+// (each child's best cost for every budget < b, cached under (cover, h, b)); b >= 2^h is no budget
+// (solve). These nodes run no branch-and-bound (exact answers only); their children without a
+// budget do.
+//
 // The Searcher is one thread's search: it owns its cache, frames and bounds; run.h runs one or
 // several of them. Obj is the objective policy (objective.h).
 #pragma once
@@ -150,9 +156,8 @@ class Searcher {
         return finish(v, L, h, ub, leaf, node_lb, best, bestf, incomplete);
     }
 
-    // rebuild the tree of a solved node (rows in level L) into out, preorder; label >= 0: the
-    // node is a leaf of that forced class (a side collapsed under a monotonic constraint)
-    int build(int L, int h, Output& out, int label = -1) {
+    // the node of level L as a leaf appended to out (preorder); its index
+    int push_node(int L, Output& out, int label) {
         Lvl& v = fr.lv[L];
         int idx = (int)out.feature.size();
         out.feature.push_back(-1);
@@ -163,6 +168,13 @@ class Searcher {
         fr.totals(v, v.tot.data(), Wn);
         for (int c = 0; c < C; ++c) out.value.push_back((double)v.tot[c]);
         out.nsamp.push_back(v.m);
+        return idx;
+    }
+
+    // rebuild the tree of a solved node (rows in level L) into out, preorder; label >= 0: the
+    // node is a leaf of that forced class (a side collapsed under a monotonic constraint)
+    int build(int L, int h, Output& out, int label = -1) {
+        int idx = push_node(L, out, label);
         if (label >= 0) return idx;
         Res r = solve(L, h, INF);
         if (r.f < 0) return idx;
@@ -215,6 +227,93 @@ class Searcher {
         if (!b.ok) return false;
         err = a.err + b.err;
         return true;
+    }
+
+    // ------------------------------------------------------------------ leaf budget
+    static bool unbudgeted(int h, int b) { return h < 30 && b >= (1 << h); }
+    // the cache key of (depth h, budget b >= 2): apart from every plain depth (h <= 64)
+    static int budget_key(int h, int b) { return h + 64 * b; }
+
+    // the best subtree of depth <= h and at most b leaves on the rows of level L (exact; the
+    // anytime answer after the deadline)
+    Res solve_budget(int L, int h, int b) {
+        if (unbudgeted(h, b)) return solve(L, h, INF);
+        Lvl& v = fr.lv[L];
+        ++nodes;
+        double Wn;
+        fr.totals(v, v.tot.data(), Wn);
+        v.cover_ready = false;
+        v.frame_ready = false;
+        const double leaf = obj.leaf(v.tot.data(), C, Wn);
+        if (b <= 1 || fr.n_present(v.tot.data()) <= 1) return Res{leaf, -1, true};
+        fr.make_cover(v);
+        Entry e;
+        if (cache.lookup(v.cover.data(), v.hash, budget_key(h, b), e)) return Res{e.err, e.f, true};
+        if (clock.timed_out()) return Res{leaf, -1, true};
+        fr.build_local(v);
+        fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
+        rk.rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
+        double best = Obj::sparse ? leaf : INF;  // (as solve: sparse objectives keep the leaf on ties)
+        int bestf = -1, b1;
+        bool stopped = false;
+        std::vector<double> c0(b), c1(b);
+        for (size_t ci = 0; ci < v.cand.size(); ++ci) {
+            const int f = v.cand[ci];
+            if ((stopped = clock.timed_out())) break;
+            if (ci > 0 && fr.duplicate(v, f, (int)ci, sw.mono)) continue;
+            const double cost = budget_split(L, h, b, f, c0, c1, b1);
+            if (cost < best) {
+                best = cost;
+                bestf = f;
+            }
+        }
+        if (bestf < 0 || (stopped && leaf < best)) {
+            best = leaf;
+            bestf = -1;
+        }
+        fr.make_cover(v);  // (the rows of level L are unchanged; its cover is restored for the key)
+        cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{best, bestf, stopped ? ANYTIME : SOLVED});
+        return Res{best, bestf, true};
+    }
+
+    // candidate f of a budgeted node (level L, depth h, budget b): each child's best cost for
+    // every budget < b (c0 / c1), the best total; b1 the left child's share (the first on ties)
+    double budget_split(int L, int h, int b, int f, std::vector<double>& c0, std::vector<double>& c1, int& b1) {
+        Lvl& v = fr.lv[L];
+        for (int side = 0; side < 2; ++side) {
+            std::vector<double>& c = side ? c1 : c0;
+            fr.split_rows(v, f, side, fr.lv[L + 1]);
+            for (int k = 1; k < b; ++k)
+                c[k] = (k > 1 && unbudgeted(h - 1, k - 1)) ? c[k - 1] : solve_budget(L + 1, h - 1, k).err;
+        }
+        double best = INF;
+        b1 = 1;
+        for (int k = 1; k < b; ++k)
+            if (c0[k] + c1[b - k] < best) {
+                best = c0[k] + c1[b - k];
+                b1 = k;
+            }
+        return best;
+    }
+
+    // rebuild the tree of a budgeted node into out (as build)
+    int build_budget(int L, int h, int b, Output& out) {
+        if (unbudgeted(h, b)) return build(L, h, out);
+        int idx = push_node(L, out, -1);
+        Res r = solve_budget(L, h, b);
+        if (r.f < 0) return idx;
+        out.feature[idx] = r.f;
+        std::vector<double> c0(b), c1(b);
+        int b1;
+        budget_split(L, h, b, r.f, c0, c1, b1);
+        Lvl& v = fr.lv[L];
+        fr.split_rows(v, r.f, 0, fr.lv[L + 1]);
+        const int l = build_budget(L + 1, h - 1, b1, out);
+        out.left[idx] = l;
+        fr.split_rows(v, r.f, 1, fr.lv[L + 1]);
+        const int rr = build_budget(L + 1, h - 1, b - b1, out);
+        out.right[idx] = rr;
+        return idx;
     }
 
   private:

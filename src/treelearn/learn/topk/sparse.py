@@ -9,7 +9,11 @@
   scikit-learn; rows, not weight: ``min_weight_fraction_leaf`` is the weighted variant): a split
   leaving a side with fewer rows is not a split; the optimum is the best tree among those.
 
-Both are options of the binary search only: with either set, ``solver="auto"`` takes the binary
+* ``max_leaves`` (alias ``max_leaf_nodes``): at most that many leaves; at a node of depth budget
+  h and leaf budget b < 2^h the search tries every split of b between the children (MurTree's
+  dynamic program over budgets, the cache keyed by cover, depth and budget).
+
+All are options of the binary search only: with any set, ``solver="auto"`` takes the binary
 search, the greedy incumbent is not used (its tree and error are of another objective) and the
 Dask fit runs on the gathered blocks.
 """
@@ -19,18 +23,26 @@ import numbers
 
 import numpy as np
 
-from treelearn._validation import INT64_MAX, Interval, RealNotInt, TreeLearnValueError
+from treelearn._validation import INT32_MAX, INT64_MAX, Interval, RealNotInt, TreeLearnValueError
 
 #: the sparse parameters' constraints (scikit-learn's)
 SPARSE_CONSTRAINTS = {
     "min_samples_leaf": [Interval(numbers.Integral, 1, INT64_MAX), Interval(RealNotInt, 0, 1, closed="neither")],
     "ccp_alpha": [Interval(numbers.Real, 0, None)],
+    "max_leaves": [Interval(numbers.Integral, 1, INT32_MAX), None],
+    "max_leaf_nodes": [Interval(numbers.Integral, 1, INT32_MAX), None],
 }
 
 
 def is_sparse(est) -> bool:
-    """Whether ``ccp_alpha`` or ``min_samples_leaf`` asks for more than plain misclassification."""
-    return float(getattr(est, "ccp_alpha", 0.0)) > 0.0 or _msl_set(getattr(est, "min_samples_leaf", 1))
+    """Whether ``ccp_alpha``, ``min_samples_leaf`` or a leaf budget asks for more than plain
+    misclassification."""
+    return (float(getattr(est, "ccp_alpha", 0.0)) > 0.0 or _msl_set(getattr(est, "min_samples_leaf", 1))
+            or _budget(est) is not None)
+
+
+def _budget(est):
+    return est._leaf_budget() if hasattr(est, "max_leaves") else None
 
 
 def _msl_set(msl) -> bool:
@@ -45,10 +57,12 @@ def min_rows(min_samples_leaf, n_samples: int) -> int:
 
 
 def search_options(est, n_samples: int, total_weight: float) -> dict:
-    """The compiled search's keywords of ``est``'s sparse parameters: ``min_rows`` and
-    ``leaf_penalty`` (``ccp_alpha`` times the total weight: the cost of a leaf in weighted errors)."""
+    """The compiled search's keywords of ``est``'s sparse parameters: ``min_rows``,
+    ``leaf_penalty`` (``ccp_alpha`` times the total weight: the cost of a leaf in weighted errors)
+    and ``max_leaves`` (0: no budget)."""
     return {"min_rows": min_rows(getattr(est, "min_samples_leaf", 1), n_samples),
-            "leaf_penalty": float(getattr(est, "ccp_alpha", 0.0)) * float(total_weight)}
+            "leaf_penalty": float(getattr(est, "ccp_alpha", 0.0)) * float(total_weight),
+            "max_leaves": int(_budget(est) or 0)}
 
 
 def check_sparse(est, solver: str = "auto") -> None:
@@ -56,7 +70,9 @@ def check_sparse(est, solver: str = "auto") -> None:
     if not is_sparse(est):
         return
     if solver == "continuous":
-        raise TreeLearnValueError("ccp_alpha and min_samples_leaf need solver='binary' or 'auto': the continuous "
-                                  "solver has neither")
+        raise TreeLearnValueError("ccp_alpha, min_samples_leaf and max_leaves need solver='binary' or 'auto': "
+                                  "the continuous solver has none of them")
     if float(est.ccp_alpha) > 0.0 and getattr(est, "monotonic_cst", None) is not None:
         raise TreeLearnValueError("ccp_alpha > 0 with monotonic_cst is not supported: set one of them")
+    if _budget(est) is not None and getattr(est, "monotonic_cst", None) is not None:
+        raise TreeLearnValueError("max_leaves with monotonic_cst is not supported: set one of them")
