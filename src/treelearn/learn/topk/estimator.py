@@ -41,7 +41,9 @@ from treelearn.data.bitmatrix import BinaryData
 from treelearn.learn.anytime import Incumbent, incumbent_bound, incumbent_time_limit, n_threads, set_search_attributes
 from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_monotonic_cst, labelled_errors,
                                       monotone_values, prediction_errors)
-from treelearn.learn.topk.kernel import SEARCH_KERNEL, _cpu_has_avx512_popcnt, _topk, root_search  # noqa: F401
+from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search  # noqa: F401 (the room's API)
+from treelearn.learn.topk.kernel import cpu_has_avx512_popcnt as _cpu_has_avx512_popcnt  # noqa: F401
+from treelearn.learn.topk.kernel import search_module as _topk
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 
 

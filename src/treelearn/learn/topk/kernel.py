@@ -8,7 +8,7 @@ from treelearn.criteria import get_criterion
 from treelearn.learn.topk import _topk as _topk_baseline
 
 
-def _cpu_has_avx512_popcnt() -> bool:
+def cpu_has_avx512_popcnt() -> bool:
     """x86-64-v4 plus AVX-512 VPOPCNTDQ, as NumPy's CPU dispatcher sees the machine."""
     try:
         from numpy._core._multiarray_umath import __cpu_features__ as feats
@@ -22,7 +22,7 @@ def _cpu_has_avx512_popcnt() -> bool:
     return all(feats.get(f, False) for f in need)
 
 
-def _pick_search_module():
+def pick_search_module():
     """The compiled search for this CPU: the AVX-512 build (popcounts of eight column words per
     instruction) when the CPU has it and it was built, else the portable build. The environment
     variable ``TREELEARN_SIMD=baseline`` forces the portable one. Both give identical results."""
@@ -30,7 +30,7 @@ def _pick_search_module():
 
     if os.environ.get("TREELEARN_SIMD", "").strip().lower() in ("baseline", "off", "none", "0"):
         return _topk_baseline, "baseline"
-    if not _cpu_has_avx512_popcnt():
+    if not cpu_has_avx512_popcnt():
         return _topk_baseline, "baseline"
     try:
         from treelearn.learn.topk import _topk_avx512
@@ -39,7 +39,9 @@ def _pick_search_module():
     return _topk_avx512, "avx512"
 
 
-_topk, SEARCH_KERNEL = _pick_search_module()
+_topk, SEARCH_KERNEL = pick_search_module()
+#: the compiled search module chosen for this CPU
+search_module = _topk
 
 
 # ---------------------------------------------------------------- the search on Dask (sharded.py)

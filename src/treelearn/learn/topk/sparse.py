@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-from treelearn._validation import INT32_MAX, INT64_MAX, Interval, RealNotInt, TreeLearnValueError
+from treelearn._validation import INT32_MAX, INT64_MAX, Interval, RealNotInt, TreeLearnValueError, resolve_alias
 
 #: the sparse parameters' constraints (scikit-learn's)
 SPARSE_CONSTRAINTS = {
@@ -42,7 +42,10 @@ def is_sparse(est) -> bool:
 
 
 def _budget(est):
-    return est._leaf_budget() if hasattr(est, "max_leaves") else None
+    """``max_leaves`` or its alias ``max_leaf_nodes`` (None: no budget)."""
+    if not hasattr(est, "max_leaves"):
+        return None
+    return resolve_alias(type(est).__name__, "max_leaves", est.max_leaves, "max_leaf_nodes", est.max_leaf_nodes)
 
 
 def _msl_set(msl) -> bool:
