@@ -22,7 +22,7 @@ _EXPORTS = {
     "treelearn.learn.greedy.estimator": ("GreedyTreeClassifier", "grow_greedy"),
     "treelearn.learn.greedy.regressor": ("GreedyTreeRegressor",),
     # --- top-k and optimal trees ---
-    "treelearn.learn.topk.estimator": ("OptimalTreeClassifier", "TopKTreeClassifier"),
+    "treelearn.learn.topk.estimator": ("OptimalTreeClassifier", "TopKTreeClassifier", "error_size_front"),
     # --- minimum-rank trees ---
     "treelearn.learn.minrank.estimator": (
         "InconsistentSampleError", "MinRankSearch", "MinRankTreeClassifier", "RankSearchLimitError", "eh_sample_size",

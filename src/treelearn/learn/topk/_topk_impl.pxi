@@ -63,13 +63,14 @@ cdef extern from "run.h" namespace "tl::topk":
         double frame_bytes
 
     void run_search(const Problem& P, const Options& O, Output& out) except + nogil
+    void run_front(const Problem& P, const Options& O, vector[Output]& outs) except + nogil
 
 
 def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, weights, int k,
            int max_depth, int criterion_code, bint gain_ratio, double time_limit,
            double memory_limit_bytes, int n_jobs, bint cache_depth1=True, bint feature_classes=True,
            cost=None, upper_bound=None, progress=None, double min_weight=0.0, mono=None, int min_rows=0,
-           double leaf_penalty=0.0, int max_leaves=0):
+           double leaf_penalty=0.0, int max_leaves=0, bint front=False):
     """``criterion_code``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user impurity given as
     ``cost``, a callable (rows, C) class counts -> rows' weight x impurity, called once per ranked
     node with every candidate's two sides (the greedy learner's callback, ``_criteria.batch_cost``).
@@ -82,7 +83,9 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     at least this many rows (``min_samples_leaf``). ``leaf_penalty``: each leaf costs this much
     on top of its errors (``ccp_alpha`` times the total weight; ``error``, ``lower_bound`` and
     ``upper_bound`` are then of that cost). ``max_leaves``: at most this many leaves (0: no
-    budget; a budget runs one thread and ignores ``upper_bound``).
+    budget; a budget runs one thread and ignores ``upper_bound``). ``front``: a list of results, the
+    best tree of at most b leaves for every b = 1..``max_leaves`` (one search, its cache shared;
+    ``leaf_penalty`` is not used).
     ``mono``: None, or an int8 array of -1, 0, +1 per binary feature (two classes): the monotonic
     constraints of ``topk/mono.h``; the result's ``label`` is then each node's forced class (-1:
     the majority of its counts)."""
@@ -145,18 +148,35 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
     # Ctrl-C during the search: a C-level handler (installed from any thread) sets a flag the search
     # polls; it stops, and KeyboardInterrupt is raised here with the best tree found so far
     cdef SigintScope* scope = NULL
+    cdef vector[Output] outs
     scope = open_sigint_scope()  # in any thread: Ctrl-C stops every search
     try:
         with nogil:
-            run_search(P, O, out)
+            if front:
+                run_front(P, O, outs)
+            else:
+                run_search(P, O, out)
     finally:
         if scope != NULL:
             close_sigint_scope(scope)
+    if front:
+        results = [_result(outs[i], n_classes) for i in range(outs.size())]
+        if any(r["interrupted"] for r in results):
+            _raise_interrupt(results[len(results) - 1])  # (wraparound is off)
+        return results
     if out.cost_failed:
         err = state.error if state is not None else None
         if err is None:
             err = RuntimeError("the criterion failed during the search")
         raise err
+    result = _result(out, n_classes)
+    if out.interrupted:
+        _raise_interrupt(result)
+    return result
+
+
+cdef dict _result(Output& out, int n_classes):
+    """A search's Output as the dictionary ``search`` returns."""
     nn = out.feature.size()
     if nn:
         feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy()
@@ -177,8 +197,6 @@ def search(const uint64_t[:, ::1] columns, const int64_t[::1] y, int n_classes, 
         "interrupted": bool(out.interrupted), "found": bool(out.found),
         "memory_bound": bool(out.memory_bound), "frame_bytes": out.frame_bytes,
     }
-    if out.interrupted:
-        _raise_interrupt(result)
     return result
 
 

@@ -44,13 +44,14 @@ from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_m
 from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search  # noqa: F401 (the room's API)
 from treelearn.learn.topk.kernel import cpu_has_avx512_popcnt as _cpu_has_avx512_popcnt  # noqa: F401
 from treelearn.learn.topk.kernel import search_module as _topk
+from treelearn.learn.topk.front import front_bunch
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 
 
 from treelearn.tree.build import binary_tree, node_local_midpoints
 from treelearn.tree.tree import Tree, kernel_nodes, training_errors
 
-__all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "topk_search"]
+__all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "error_size_front", "topk_search"]
 
 _SCORINGS = ("gain", "gain_ratio")
 #: times a search holds the packed sample (the caller's columns, read in place, and the row-major copy)
@@ -60,7 +61,7 @@ SEARCH_COPIES = 2
 def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
                 memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
                 upper_bound=None, progress=None, min_weight=0.0, mono=None, min_rows=0, leaf_penalty=0.0,
-                max_leaves=0) -> dict:
+                max_leaves=0, front=False):
     """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
     preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
     names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
@@ -80,7 +81,8 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total;
     ``min_rows`` at least this many rows. ``leaf_penalty``: each leaf costs this many weighted errors
     (``ccp_alpha`` times the total weight; ``error`` and ``upper_bound`` are then of that cost).
-    ``max_leaves``: at most this many leaves (0: none; one thread, ``upper_bound`` ignored).
+    ``max_leaves``: at most this many leaves (0: none; one thread, ``upper_bound`` ignored);
+    ``front``: the list of results for every budget 1..``max_leaves`` (:func:`error_size_front`).
 
     ``mono``: None or the monotonic constraint (-1, 0, 1) of each binary feature (two classes,
     :mod:`treelearn.learn.monotone`); the result's ``label`` then gives each node's forced class
@@ -93,7 +95,7 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
     if cache_depth1 is None:
         cache_depth1 = d >= 2 * data.n_words and kk < d
     kk = max(1, min(kk, max(d, 1)))
-    return kernel_nodes(_topk.search(
+    out = _topk.search(
         np.ascontiguousarray(data.columns, dtype=np.uint64).reshape(d, data.n_words),
         np.ascontiguousarray(data.y, dtype=np.int64),
         int(data.n_classes),
@@ -115,7 +117,9 @@ def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring=
         int(min_rows),
         float(leaf_penalty),
         int(max_leaves),
-    ))
+        bool(front),
+    )
+    return [kernel_nodes(r) for r in out] if front else kernel_nodes(out)
 
 
 class TopKTreeClassifier(BaseTreeClassifier):
@@ -473,7 +477,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
                               memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
                               n_jobs=self._n_threads(), upper_bound=ub,
                               progress=None if live is None else live.array, min_weight=self._min_weight(data),
-                              mono=self._binary_mono(binz), **search_options(self, data.y.shape[0], total))
+                              mono=self._binary_mono(binz), **search_options(self, data.y.shape[0], total),
+                              front=getattr(self, "_front", None) is not None)
+            if isinstance(res, list):  # the error-size front: the fit's tree is the largest budget's
+                self._front = [(self._to_tree(r, binz, n_classes, schema, Xe), float(r["error"])) for r in res]
+                self._front_total, res = total, res[-1]
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
             # the search had found nothing better than the greedy incumbent, ``partial_result``
@@ -739,6 +747,30 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     def _k_value(self):
         return "all"
 
+    def error_size_front(self, X, y, sample_weight=None):
+        """The error-size front: for every leaf budget b = 1..``max_leaves`` (default 2^max_depth)
+        the best tree of depth <= ``max_depth`` and at most b leaves, by one search whose cache
+        serves every budget; fits the estimator (its tree: the largest budget's). Returns the
+        :func:`treelearn.learn.topk.front.front_bunch` of the trees (also ``front_``): ``errors``,
+        ``n_leaves``, ``trees`` and the cost-complexity path ``ccp_alphas`` / ``hull``."""
+        if self.ccp_alpha > 0:
+            raise TreeLearnValueError("error_size_front takes no ccp_alpha: its ccp_alphas are the front's breakpoints")
+        budget, self._front = self.max_leaves, []
+        try:
+            if budget is None and self.max_leaf_nodes is None:
+                self.max_leaves = 2 ** min(int(self.max_depth), 10)
+            self.fit(X, y, sample_weight)
+            trees, errors = [self.tree_], [self.training_error_]  # (no search: one class, or out of time)
+            if self._front:
+                scale = float(self.tree_.value[0].sum()) / self._front_total  # (the fit's weight scale)
+                trees, errors = [t.simplify() for t, _ in self._front], [e * scale for _, e in self._front]
+                for t in trees:
+                    t.value, t.classes = t.value[:, :len(self.classes_)] * scale, self.classes_  # (one class: 1)
+            self.front_ = front_bunch(trees, errors)
+        finally:
+            self.max_leaves, self._front = budget, None
+        return self.front_
+
     def _check_params(self) -> None:
         super()._check_params()
         if self.solver == "continuous" and self.min_weight_fraction_leaf > 0:
@@ -749,3 +781,11 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         if self.solver != "auto":
             return self.solver == "continuous"
         return super()._wants_continuous(sample)
+
+
+def error_size_front(X, y, *, max_depth: int = 3, max_leaves: int | None = None, sample_weight=None, **params):
+    """The error-size front of the optimal tree of depth <= ``max_depth``: for every leaf count
+    1..``max_leaves`` (default 2^max_depth) the fewest weighted training errors and the tree, by
+    one search (:meth:`OptimalTreeClassifier.error_size_front`; ``params``: the estimator's)."""
+    est = OptimalTreeClassifier(max_depth=max_depth, max_leaves=max_leaves, **params)
+    return est.error_size_front(X, y, sample_weight=sample_weight)

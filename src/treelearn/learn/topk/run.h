@@ -193,6 +193,36 @@ struct Run {
         return s0obj(tot.data(), Wn);
     }
 
+    // the best tree for every budget 1..O.max_leaves in turn on one searcher: a budget's
+    // subproblems (cover, depth, budget) and the unbudgeted ones are solved once for all budgets
+    void front(std::vector<Output>& outs) {
+        out_of_time_front(outs);
+        if (!outs.empty()) return;
+        auto s = searcher();
+        s->fr.set_root();
+        for (int b = 1; b <= std::max(1, O.max_leaves); ++b) {
+            outs.emplace_back();
+            Output& out = outs.back();
+            s->sw.recon = false;
+            Res r = s->solve_budget(0, O.max_depth, b);
+            s->sw.recon = true;
+            s->build_budget(0, O.max_depth, b, out);
+            out.error = stop.load() ? tree_error(out) : r.err;
+            out.root_lb = stop.load() ? 0.0 : r.err;
+            out.interrupted = stop.load() && tl::interrupted();
+            out.timed_out = stop.load() && !out.interrupted;
+        }
+        add_stats(*s, outs.back());
+    }
+    // the front stopped before its search (the sample's layout hit the deadline): one leaf
+    void out_of_time_front(std::vector<Output>& outs) {
+        if (D.complete) return;
+        outs.emplace_back();
+        outs.back().error = root_leaf(outs.back());
+        outs.back().interrupted = stop.load() && tl::interrupted();
+        outs.back().timed_out = !outs.back().interrupted;
+    }
+
     void run(Output& out) {
         const int n_jobs = std::max(1, O.n_jobs);
         // a searcher's per-level frames (class-count tables: features x classes per level) are
@@ -216,6 +246,15 @@ struct Run {
         if (out.memory_bound) out.root_lb = 0.0;
     }
 };
+
+// the error-size front: for every leaf budget b = 1..O.max_leaves the best tree of at most b
+// leaves (Run::front: one searcher, its cache shared by every budget)
+inline void run_front(const Problem& P, const Options& O, std::vector<Output>& outs) {
+    if (P.w != nullptr)
+        Run<double, Misclassification<double>>(P, O).front(outs);
+    else
+        Run<int32_t, Misclassification<int32_t>>(P, O).front(outs);
+}
 
 inline void run_search(const Problem& P, const Options& O, Output& out) {
     if (O.leaf_penalty > 0.0) {  // cost-complexity (objective.h: Penalised)

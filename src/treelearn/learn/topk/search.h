@@ -250,6 +250,10 @@ class Searcher {
         Entry e;
         if (cache.lookup(v.cover.data(), v.hash, budget_key(h, b), e)) return Res{e.err, e.f, true};
         if (clock.timed_out()) return Res{leaf, -1, true};
+        // the unbudgeted optimum bounds every budget from below: a candidate reaching it ends the
+        // loop (no later one is strictly better)
+        const double lb = solve(L, h, INF).err;
+        fr.make_cover(v);
         fr.build_local(v);
         fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
         rk.rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
@@ -266,6 +270,7 @@ class Searcher {
                 best = cost;
                 bestf = f;
             }
+            if (best <= lb) break;
         }
         if (bestf < 0 || (stopped && leaf < best)) {
             best = leaf;
@@ -283,8 +288,12 @@ class Searcher {
         for (int side = 0; side < 2; ++side) {
             std::vector<double>& c = side ? c1 : c0;
             fr.split_rows(v, f, side, fr.lv[L + 1]);
+            // a child's cost never rises with its budget and never falls below its unbudgeted
+            // optimum u: once reached, the larger budgets cost the same
+            const double u = solve(L + 1, h - 1, INF).err;
             for (int k = 1; k < b; ++k)
-                c[k] = (k > 1 && unbudgeted(h - 1, k - 1)) ? c[k - 1] : solve_budget(L + 1, h - 1, k).err;
+                c[k] = (k > 1 && (c[k - 1] <= u || unbudgeted(h - 1, k - 1))) ? c[k - 1]
+                                                                             : solve_budget(L + 1, h - 1, k).err;
         }
         double best = INF;
         b1 = 1;
