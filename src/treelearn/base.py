@@ -273,11 +273,11 @@ class BaseTreeEstimator(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit on X (array or DataFrame, numeric and categorical columns; or Dask collections) and
         the target y."""
-        params = self._validate_params()
         try:
             # Ctrl-C from start to end, in any thread: every compiled search of this fit sees it
             # and one clock: a time limit counts from here (input checks and encodings included)
             with SigintHold(), fit_started():
+                params = self._validate_params()
                 target, tree, scale = self._fit_any(X, y, sample_weight, params)
         except MemoryError as exc:
             if isinstance(exc, LimitError):

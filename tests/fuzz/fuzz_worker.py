@@ -160,11 +160,13 @@ def do_sigint_thread(cls_name: str, params: dict, X, y, delay: float):
 
     est = getattr(treelearn, cls_name)(**params)
     done = {}
+    entered = threading.Event()
 
     def run():
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                entered.set()
                 est.fit(X, y)
             done["how"] = "fitted"
         except KeyboardInterrupt:
@@ -175,6 +177,9 @@ def do_sigint_thread(cls_name: str, params: dict, X, y, delay: float):
 
     th = threading.Thread(target=run, daemon=True)
     th.start()
+    # the delay counts from the call of fit: a signal before the fit began is the caller's (the
+    # main thread's KeyboardInterrupt), not the fit's to see
+    entered.wait(60)
     sent = None
     try:
         t_stop = time.perf_counter() + delay
