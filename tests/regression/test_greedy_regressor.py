@@ -10,7 +10,7 @@ from sklearn.tree import DecisionTreeRegressor
 from treelearn import GreedyTreeRegressor
 from treelearn._validation import TreeLearnValueError
 
-CRITERIA = ["squared_error", "friedman_mse", "poisson"]
+CRITERIA = ["squared_error", "friedman_mse", "absolute_error", "poisson"]
 
 
 def _data(n=300, d=5, k=1, seed=0, poisson=False):

@@ -57,6 +57,7 @@ class Criterion(str, Enum):
     kearns_mansour = "kearns_mansour"
     squared_error = "squared_error"
     friedman_mse = "friedman_mse"
+    absolute_error = "absolute_error"
     poisson = "poisson"
 
 
@@ -210,7 +211,7 @@ def fit(
                                          "minrank (minimum-rank consistent tree, 001), pruned (bound pruning, 002)."),
     criterion: Optional[Criterion] = typer.Option(None, help="Impurity function G (greedy, topk, optimal, pruned; "
                                                              "default: the learner's); regression: squared_error, "
-                                                             "friedman_mse or poisson."),
+                                                             "friedman_mse, absolute_error or poisson."),
     max_depth: Optional[int] = typer.Option(None, min=0, help="Depth limit (0: a single leaf). greedy/pruned: none "
                                                               "by default; topk/optimal: 3."),
     max_leaves: Optional[int] = typer.Option(None, min=1, help="greedy: grow best-first (BuildTopDownDT) to this many "

@@ -77,6 +77,9 @@ struct CritBase {
     // false: a node's channels are class counts (a row adds its weight to its class's channel);
     // true (the regression policies below): every row adds its own statistics to every channel
     static constexpr bool moments = false;
+    // true: the impurity is not a function of additive channels (AbsoluteError): an engine computes
+    // a node's and a split's sides' impurities from order statistics (MedianTree)
+    static constexpr bool ranked = false;
     int C = 2;
     double zeps = 0.0;
     TLC_INLINE double z(double x) const { return x < zeps ? 0.0 : x; }
@@ -395,11 +398,84 @@ struct Poisson : MomentBase {
     }
 };
 
-// Run f(policy) with the regression policy of a criterion code (10, 12).
+// Weighted values inserted by rank (a Fenwick tree over the ranks 0..m-1 of a node's values,
+// each rank holding one row's weight w and w y): after each insertion or removal, in O(log m),
+// scikit-learn's weighted median and the sum of absolute deviations from it.
+// The weighted median of values of total weight W: the smallest value whose cumulative weight
+// (values in ascending order, itself included) exceeds W / 2; when the values up to some value v
+// weigh exactly W / 2, the mean of v and the next larger value.
+struct MedianTree {
+    int64_t m = 0, top = 0;
+    std::vector<double> tw, ty;  // 1-based Fenwick arrays of w and w y
+    double W = 0.0, WY = 0.0;
+    void reset(int64_t size) {
+        m = size;
+        tw.assign((size_t)m + 1, 0.0);
+        ty.assign((size_t)m + 1, 0.0);
+        W = WY = 0.0;
+        top = 1;
+        while (top * 2 <= m) top *= 2;
+    }
+    // weight w (negative: a removal) at rank r of value y
+    TLC_INLINE void add(int64_t r, double y, double w) {
+        const double wy = w * y;
+        W += w;
+        WY += wy;
+        for (int64_t i = r + 1; i <= m; i += i & -i) { tw[(size_t)i] += w; ty[(size_t)i] += wy; }
+    }
+    // the first rank whose cumulative weight exceeds t (reach: reaches t); wb, yb: the sums of w
+    // and w y over the ranks before it
+    TLC_INLINE int64_t first(double t, bool reach, double& wb, double& yb) const {
+        int64_t pos = 0;
+        wb = yb = 0.0;
+        for (int64_t step = top; step > 0; step >>= 1) {
+            const int64_t q = pos + step;
+            if (q > m) continue;
+            const double c = wb + tw[(size_t)q];
+            if (reach ? c < t : c <= t) { pos = q; wb = c; yb += ty[(size_t)q]; }
+        }
+        return pos;
+    }
+    // the sum of w |y - median| of the inserted values (y_of[r]: the value of rank r); median: out
+    double deviation(const double* y_of, double* median = nullptr) const {
+        if (!(W > 0.0)) { if (median) *median = 0.0; return 0.0; }
+        const double half = 0.5 * W;
+        double wb, yb;
+        const int64_t b = first(half, false, wb, yb);
+        double med = y_of[b];
+        if (wb == half) {  // the values below rank b weigh exactly half: the mean of the two middle values
+            double wa, ya;
+            med = 0.5 * (y_of[first(half, true, wa, ya)] + med);
+        }
+        if (median) *median = med;
+        const double d = (WY - yb - med * (W - wb)) + (med * wb - yb);
+        return d > 0.0 ? d : 0.0;
+    }
+};
+
+// scikit-learn's absolute error: the impurity of a node is the mean over the outputs of
+// sum w |y_k - median_k| / W, median_k the weighted median of output k (MedianTree's rule), and a
+// node predicts its medians. Not a function of additive channels (ranked): the engines that take
+// it compute the absolute deviations of a node and of a split's sides by MedianTree over the
+// node's rows ranked by target (learn/greedy/ranked.h); wimp and score here are never used. The
+// channels [W, y_1..y_K, w|y_1|..w|y_K|] carry the weight, each row's own targets (for the ranks)
+// and the scale of score ties; a node's value channels are [W, median_1..median_K, ...].
+struct AbsoluteError : MomentBase {
+    static constexpr int code = 11;
+    static constexpr bool ranked = true;
+    TLC_INLINE double wimp(const double*, double) const { return 0.0; }
+    TLC_INLINE double score(const double*, const double*, double, double, double*) const { return INF; }
+    TLC_INLINE bool pure(const double*, int, double) const { return false; }  // (decided on the deviation)
+    // scikit-learn's leaf rule on the node's weighted deviation wimp (K outputs' mean)
+    static TLC_INLINE bool pure_deviation(double wimp, double W) { return wimp <= EPS * W; }
+};
+
+// Run f(policy) with the regression policy of a criterion code (10, 11, 12).
 template <class F>
 inline auto with_regression(int code, F&& f) {
     switch (code) {
         case 10: return f(SquaredError{});
+        case 11: return f(AbsoluteError{});
         case 12: return f(Poisson{});
         default: throw std::invalid_argument("unknown regression criterion code");
     }

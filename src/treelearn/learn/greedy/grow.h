@@ -48,6 +48,7 @@
 #include "core/criteria.h"
 #include "core/limits.h"
 #include "hist.h"
+#include "ranked.h"
 #include "sorted.h"
 #include "types.h"
 
@@ -63,6 +64,8 @@ public:
     FinderT<Crit> finder;
     Result& res;
     double Wtot = 0.0;
+    RankTable rank_table;  // a ranked criterion: a new node's medians and deviation (node_ranked)
+    RankWork rank_work;
 
     tl::steady::time_point t0 = tl::steady::now();
 
@@ -110,11 +113,25 @@ public:
         return id;
     }
 
-    bool terminal(const double* counts, int64_t n_samples, int64_t depth) const {
+    bool terminal(const double* counts, int64_t n_samples, int64_t depth, double wimp) const {
         if (prm.max_depth >= 0 && depth >= prm.max_depth) return true;
         if (n_samples < 2 || n_samples < 2 * prm.min_samples_leaf || n_samples < prm.min_samples_split) return true;
         const double W = crit.weight(counts, P.C);
-        return crit.pure(counts, P.C, W) || W < 2.0 * prm.min_weight_leaf;
+        bool pure;
+        if constexpr (Crit::ranked) pure = Crit::pure_deviation(wimp, W);
+        else pure = crit.pure(counts, P.C, W);
+        return pure || W < 2.0 * prm.min_weight_leaf;
+    }
+
+    // a ranked criterion: the node of these rows gets its medians in its value channels (c[1 + k]);
+    // returns its weighted deviation
+    double node_ranked(const std::vector<int32_t>& rows, double* c) {
+        const int K = (P.C - 1) / 2;
+        std::vector<double> med((size_t)K);
+        const double dev = ranked_node(P, rank_table, rank_work, (int64_t)rows.size(),
+                                       [&](int64_t i) { return rows[(size_t)i]; }, med.data());
+        for (int k = 0; k < K; ++k) c[1 + k] = med[(size_t)k];
+        return dev;
     }
 
     // the node's best split: over every feature, or (max_features, splitter="random") over drawn
@@ -149,8 +166,13 @@ public:
         const double WL = crit.weight(cl.data(), C), WR = crit.weight(cr.data(), C);
         // no missing value of the feature at this node: missing values go to the heavier child
         res.missing_left[nd.id] = nm > 0 ? nd.best.mleft : (uint8_t)(WL > WR);
-        L.wimp = crit.wimp(cl.data(), WL);
-        R.wimp = crit.wimp(cr.data(), WR);
+        if constexpr (Crit::ranked) {
+            L.wimp = node_ranked(finder.lrows, cl.data());
+            R.wimp = node_ranked(finder.rrows, cr.data());
+        } else {
+            L.wimp = crit.wimp(cl.data(), WL);
+            R.wimp = crit.wimp(cr.data(), WR);
+        }
         L.lo = R.lo = nd.lo;
         L.hi = R.hi = nd.hi;
         if (P.mono && P.mono[nd.best.feature] != 0) {  // scikit-learn's bounds: the children's middle value
@@ -168,8 +190,8 @@ public:
         L.depth = R.depth = nd.depth + 1;
         L.W = WL; R.W = WR;
         L.hist = R.hist = -1;
-        openL = !terminal(cl.data(), nl, L.depth);
-        openR = !terminal(cr.data(), nr, R.depth);
+        openL = !terminal(cl.data(), nl, L.depth, L.wimp);
+        openR = !terminal(cr.data(), nr, R.depth, R.wimp);
         if (openL || openR) finder.partition(nd, nl, L, R, openL, openR);
         finder.release(nd);
         if (openL) { find(L, cl.data()); if (!splittable(L)) { openL = false; finder.release(L); } }
@@ -184,9 +206,15 @@ public:
         Node root;
         root.depth = 0;
         root.W = Wtot;
-        root.wimp = crit.wimp(tot.data(), Wtot);
+        if constexpr (Crit::ranked) {
+            std::vector<int32_t> all((size_t)P.n);
+            for (int64_t i = 0; i < P.n; ++i) all[(size_t)i] = (int32_t)i;
+            root.wimp = node_ranked(all, tot.data());
+        } else {
+            root.wimp = crit.wimp(tot.data(), Wtot);
+        }
         root.id = add_node(tot.data(), P.n, Wtot, root.wimp);
-        if (terminal(tot.data(), P.n, 0)) return;
+        if (terminal(tot.data(), P.n, 0, root.wimp)) return;
         if (stop_now()) return;
         finder.init_root(root);
         find(root, tot.data());

@@ -12,6 +12,7 @@
 
 #include "core/criteria.h"
 #include "core/histogram.h"
+#include "ranked.h"
 #include "types.h"
 
 namespace tl::greedy {
@@ -40,6 +41,10 @@ public:
     std::vector<double> buf, pre, aux;
     tl::CandidateBatch batch;
     std::vector<Split> pending;
+    RankTable rt;                        // a ranked criterion (no histograms): the node's targets ranked
+    RankWork rk;
+    std::vector<int64_t> ccount;         // a ranked criterion: per code, its rows' start (counting sort)
+    std::vector<int32_t> lrows, rrows;   // a ranked criterion: the children's rows (mark)
 
     double budget = 256.0 * 1024 * 1024;
 
@@ -128,7 +133,34 @@ public:
                                                                P.w, h, hc);
     }
 
-    void init_root(Node& root) { root.start = 0; root.end = P.n; build(root); }
+    void init_root(Node& root) {
+        root.start = 0;
+        root.end = P.n;
+        if constexpr (!Crit::ranked) build(root);
+    }
+
+    // a ranked criterion: per feature, the node's rows sorted by code (a counting sort), searched
+    // as the sorted finder's ranges are (ranked.h)
+    void find_ranked(Node& nd, const double* tot) {
+        Split best;
+        Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
+        const int64_t m = nd.end - nd.start;
+        const int32_t* nr = rows.data() + nd.start;
+        rt.build(P, m, [&](int64_t i) { return nr[i]; });
+        rk.ent.resize((size_t)m);
+        for (int f = 0; f < P.d; ++f) {
+            const int32_t* cf = P.codes + (size_t)f * P.n;
+            ccount.assign((size_t)P.n_codes[f] + 1, 0);
+            for (int64_t i = 0; i < m; ++i) ccount[(size_t)cf[nr[i]] + 1]++;
+            for (int32_t c = 0; c < P.n_codes[f]; ++c) ccount[(size_t)c + 1] += ccount[(size_t)c];
+            for (int64_t i = 0; i < m; ++i) {
+                const int32_t r = nr[i];
+                rk.ent[(size_t)ccount[(size_t)cf[r]]++] = Entry{r, cf[r], 0};
+            }
+            ranked_feature(P, rt, rk, rk.ent.data(), m, f, nd.W, msl, pk);
+        }
+        nd.best = best;
+    }
 
     // candidates `code >= k` over the present codes [0, kend) of feature f (block o of the
     // histogram h, hc); `add` (the missing rows' class counts, nadd rows, weight wadd) joins the
@@ -200,6 +232,11 @@ public:
     }
 
     void find(Node& nd, const double* tot) {
+        if constexpr (Crit::ranked) {
+            pending.clear();
+            find_ranked(nd, tot);
+            return;
+        }
         Split best;
         Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
         const int C = P.C;
@@ -250,6 +287,8 @@ public:
         const bool mright = !nd.best.mleft;
         const int32_t* cf = P.codes + (size_t)f * P.n;
         nl = nr = nm = 0;
+        lrows.clear();
+        rrows.clear();
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const int32_t r = rows[p];
             const int32_t x = cf[r];
@@ -257,6 +296,7 @@ public:
             nm += miss;
             const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
             right[r] = rr;
+            if constexpr (Crit::ranked) (rr ? rrows : lrows).push_back(r);
             const int32_t cls = Crit::moments ? 0 : (int32_t)P.y[r];
             if (rr) { add_row<Crit>(P, cr, r, cls, P.w[r]); ++nr; }
             else { add_row<Crit>(P, cl, r, cls, P.w[r]); ++nl; }
@@ -277,7 +317,7 @@ public:
         std::memcpy(rows.data() + li, tmp.data(), (size_t)ri * sizeof(int32_t));
         L.start = nd.start; L.end = nd.start + nl;
         R.start = nd.start + nl; R.end = nd.end;
-        if (!needL && !needR) return;
+        if (Crit::ranked || (!needL && !needR)) return;  // (a ranked criterion keeps no histogram)
         Node* small = (L.end - L.start <= R.end - R.start) ? &L : &R;
         Node* large = small == &L ? &R : &L;
         const bool need_large = small == &L ? needR : needL;

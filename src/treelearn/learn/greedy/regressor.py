@@ -5,7 +5,9 @@ Regression is a criterion and sufficient statistics, not a new engine: the growe
 sums over rows, so each row brings the channels ``[w, w y_1..w y_K, w y_1^2..w y_K^2]`` (Poisson:
 ``w y log y`` in place of ``w y^2``) where a classification row brings its weight to its class;
 the criteria (``core/criteria.h``: ``SquaredError``, ``Poisson``) read the
-channels of a node or of a split's side. Everything else (exact and histogram modes, missing
+channels of a node or of a split's side. The absolute error is not a sum over rows: its rows
+carry their own targets, which the grower ranks per node (a running weighted median over each
+feature's sorted scan, ``ranked.h``). Everything else (exact and histogram modes, missing
 values tried both ways, depth-first and best-first, threads, ``ccp_alpha``) is the classifier's
 growth. The targets of the squared-error criteria are centred on their weighted mean first
 (the second moments then have the scale of the variance, not of the mean's square: fewer
@@ -39,6 +41,7 @@ REGRESSION_CRITERIA = {
     "squared_error": RegressionCriterion("squared_error", 10),
     # scikit-learn 1.9 maps it to squared_error (Friedman's improvement ranks splits alike)
     "friedman_mse": RegressionCriterion("friedman_mse", 10),
+    "absolute_error": RegressionCriterion("absolute_error", 11),
     "poisson": RegressionCriterion("poisson", 12),
 }
 
@@ -48,7 +51,8 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str) -> tuple[np.n
 
     Squared error and Friedman's: ``[w, w (y - m), w (y - m)^2]`` with m the weighted mean of each
     output; Poisson: ``[w, w y, w y log y]`` (y >= 0 and a positive sum per output, as
-    scikit-learn requires)."""
+    scikit-learn requires); absolute error: ``[w, y, w |y|]`` (the rows' own targets, which the
+    grower ranks; the nodes' value channels are their weighted medians)."""
     y2 = y.reshape(y.shape[0], -1)
     k = y2.shape[1]
     stats = np.empty((y2.shape[0], 1 + 2 * k))
@@ -63,6 +67,10 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str) -> tuple[np.n
         with np.errstate(divide="ignore", invalid="ignore"):
             stats[:, 1 + k:] = np.where(y2 > 0, w[:, None] * y2 * np.log(np.where(y2 > 0, y2, 1.0)), 0.0)
         return stats, shift
+    if criterion == "absolute_error":
+        stats[:, 1:1 + k] = y2
+        stats[:, 1 + k:] = w[:, None] * np.abs(y2)
+        return stats, np.zeros(k)
     shift = (w @ y2) / w.sum()
     yc = y2 - shift
     stats[:, 1:1 + k] = w[:, None] * yc
@@ -79,7 +87,10 @@ def grow_regression(X, y, w, schema, params: GrowParams, criterion: str) -> Tree
     def to_means(out: dict) -> dict:  # the grower's summed channels -> the nodes' weights and means
         W = out["value"][:, 0].copy()
         out["weighted_n_node_samples"] = W
-        out["value"] = out["value"][:, 1:1 + k] / np.where(W > 0, W, 1.0)[:, None] + shift
+        if criterion == "absolute_error":  # the grower's value channels are the nodes' medians
+            out["value"] = out["value"][:, 1:1 + k].copy()
+        else:
+            out["value"] = out["value"][:, 1:1 + k] / np.where(W > 0, W, 1.0)[:, None] + shift
         return out
 
     return grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=to_means)
@@ -90,12 +101,15 @@ class GreedyTreeRegressor(BaseTreeRegressor):
 
     Parameters
     ----------
-    criterion : {"squared_error", "friedman_mse", "poisson"}, default "squared_error"
+    criterion : {"squared_error", "friedman_mse", "absolute_error", "poisson"}, default "squared_error"
         scikit-learn's criteria, with its meaning and units: the node impurity is the weighted
         mean squared error (``friedman_mse`` is the same criterion: Friedman's improvement ranks
-        splits as the squared error does, and scikit-learn 1.9 maps the name to ``squared_error``)
-        or the weighted half Poisson deviance (targets >= 0 with a positive sum;
-        a split whose side has no positive target is not taken).
+        splits as the squared error does, and scikit-learn 1.9 maps the name to ``squared_error``),
+        the weighted mean absolute deviation from the node's weighted median (a node predicts
+        that median: the smallest target whose cumulative weight exceeds half the node's, or the
+        mean of the two middle targets when the lower ones weigh exactly half), or the weighted
+        half Poisson deviance (targets >= 0 with a positive sum; a split whose side has no
+        positive target is not taken).
     max_depth : int or None
     max_leaves : int or None
         None: depth-first growth; an int: best-first growth to that many leaves (the split of

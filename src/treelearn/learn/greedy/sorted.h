@@ -19,6 +19,7 @@
 
 #include "core/criteria.h"
 #include "core/limits.h"
+#include "ranked.h"
 #include "types.h"
 
 namespace tl::greedy {
@@ -27,6 +28,7 @@ namespace tl::greedy {
 struct SortedWork {
     std::vector<double> buf, buf2, pre, gpre, mis, aux;
     std::vector<Entry> tmp;  // partition buffer (a node's range)
+    RankWork rk;             // a ranked criterion's passes
     void init(int C) {
         buf.resize(C); buf2.resize(C); pre.resize(C); gpre.resize(C); mis.resize(C); aux.resize(C);
     }
@@ -110,6 +112,8 @@ public:
     std::vector<std::vector<Split>> recs;  // per feature: its thread's records (n_jobs > 1)
     tl::CandidateBatch batch;
     std::vector<Split> pending;
+    RankTable rt;                        // a ranked criterion: the node's targets ranked (find)
+    std::vector<int32_t> lrows, rrows;   // a ranked criterion: the children's rows (mark)
     static constexpr int64_t PAR_MIN = 1 << 15;  // entries (rows x features) of a node worth threads
 
     SortedFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf, int n_jobs = 1)
@@ -292,6 +296,10 @@ public:
 
     template <class PK>
     void scan_feature(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk) {
+        if constexpr (Crit::ranked) {
+            ranked_feature(P, rt, wk.rk, &E[(size_t)f * P.n + nd.start], nd.end - nd.start, f, nd.W, msl, pk);
+            return;
+        }
         if (P.miss_code[f] >= 0) {
             if (P.is_cat[f]) scan_categorical_missing(f, nd, tot, pk, wk);
             else scan_numeric_missing(f, nd, tot, pk, wk);
@@ -307,7 +315,16 @@ public:
         return threads;
     }
 
+    // a ranked criterion: the node's targets ranked, for every feature's scan
+    void rank_node(const Node& nd) {
+        if constexpr (Crit::ranked) {
+            const Entry* e = &E[nd.start];
+            rt.build(P, nd.end - nd.start, [&](int64_t i) { return e[i].row; });
+        }
+    }
+
     void find(Node& nd, const double* tot) {
+        rank_node(nd);
         Split best;
         Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
         const int T = node_threads(nd);
@@ -394,6 +411,7 @@ public:
     // valid split was found (or none is left): scikit-learn's max_features; random conditions
     // with random_split
     void find_drawn(Node& nd, const double* tot, int64_t mtry, bool random_split, uint64_t seed) {
+        rank_node(nd);
         Split best;
         Picker<Crit> pk{crit, best, GAIN_TOL * crit.tie_unit(tot, P.C, nd.W), &batch, &pending, &P, mwl, nd.lo, nd.hi};
         NodeRng rng(seed, nd.id);
@@ -425,8 +443,14 @@ public:
         const Entry* e = &E[(size_t)f * P.n];
         uint64_t* rt = right.data();
         nl = nr = nm = 0;
+        lrows.clear();
+        rrows.clear();
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const Entry x = e[p];
+            if constexpr (Crit::ranked) {
+                const bool miss = x.code == M;
+                ((miss ? mright : (cat ? (x.code == k) : (x.code >= k))) ? rrows : lrows).push_back(x.row);
+            }
             const bool miss = x.code == M;
             nm += miss;
             const bool r = miss ? mright : (cat ? (x.code == k) : (x.code >= k));
