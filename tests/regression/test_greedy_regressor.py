@@ -283,10 +283,17 @@ def test_views_of_a_regression_tree():
 @pytest.mark.parametrize("params", [{"max_depth": 5}, {"max_leaves": 9, "max_thresholds": 32},
                                     {"criterion": "poisson", "max_depth": 4}])
 def test_dask_input_equals_local_fit(params):
-    """Dask input (no sharded plug-in for regression yet: the blocks are gathered) gives the local tree."""
+    """Dask input gives the local tree: gathered blocks (exact mode) bit for bit; histogram mode on
+    the row shards (tests/contracts/test_dask_regression.py) the same splits and row counts, values
+    to rounding (the channels' sums run in another order)."""
     da = pytest.importorskip("dask.array")
     X, y = _data(n=1200, seed=31, poisson=params.get("criterion") == "poisson")
     local = GreedyTreeRegressor(**params).fit(X, y)
     dist = GreedyTreeRegressor(**params).fit(da.from_array(X, chunks=(400, 5)), da.from_array(y, chunks=400))
-    assert dist.tree_ == local.tree_
-    np.testing.assert_array_equal(dist.tree_.value, local.tree_.value)
+    if params.get("max_thresholds") is None:
+        assert dist.tree_ == local.tree_
+        np.testing.assert_array_equal(dist.tree_.value, local.tree_.value)
+    else:
+        for name in ("children_left", "children_right", "feature", "threshold", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(dist.tree_, name), getattr(local.tree_, name))
+        np.testing.assert_allclose(dist.tree_.value, local.tree_.value, rtol=1e-12, atol=1e-12)

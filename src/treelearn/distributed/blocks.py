@@ -183,8 +183,10 @@ def kept_rows(x, y, w):
     return xk, y, w
 
 
-def block_stats(x, y, w, start=None, n_total=None, sample_rows=None, facts=False):
+def block_stats(x, y, w, start=None, n_total=None, sample_rows=None, facts=False, regression=False):
     """Pass 1 of a block: its labels, kept rows (weight > 0) and weight range; checks the values.
+    ``regression`` (a numeric target of one output): no labels, but the kept rows' target range and
+    sums ``wsum`` (of w) and ``wysum`` (of w y).
     With ``start`` (the row offsets are known: no sample weights, every row kept) also its rows of
     the threshold sample (pass 2 folded into this one). ``facts`` (the binary learners): missing
     values are allowed and reported (``has_nan``), and, when every value of the kept rows is 0 or
@@ -201,11 +203,19 @@ def block_stats(x, y, w, start=None, n_total=None, sample_rows=None, facts=False
     w = weights_of(w, y.shape[0])
     if w.size and (not np.isfinite(w).all() or w.min() < 0):
         raise TreeLearnValueError("sample_weight must be finite and non-negative")
-    labels = np.unique(y)
     keep = w > 0
     wk = w[keep]
+    labels = None if regression else np.unique(y)
     out = {"labels": labels, "n": int(y.shape[0]), "n_kept": int(keep.sum()),
            "wmin": float(wk.min()) if wk.size else np.inf, "wmax": float(wk.max()) if wk.size else -np.inf}
+    if regression:
+        if y.dtype.kind not in "biuf":
+            raise TreeLearnValueError(f"y has dtype {y.dtype}: a regression target must be numeric")
+        yk = y[keep].astype(np.float64)
+        if not np.isfinite(yk).all():
+            raise TreeLearnValueError("y contains NaN or infinite values: a regression target must be finite")
+        out.update(ymin=float(yk.min()) if yk.size else np.inf, ymax=float(yk.max()) if yk.size else -np.inf,
+                   wsum=float(wk.sum()), wysum=float(wk @ yk))
     if facts:
         xk = x if keep.all() else x[keep]
         out["has_nan"] = bool(x.dtype.kind == "f" and np.isnan(xk).any())
@@ -237,17 +247,24 @@ class FirstPass:
     (no sample weights: the stats brought the threshold sample along, ``sample``); with
     ``facts`` also ``present`` (the kept rows' labels), ``binary`` and ``has_nan``."""
 
-    def __init__(self, ex, blocks: Blocks, sample_rows: int, facts: bool = False, scale=None):
+    def __init__(self, ex, blocks: Blocks, sample_rows: int, facts: bool = False, scale=None, regression=False):
         import dask
 
         self.folded = all(w is None for w in blocks.w)
         starts = np.concatenate([[0], np.cumsum(blocks.lengths)[:-1]]).astype(np.int64)
         args = [(int(s0), blocks.n_rows, sample_rows) if self.folded else (None, None, None) for s0 in starts]
-        self.stats = ex.gather(ex.compute([dask.delayed(block_stats)(x, y, w, *a, facts=facts)
+        self.stats = ex.gather(ex.compute([dask.delayed(block_stats)(x, y, w, *a, facts=facts, regression=regression)
                                            for x, y, w, a in zip(blocks.x, blocks.y, blocks.w, args)]))
         self.sample_rows = int(sample_rows)
-        labels = np.unique(np.concatenate([s["labels"] for s in self.stats]))
-        self.classes, _ = check_target(labels, labels.shape[0])
+        if regression:  # the target's range and weighted mean over the kept rows (no classes)
+            self.classes = None
+            self.ymin = min(s["ymin"] for s in self.stats)
+            self.ymax = max(s["ymax"] for s in self.stats)
+            self.wysum = float(sum(s["wysum"] for s in self.stats))
+            self.wsum = float(sum(s["wsum"] for s in self.stats))
+        else:
+            labels = np.unique(np.concatenate([s["labels"] for s in self.stats]))
+            self.classes, _ = check_target(labels, labels.shape[0])
         self.n_kept = np.array([s["n_kept"] for s in self.stats], dtype=np.int64)
         self.n = int(self.n_kept.sum())
         if self.n == 0:

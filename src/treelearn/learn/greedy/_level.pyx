@@ -15,6 +15,9 @@ cdef extern from "level.h" namespace "tl::greedy":
     void shard_hist[Code](const Code* codes, int64_t n, int d, const int64_t* y, const double* w,
                           const int32_t* nid, const int32_t* slot_of, int64_t n_nodes, int64_t n_slots,
                           const int64_t* offset, int C, double* h, int64_t* hc) except + nogil
+    void shard_stat_hist[Code](const Code* codes, int64_t n, int d, const double* stats, const int32_t* nid,
+                               const int32_t* slot_of, int64_t n_nodes, int64_t n_slots, const int64_t* offset,
+                               int C, double* h, int64_t* hc) except + nogil
     void shard_counts[Code, Cnt](const Code* codes, int64_t n, int d, const uint8_t* y, const int32_t* nid,
                                  const int32_t* slot_of, int64_t n_nodes, const int64_t* offset, int C,
                                  Cnt* h) except + nogil
@@ -26,6 +29,7 @@ cdef extern from "level.h" namespace "tl::greedy":
                      const double* tot, const double* W, const int64_t* m, int32_t* feature, int32_t* code,
                      int32_t* low, double* score) except + nogil
     void node_wimp(int criterion, double wmin, int C, int64_t k, const double* counts, double* out) except + nogil
+    void node_pure(int criterion, double wmin, int C, int64_t k, const double* counts, uint8_t* out) except + nogil
 
 
 def histograms(const code_t[:, ::1] codes, const int64_t[::1] y, const double[::1] w, const int32_t[::1] nid,
@@ -110,3 +114,37 @@ def wimp(int criterion, double wmin, const double[:, ::1] counts):
         with nogil:
             node_wimp(criterion, wmin, counts.shape[1], k, &counts[0, 0], &o[0])
     return out
+
+
+def stat_histograms(const code_t[:, ::1] codes, const double[:, ::1] stats, nid, const int32_t[::1] slot_of,
+                    int64_t n_slots, const int64_t[::1] offset):
+    """Regression shards: per-slot sums of the rows' channels ``stats`` (n, C) per cell and the cells'
+    row counts, ``(h, hc)`` as :func:`histograms`; ``nid`` None: every row in node 0."""
+    cdef int64_t n = codes.shape[0], cells = offset[offset.shape[0] - 1]
+    cdef int d = codes.shape[1], C = stats.shape[1]
+    h = np.zeros((n_slots, cells * C), dtype=np.float64)
+    hc = np.zeros((n_slots, cells), dtype=np.int64)
+    cdef double[:, ::1] hv = h
+    cdef int64_t[:, ::1] hcv = hc
+    cdef const int32_t[::1] nv
+    cdef const int32_t* np_ = NULL
+    if nid is not None:
+        nv = nid
+        np_ = &nv[0] if nv.shape[0] else NULL
+    if n_slots == 0 or n == 0 or cells == 0:
+        return h, hc
+    with nogil:
+        shard_stat_hist(&codes[0, 0], n, d, &stats[0, 0], np_, &slot_of[0], slot_of.shape[0], n_slots, &offset[0],
+                        C, &hv[0, 0], &hcv[0, 0])
+    return h, hc
+
+
+def pure(int criterion, double wmin, const double[:, ::1] counts):
+    """Whether each row of channels is a pure node for the criterion (the local grower's rule)."""
+    cdef int64_t k = counts.shape[0]
+    out = np.zeros(k, dtype=np.uint8)
+    cdef uint8_t[::1] o = out
+    if k:
+        with nogil:
+            node_pure(criterion, wmin, counts.shape[1], k, &counts[0, 0], &o[0])
+    return out.astype(bool)

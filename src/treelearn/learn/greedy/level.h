@@ -45,6 +45,30 @@ inline void shard_hist(const Code* codes, int64_t n, int d, const int64_t* y, co
     }
 }
 
+// regression shards: per-slot (cell x channel) sums of the rows' channels stats (n, C) and the
+// cells' row counts, by the local histogram finder's kernel (count_row_stats)
+template <class Code>
+inline void shard_stat_hist(const Code* codes, int64_t n, int d, const double* stats, const int32_t* nid,
+                            const int32_t* slot_of, int64_t n_nodes, int64_t n_slots, const int64_t* offset, int C,
+                            double* h, int64_t* hc) {
+    std::vector<int64_t> start(n_slots + 1, 0);
+    for (int64_t r = 0; r < n; ++r) {
+        const int32_t v = nid ? nid[r] : 0;
+        if (v >= 0 && v < n_nodes && slot_of[v] >= 0) start[slot_of[v] + 1]++;
+    }
+    for (int64_t s = 0; s < n_slots; ++s) start[s + 1] += start[s];
+    std::vector<int32_t> rows((size_t)start[n_slots]);
+    std::vector<int64_t> pos(start.begin(), start.end() - 1);
+    for (int64_t r = 0; r < n; ++r) {
+        const int32_t v = nid ? nid[r] : 0;
+        if (v >= 0 && v < n_nodes && slot_of[v] >= 0) rows[pos[slot_of[v]]++] = (int32_t)r;
+    }
+    const int64_t csize = offset[d];
+    for (int64_t s = 0; s < n_slots; ++s)
+        tl::count_row_stats(rows.data() + start[s], start[s + 1] - start[s], codes, d, offset, C, stats,
+                            h + s * csize * C, hc + s * csize);
+}
+
 // unweighted shards: per-slot (cell x class) row counts only, in one sequential pass over the
 // rows (no per-slot row lists; a row adds 1 to its slot's cell of each feature). The row count
 // of a cell is the sum over its classes (the driver derives it), so this writes and sends one
@@ -127,6 +151,16 @@ inline void find_with(Crit& crit, int d, int C, const int32_t* n_codes, const ui
 // integer table is only a faster read of the same x log2 x values, so it stays off here
 template <class F>
 inline void with_crit(int criterion, int C, double wmin, F&& f) {
+    if (criterion >= 10) {  // the regression policies on their channels (no ranked one: it needs rows)
+        if (criterion == tl::AbsoluteError::code) throw std::invalid_argument("the absolute error needs the rows");
+        tl::with_regression(criterion, [&](auto crit) {
+            if constexpr (!decltype(crit)::ranked) {
+                crit.setup(nullptr, 0, C);
+                f(crit);
+            }
+        });
+        return;
+    }
     tl::with_builtin(criterion, [&](auto crit) {
         crit.setup(&wmin, 1, C);
         if constexpr (std::is_same_v<decltype(crit), tl::Entropy>) crit.int_counts = false;
@@ -147,9 +181,17 @@ inline void node_wimp(int criterion, double wmin, int C, int64_t k, const double
     with_crit(criterion, C, wmin, [&](auto& crit) {
         for (int64_t i = 0; i < k; ++i) {
             const double* c = counts + i * C;
-            double W = 0.0;
-            for (int j = 0; j < C; ++j) W += c[j];
-            out[i] = crit.wimp(c, W);
+            out[i] = crit.wimp(c, crit.weight(c, C));
+        }
+    });
+}
+
+// whether the node of channels counts (k rows of C) is pure for the criterion (the grower's rule)
+inline void node_pure(int criterion, double wmin, int C, int64_t k, const double* counts, uint8_t* out) {
+    with_crit(criterion, C, wmin, [&](auto& crit) {
+        for (int64_t i = 0; i < k; ++i) {
+            const double* c = counts + i * C;
+            out[i] = crit.pure(c, C, crit.weight(c, C)) ? 1 : 0;
         }
     });
 }

@@ -26,7 +26,8 @@ from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy.estimator import GreedyTreeClassifier, GrowParams, grow_checked
 from treelearn.tree.tree import Tree
 
-__all__ = ["GreedyTreeRegressor", "REGRESSION_CRITERIA", "regression_stats", "grow_regression"]
+__all__ = ["GreedyTreeRegressor", "REGRESSION_CRITERIA", "regression_stats", "grow_regression", "node_values",
+           "check_poisson_target"]
 
 
 class RegressionCriterion(NamedTuple):
@@ -46,11 +47,19 @@ REGRESSION_CRITERIA = {
 }
 
 
-def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str) -> tuple[np.ndarray, np.ndarray]:
+def check_poisson_target(ymin: float, column_sums) -> None:
+    """scikit-learn's conditions on a Poisson target: no negative value, a positive sum per output."""
+    if ymin < 0:
+        raise TreeLearnValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
+    if np.any(np.asarray(column_sums) <= 0):
+        raise TreeLearnValueError("Sum of y is not positive which is necessary for Poisson regression.")
+
+
+def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str, shift=None) -> tuple[np.ndarray, np.ndarray]:
     """The rows' channels for the grower (n, 1 + 2K) and the shift added back to the means (K,).
 
     Squared error and Friedman's: ``[w, w (y - m), w (y - m)^2]`` with m the weighted mean of each
-    output; Poisson: ``[w, w y, w y log y]`` (y >= 0 and a positive sum per output, as
+    output (or the ``shift`` given: a growth on row shards); Poisson: ``[w, w y, w y log y]`` (y >= 0 and a positive sum per output, as
     scikit-learn requires); absolute error: ``[w, y, w |y|]`` (the rows' own targets, which the
     grower ranks; the nodes' value channels are their weighted medians)."""
     y2 = y.reshape(y.shape[0], -1)
@@ -58,10 +67,8 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str) -> tuple[np.n
     stats = np.empty((y2.shape[0], 1 + 2 * k))
     stats[:, 0] = w
     if criterion == "poisson":
-        if np.any(y2 < 0):
-            raise TreeLearnValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
-        if np.any(y2.sum(axis=0) <= 0):
-            raise TreeLearnValueError("Sum of y is not positive which is necessary for Poisson regression.")
+        if shift is None:  # (the whole target: checked here; a shard's rows: by the caller)
+            check_poisson_target(float(y2.min()) if y2.size else 0.0, y2.sum(axis=0))
         shift = np.zeros(k)
         stats[:, 1:1 + k] = w[:, None] * y2
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -71,7 +78,7 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str) -> tuple[np.n
         stats[:, 1:1 + k] = y2
         stats[:, 1 + k:] = w[:, None] * np.abs(y2)
         return stats, np.zeros(k)
-    shift = (w @ y2) / w.sum()
+    shift = (w @ y2) / w.sum() if shift is None else np.asarray(shift, dtype=np.float64).reshape(k)
     yc = y2 - shift
     stats[:, 1:1 + k] = w[:, None] * yc
     stats[:, 1 + k:] = w[:, None] * yc * yc
@@ -82,6 +89,12 @@ def grow_regression(X, y, w, schema, params: GrowParams, criterion: str) -> Tree
     """A regression tree grown on the checked arguments (``params.criterion``: one of
     :data:`REGRESSION_CRITERIA`, named ``criterion``)."""
     stats, shift = regression_stats(y, w, criterion)
+    return grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=node_values(criterion, shift))
+
+
+def node_values(criterion: str, shift: np.ndarray):
+    """The step from a growth's node arrays (summed channels, or medians) to the regression Tree's
+    (weights, means or medians) for the channels of :func:`regression_stats` (its ``shift``)."""
     k = shift.size
 
     def to_means(out: dict) -> dict:  # the grower's summed channels -> the nodes' weights and means
@@ -93,7 +106,7 @@ def grow_regression(X, y, w, schema, params: GrowParams, criterion: str) -> Tree
             out["value"] = out["value"][:, 1:1 + k] / np.where(W > 0, W, 1.0)[:, None] + shift
         return out
 
-    return grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=to_means)
+    return to_means
 
 
 class GreedyTreeRegressor(BaseTreeRegressor):
@@ -176,6 +189,30 @@ class GreedyTreeRegressor(BaseTreeRegressor):
                           ccp_alpha=float(self.ccp_alpha), random_state=self.random_state,
                           min_weight_fraction_leaf=float(self.min_weight_fraction_leaf),
                           n_jobs=n_threads(self.n_jobs))
+
+    _dask_plugin = "treelearn.learn.greedy.sharded"
+
+    def _fit_sharded(self, plugin, data, params):
+        """Dask input: with ``max_thresholds`` (numeric columns, one output, a criterion of sums) the
+        histograms of the rows' channels are summed from the row shards and the splits chosen here
+        (``sharded.py``); other settings (``absolute_error``, several outputs, categorical
+        columns, exact mode, ``min_weight_fraction_leaf``) fit the gathered blocks."""
+        if self.min_weight_fraction_leaf > 0 or not plugin.supports_regression(
+                data, self.criterion, max_thresholds=self.max_thresholds, categorical=self.categorical):
+            return None
+        g = plugin.DistributedGreedy(data.executor, data.blocks, criterion_code=REGRESSION_CRITERIA[self.criterion].code,
+                                     max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
+                                     min_samples_split=self.min_samples_split,
+                                     min_impurity_decrease=self.min_impurity_decrease,
+                                     max_thresholds=self.max_thresholds, random_state=self.random_state,
+                                     regression=self.criterion)
+        g.prepare()
+        if g.one_class:  # a constant target: the one leaf of the local fit
+            return None
+        shift = np.zeros(1) if g.shift is None else g.shift
+        tree = g.grown_tree(self._leaf_budget(), np.zeros(0), data.schema(), float(self.ccp_alpha),
+                            nodes=node_values(self.criterion, shift))
+        return 1, tree, g.scale
 
     #: scikit-learn's minimal cost-complexity pruning path (the classifier's, on this estimator)
     cost_complexity_pruning_path = GreedyTreeClassifier.cost_complexity_pruning_path

@@ -21,6 +21,14 @@ node arrays, :func:`treelearn.learn.greedy.estimator.tree_from_growth`. Driver a
 
 The result is the local fit's tree (nodes renumbered to the local creation order): the same
 thresholds, the same counts (exact integers without weights), the same split finder.
+
+Regression (``GreedyTreeRegressor``, ``regression=`` its criterion: squared error, Friedman's, Poisson;
+one output): pass 1 brings the target's range and weighted sum instead of labels; a shard keeps
+its rows' channels (``regressor.regression_stats``: ``[w, w (y - m), w (y - m)^2]``, m the weighted
+mean from pass 1; Poisson ``[w, w y, w y log y]``) and the levels sum their (cell x channel)
+histograms, chosen from by the local regression policies. The sums are in another order than
+the local fit's (shards, then pairs): the same tree (features, thresholds, row counts), values
+equal to rounding. The absolute error needs the rows of a node (its medians): gathered.
 """
 from __future__ import annotations
 
@@ -34,6 +42,7 @@ from treelearn.distributed import report
 from treelearn.distributed.blocks import FirstPass, weights_of
 from treelearn.learn.greedy import _level
 from treelearn.learn.greedy.estimator import CodedFeatures, sample_thresholds, tree_from_growth
+from treelearn.learn.greedy.regressor import check_poisson_target, regression_stats
 from treelearn.tree.tree import Tree
 
 #: gains closer than this are ties (the compiled grower's GAIN_TOL, greedy/types.h)
@@ -47,9 +56,21 @@ def supports(data, criterion, *, max_thresholds, class_weight, categorical) -> b
             and data.is_numeric())
 
 
+#: regression criteria whose node statistics are sums over rows (histograms on the shards)
+SHARDED_REGRESSION = ("squared_error", "friedman_mse", "poisson")
+
+
+def supports_regression(data, criterion: str, *, max_thresholds, categorical) -> bool:
+    """A regression fit has a sharded growth: histogram mode, a criterion of sums
+    (:data:`SHARDED_REGRESSION`), numeric columns, one output (else the blocks are gathered)."""
+    return (max_thresholds is not None and categorical is None and criterion in SHARDED_REGRESSION
+            and getattr(data.y, "ndim", 1) == 1 and data.is_numeric())
+
+
 def sklearn_scale(code: int) -> float:
-    """The factor from the criterion's normalised impurity to scikit-learn's units (Gini: 1/2)."""
-    return {0: 1.0, 1: 0.5, 2: 1.0}[int(code)]
+    """The factor from the criterion's normalised impurity to scikit-learn's units (Gini: 1/2;
+    the regression criteria are in scikit-learn's units)."""
+    return {0: 1.0, 1: 0.5, 2: 1.0, 10: 1.0, 12: 1.0}[int(code)]
 
 
 # ------------------------------------------------------------------ tasks run on the workers
@@ -97,13 +118,46 @@ def make_shard(x, y, w, classes, scale, thresholds, values, code_dtype):
     return Shard(codes, cy, None if unit else np.ascontiguousarray(wk), info)
 
 
+class StatShard(Shard):
+    """A regression shard: codes and the rows' channels ``stats`` (n, C) in place of labels and weights."""
+
+    def __init__(self, codes, stats, info):
+        super().__init__(codes, np.zeros(0, dtype=np.uint8), None, info)
+        self.stats = stats
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.codes.nbytes + self.stats.nbytes)
+
+
+def make_stat_shard(x, y, w, scale, thresholds, values, code_dtype, criterion, shift):
+    """Pass 3 of a regression fit: the block's kept rows coded, and their channels."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    wt = weights_of(None if w is None else np.asarray(w, dtype=np.float64).ravel(), y.shape[0])
+    keep = wt > 0
+    xk = np.asarray(x, dtype=np.float64)
+    if not keep.all():
+        xk = xk[keep]
+    codes = coding.code_rows(xk, thresholds, np.dtype(code_dtype))
+    stats, _ = regression_stats(y[keep], wt[keep] / scale, criterion, shift=shift)
+    exact = np.array([u is not None and bool(np.array_equal(u[codes[:, j]], xk[:, j]))
+                      for j, u in enumerate(values)], dtype=bool)
+    info = {"n": int(xk.shape[0]), "totals": stats.sum(axis=0), "values_exact": exact, "counts": False}
+    return StatShard(codes, np.ascontiguousarray(stats), info)
+
+
+def stat_hist_task(shard: StatShard, nid, slot_of, n_slots, offset):
+    """One level of a regression fit: the shard's (cell x channel) histograms of the requested nodes."""
+    return _level.stat_histograms(shard.codes, shard.stats, nid, slot_of, n_slots, offset)
+
+
 def shard_info(shard: Shard):
     return shard.info
 
 
 def split_task(shard: Shard, nid, feature, code, is_cat, left, right):
     """One level: a copy of the shard's node ids with the rows of split nodes moved to the children."""
-    nid = np.zeros(shard.y.shape[0], dtype=np.int32) if nid is None else nid.copy()
+    nid = np.zeros(shard.codes.shape[0], dtype=np.int32) if nid is None else nid.copy()
     _level.split_rows(shard.codes, nid, feature, code, is_cat, left, right)
     return nid
 
@@ -145,8 +199,10 @@ class DistributedGreedy:
     publishes its seconds and every level its log (:mod:`treelearn.distributed.report`)."""
 
     def __init__(self, ex, blocks, *, criterion_code, max_depth, min_samples_leaf, min_samples_split,
-                 min_impurity_decrease, max_thresholds, random_state, sample_rows=None, scale=None):
+                 min_impurity_decrease, max_thresholds, random_state, sample_rows=None, scale=None,
+                 regression=None):
         self.ex, self.blocks = ex, blocks
+        self.regression = regression  # None, or the regression criterion's name
         self.crit = int(criterion_code)
         self.max_depth = -1 if max_depth is None else int(max_depth)
         self.msl_param, self.mss_param = min_samples_leaf, min_samples_split
@@ -167,7 +223,7 @@ class DistributedGreedy:
         tp = time.perf_counter()
         self.pass_seconds = {}
         if first is None:
-            first = FirstPass(ex, b, self.sample_rows, scale=self.forced_scale)
+            first = FirstPass(ex, b, self.sample_rows, scale=self.forced_scale, regression=self.regression is not None)
         classes = self.classes = first.classes
         self.n = first.n
         self.scale = first.scale if self.forced_scale is None else float(self.forced_scale)
@@ -188,14 +244,26 @@ class DistributedGreedy:
             raise TreeLearnValueError("max_thresholds above 65535 has no histogram mode")
         code_dtype = np.uint8 if int(self.n_codes.max()) <= 256 else np.uint16
         cand = [u if (u is not None and t.size == u.size - 1) else None for t, u in zip(thr, vals)]
-        self.shards = ex.compute([dask.delayed(make_shard)(x, y, w, classes, self.scale, thr, cand, code_dtype)
-                                  for x, y, w in zip(b.x, b.y, b.w)])
+        if self.regression is None:
+            self.shards = ex.compute([dask.delayed(make_shard)(x, y, w, classes, self.scale, thr, cand, code_dtype)
+                                      for x, y, w in zip(b.x, b.y, b.w)])
+        else:
+            self.constant = first.ymin == first.ymax  # (a constant target is one leaf: the caller's)
+            self.shift = None
+            if self.regression == "poisson":
+                check_poisson_target(first.ymin, [first.ymax])
+            else:  # the weighted mean the local fit centres the target on (to rounding)
+                self.shift = np.array([first.wysum / first.wsum])
+            self.shards = ex.compute([dask.delayed(make_stat_shard)(x, y, w, self.scale, thr, cand, code_dtype,
+                                                                    self.regression, self.shift)
+                                      for x, y, w in zip(b.x, b.y, b.w)])
         infos = ex.gather([ex.submit(shard_info, s) for s in self.shards])
         self.pass_seconds["coding"] = time.perf_counter() - tp
         report.publish("passes", dict(self.pass_seconds))
         exact = np.logical_and.reduce([i["values_exact"] for i in infos]) if infos else np.zeros(d, bool)
         self.values = [u if (u is not None and exact[j]) else None for j, u in enumerate(cand)]
-        totals = np.zeros(classes.size)
+        self.C = classes.size if classes is not None else 3  # classes, or one output's channels
+        totals = np.zeros(self.C)
         for i in infos:
             totals += i["totals"]
         self.totals = totals
@@ -209,6 +277,8 @@ class DistributedGreedy:
     @property
     def one_class(self) -> bool:
         """After :meth:`prepare`: at most one class has weight (the tree is one leaf)."""
+        if self.regression is not None:
+            return bool(self.constant)
         return self.classes.size == 1 or np.count_nonzero(self.totals > 0) <= 1
 
     # ---------------------------------------------------------------- growth
@@ -217,7 +287,12 @@ class DistributedGreedy:
         Unweighted shards send integer class counts per cell; h (float64) and the cells' row
         counts hc (their sums over classes) are derived here: the same integers as the weighted
         path's sums of 1.0, so the same splits bit for bit."""
-        ex, C = self.ex, self.classes.size
+        ex, C = self.ex, self.C
+        if self.regression is not None:
+            parts = [ex.submit(stat_hist_task, s, nid, slot_of, n_slots, self.offset)
+                     for s, nid in zip(self.shards, nid_futs)]
+            h, hc = ex.gather(_tree_sum(ex, parts))
+            return h, hc, h.nbytes + hc.nbytes
         if self.counts_only:
             wide = self.n >= 2**31 - 1
             parts = [ex.submit(count_task, s, nid, slot_of, n_slots, self.offset, C, wide)
@@ -236,7 +311,7 @@ class DistributedGreedy:
         self._resolve_limits()
         self._order_features()
         t = _Nodes(self.totals, self.n, float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0]))
-        self.Wtot = float(self.totals.sum())
+        self.Wtot = self._weight(self.totals)
         if self._terminal(self.totals, self.n, 0):
             return self._out(t)
         t0 = time.perf_counter()
@@ -259,11 +334,12 @@ class DistributedGreedy:
         self.ex.release([x for x in nid if x is not None])
         return self._out(t)
 
-    def grown_tree(self, max_leaves, classes, schema, ccp_alpha: float = 0.0) -> Tree:
+    def grown_tree(self, max_leaves, classes, schema, ccp_alpha: float = 0.0, nodes=None) -> Tree:
         """After :meth:`prepare`: the grown Tree (depth-first, or best-first to ``max_leaves``) with
         ``classes`` in its nodes, by the room's one step from a growth to a Tree (``ccp_alpha``:
-        minimal cost-complexity pruning after growth); one leaf when at most one class has weight."""
-        if np.count_nonzero(self.totals > 0) <= 1:
+        minimal cost-complexity pruning after growth); one leaf when at most one class has weight.
+        Regression: ``nodes``, the regressor's step from the summed channels to the nodes' values."""
+        if self.regression is None and np.count_nonzero(self.totals > 0) <= 1:
             report.publish("levels", [])
             tree = Tree.leaf(self.totals, classes, schema=schema)
             tree.n_node_samples[0] = self.n
@@ -271,7 +347,7 @@ class DistributedGreedy:
         out = self.grow() if max_leaves is None else self.grow_best_first(int(max_leaves))
         report.publish("levels", list(self.log))
         coded = CodedFeatures(None, self.n_codes, self.is_cat, self.cat_only, self.thresholds, self.values)
-        return tree_from_growth(out, coded, classes, schema, ccp_alpha)
+        return tree_from_growth(out if nodes is None else nodes(out), coded, classes, schema, ccp_alpha)
 
     def grow_best_first(self, max_leaves: int):
         """Best-first growth (BuildTopDownDT, ``max_leaves``) as the local grower: repeatedly split
@@ -280,7 +356,7 @@ class DistributedGreedy:
         self._resolve_limits()
         self._order_features()
         t = _Nodes(self.totals, self.n, float(_level.wimp(self.crit, self.wmin, self.totals[None, :].copy())[0]))
-        self.Wtot = float(self.totals.sum())
+        self.Wtot = self._weight(self.totals)
         if self._terminal(self.totals, self.n, 0):
             return self._out(t, renumber=False)
         t0 = time.perf_counter()
@@ -352,11 +428,11 @@ class DistributedGreedy:
     def _best_splits(self, t, frontier, hist):
         """Each frontier node's best split (feature in the permuted order, code, low, score) from its
         summed histogram, by the local grower's finder."""
-        C, cells = self.classes.size, self.cells
+        C, cells = self.C, self.cells
         Hs = np.ascontiguousarray(np.stack([hist[v][0].reshape(-1, C)[cells].ravel() for v in frontier]))
         HCs = np.ascontiguousarray(np.stack([hist[v][1][cells] for v in frontier]))
         tots = np.ascontiguousarray(np.stack([t.counts[v] for v in frontier]))
-        Ws = np.array([_seq_sum(t.counts[v]) for v in frontier])
+        Ws = np.array([self._weight(t.counts[v]) for v in frontier])
         ms = np.array([t.nsamp[v] for v in frontier], dtype=np.int64)
         return _level.best_splits(self.crit, self.wmin, self.pn_codes, self.pis_cat, self.pcat_only, self.msl,
                                   Hs, HCs, tots, Ws, ms)
@@ -390,7 +466,7 @@ class DistributedGreedy:
     def _split_node(self, t, v, f, k_code, low, node_hist):
         """Split node v on feature f at code k_code; the children's counts come from the parent's
         histogram of the feature. Returns the children's ids and whether each may be split."""
-        C = self.classes.size
+        C = self.C
         h, hc = node_hist
         o0, o1 = self.offset[f], self.offset[f + 1]
         blk = h.reshape(-1, C)[o0:o1]
@@ -398,8 +474,9 @@ class DistributedGreedy:
         right_mask = np.arange(o1 - o0) >= k_code
         cr = blk[right_mask].sum(axis=0)
         cl = t.counts[v] - cr
-        cl[cl < 0.5 * self.wmin] = 0.0  # rounding residues of an absent class (weights)
-        cr[cr < 0.5 * self.wmin] = 0.0
+        if self.regression is None:
+            cl[cl < 0.5 * self.wmin] = 0.0  # rounding residues of an absent class (weights)
+            cr[cr < 0.5 * self.wmin] = 0.0
         nr = int(cblk[right_mask].sum())
         nl = t.nsamp[v] - nr
         wl = _level.wimp(self.crit, self.wmin, np.ascontiguousarray(np.stack([cl, cr])))
@@ -448,7 +525,14 @@ class DistributedGreedy:
             return True
         if nsamples < 2 or nsamples < 2 * self.msl or nsamples < self.mss:
             return True
+        if self.regression is not None:  # the local grower's purity rule of the criterion
+            return bool(_level.pure(self.crit, self.wmin, np.ascontiguousarray(np.asarray(c)[None, :]))[0])
         return int(np.count_nonzero(np.asarray(c) > 0.0)) <= 1
+
+    def _weight(self, c) -> float:
+        """A node's weight: the sum of its class counts (in index order, as the compiled grower),
+        or a regression node's weight channel."""
+        return float(c[0]) if self.regression is not None else _seq_sum(c)
 
     def _splittable(self, wimp, score):
         if not np.isfinite(score):
@@ -480,7 +564,7 @@ class DistributedGreedy:
                 if left[left[v]] >= 0:
                     stack.append(left[v])
         order = np.argsort(new)
-        C = self.classes.size
+        C = self.C
         L = np.asarray(left, dtype=np.int64)[order]
         R = np.asarray(right, dtype=np.int64)[order]
         out = {
@@ -492,7 +576,7 @@ class DistributedGreedy:
             "n_node_samples": np.asarray(nsamp, dtype=np.int64)[order],
             "value": np.stack(counts)[order].reshape(m, C),
         }
-        W = np.array([_seq_sum(c) for c in counts])[order]
+        W = np.array([self._weight(c) for c in counts])[order]
         wi = np.asarray(wimps)[order]
         out["impurity"] = np.where(W > 0, self.sklearn_scale * np.maximum(0.0, wi / np.where(W > 0, W, 1.0)), 0.0)
         return out
