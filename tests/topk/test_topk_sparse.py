@@ -240,3 +240,12 @@ def test_time_limit_holds_with_sparse_options(kw):
     assert est.training_error_ == float((est.predict(B) != y).sum())
     if "max_leaves" in kw:
         assert est.get_n_leaves() <= kw["max_leaves"]
+
+
+@pytest.mark.parametrize("msl", [31, 2**31, 2**62])
+def test_min_samples_leaf_above_the_rows_is_one_leaf(msl):
+    # any count above the rows allows no split (as in scikit-learn), however large: no overflow
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    for est in (OptimalTreeClassifier(min_samples_leaf=msl), TopKTreeClassifier(k=2, min_samples_leaf=msl)):
+        assert est.fit(X, y).tree_.node_count == 1

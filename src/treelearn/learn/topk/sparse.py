@@ -53,9 +53,10 @@ def _msl_set(msl) -> bool:
 
 
 def min_rows(min_samples_leaf, n_samples: int) -> int:
-    """``min_samples_leaf`` as rows (a float is a fraction of ``n_samples``, rounded up)."""
+    """``min_samples_leaf`` as rows (a float is a fraction of ``n_samples``, rounded up; any count
+    above ``n_samples`` allows no split, as ``n_samples + 1`` does, and fits the search's int)."""
     if isinstance(min_samples_leaf, numbers.Integral):
-        return int(min_samples_leaf)
+        return min(int(min_samples_leaf), int(n_samples) + 1)
     return max(1, int(np.ceil(float(min_samples_leaf) * n_samples)))
 
 
