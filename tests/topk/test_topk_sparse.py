@@ -249,3 +249,12 @@ def test_min_samples_leaf_above_the_rows_is_one_leaf(msl):
     y = (X[:, 0] > 0).astype(int)
     for est in (OptimalTreeClassifier(min_samples_leaf=msl), TopKTreeClassifier(k=2, min_samples_leaf=msl)):
         assert est.fit(X, y).tree_.node_count == 1
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1e308])
+def test_a_leaf_penalty_above_every_error_is_one_leaf(alpha):
+    # ccp_alpha >= 1 (a leaf costs the whole sample's weight) allows no split, however large
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    for est in (OptimalTreeClassifier(ccp_alpha=alpha), TopKTreeClassifier(k=2, ccp_alpha=alpha)):
+        assert est.fit(X, y).tree_.node_count == 1

@@ -65,7 +65,10 @@ def search_options(est, n_samples: int, total_weight: float) -> dict:
     ``leaf_penalty`` (``ccp_alpha`` times the total weight: the cost of a leaf in weighted errors)
     and ``max_leaves`` (0: no budget)."""
     return {"min_rows": min_rows(getattr(est, "min_samples_leaf", 1), n_samples),
-            "leaf_penalty": float(getattr(est, "ccp_alpha", 0.0)) * float(total_weight),
+            # (a leaf costing more than every error it could save, W, allows no split: any larger
+            # penalty is that one, kept finite)
+            "leaf_penalty": min(float(getattr(est, "ccp_alpha", 0.0)) * float(total_weight),
+                                2.0 * float(total_weight) + 1.0),
             "max_leaves": int(_budget(est) or 0)}
 
 
