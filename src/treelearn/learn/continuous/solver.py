@@ -279,7 +279,9 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     if time_limit is not None and float(time_limit) <= SPENT:  # the fit's clock is spent: the root alone
         return _out_of_time(root_leaf(y, w, n_classes, schema), t0)
     numeric = sum(1 for j in range(Xe.shape[1]) if schema is None or not schema.is_categorical(j))
-    least = sorted_columns_bytes(Xe.shape[0], numeric, int(max_depth), n_classes)
+    # the cap holds the search's own copies too: the feature-major matrix, the labels and weights
+    held = 8.0 * Xe.shape[0] * (numeric + 2)
+    least = sorted_columns_bytes(Xe.shape[0], numeric, int(max_depth), n_classes) + held
     if least > float(memory_limit_mb) * 2.0**20:  # refused before the columns are copied and sorted
         raise _too_small(memory_limit_mb, least)
     try:  # the feature-major copy under the fit's clock
@@ -302,7 +304,8 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     # the search keeps trees of error below ub - tie: trees no worse than an incumbent, ties included
     tie = error_tie(W)
     nan_arg = nan_mode if nan_mode.any() else None
-    memory_bytes = float(memory_limit_mb) * 1024.0 * 1024.0
+    # what the search and the Top-k incumbent may allocate: the cap less the copies held for them
+    memory_bytes = float(memory_limit_mb) * 1024.0 * 1024.0 - float(X_fm.nbytes + y.nbytes + w.nbytes)
     first = incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS)
     if first:
         # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
