@@ -501,3 +501,15 @@ def test_eh_sample_size_beyond_floats_is_a_named_error():
     for n, r, eps in [(1000, 100, 1e-300), (10**6, 1000, 0.1), (10, 2, 5e-324)]:
         with pytest.raises(TreeLearnValueError, match="beyond any sample"):
             eh_sample_size(n, r, eps, 0.5)
+
+
+@pytest.mark.parametrize("n,hi", [(0, 1), (1, 5), (1000, 50), (1000, 2**40), (20000, 2**16), (5000, 10**9)])
+def test_group_rows_is_numpys_unique(n, hi):
+    # the counting and hashing groupings give np.unique's first rows and inverse exactly
+    from treelearn.learn.minrank.estimator import group_rows
+
+    keys = np.random.default_rng(n).integers(0, hi, size=n).astype(np.uint64)
+    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    got_first, got_inv = group_rows(keys)
+    np.testing.assert_array_equal(got_first, first)
+    np.testing.assert_array_equal(got_inv, inv.ravel())

@@ -107,10 +107,10 @@ def _merge(parts, classes, d, threshold, schema):
     wmin, wmax = min(p["wmin"] for p in parts), max(p["wmax"] for p in parts)
     scale = weight_scale(wmin, wmax)
     # the local learner's keys of the rows (their packed bits) and its order of the distinct rows
-    from treelearn.learn.minrank.estimator import row_keys
+    from treelearn.learn.minrank.estimator import group_rows, row_keys
 
     keys = row_keys(B)
-    _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    first, inv = group_rows(keys)
     inv = inv.ravel()
     bad = np.flatnonzero(codes != codes[first][inv])
     if bad.size:
