@@ -311,24 +311,20 @@ def check_target(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     if y.dtype.kind in "biu" and y.size:
         # integer labels over a small range: classes by a count, codes by a lookup (no sort)
         lo, hi = int(y.min()), int(y.max())
-        if y.dtype.kind in "iu" and 0 <= lo and hi <= 4 * y.size + 1024 \
-                and (y.dtype.itemsize < 8 or y.dtype == np.int64):
-            # non-negative labels (the usual 0..K-1): counted and looked up as they are, no offsets;
-            # labels 0..K-1 all present are their own codes (one copy, never the caller's array)
-            present = np.flatnonzero(np.bincount(y, minlength=hi + 1))
-            if present.size == hi + 1:
-                return present.astype(y.dtype), y.astype(np.int64)
-            lookup = np.zeros(hi + 1, dtype=np.int64)
-            lookup[present] = np.arange(present.size)
-            return present.astype(y.dtype), lookup[y]
         if hi - lo <= 4 * y.size + 1024:
             # offsets from the minimum, computed without leaving y's range (uint64 labels >= 2**63
-            # do not fit an int64)
-            off = (y - y.min()).astype(np.int64) if y.dtype.kind == "u" else y.astype(np.int64) - lo
-            present = np.flatnonzero(np.bincount(off, minlength=hi - lo + 1))
-            lookup = np.zeros(hi - lo + 1, dtype=np.int64)
+            # do not fit an int64); non-negative labels (the usual 0..K-1) are their own offsets
+            as_is = y.dtype.kind in "iu" and lo >= 0 and hi <= 4 * y.size + 1024 \
+                and (y.dtype.itemsize < 8 or y.dtype == np.int64)
+            off = y if as_is else (y - y.min()).astype(np.int64) if y.dtype.kind == "u" else y.astype(np.int64) - lo
+            base = 0 if as_is else lo
+            present = np.flatnonzero(np.bincount(off, minlength=hi - base + 1))
+            classes = present.astype(y.dtype) if as_is else present.astype(y.dtype) + y.min()
+            if as_is and present.size == hi + 1:  # labels 0..K-1, all present: their own codes (a copy)
+                return classes, y.astype(np.int64)
+            lookup = np.zeros(hi - base + 1, dtype=np.int64)
             lookup[present] = np.arange(present.size)
-            return present.astype(y.dtype) + y.min(), lookup[off]
+            return classes, lookup[off]
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError:
