@@ -555,6 +555,51 @@ def test_sigint_stops_a_fit_running_in_a_worker_thread(which, sigint_after_ready
     assert elapsed < 1.0 + _MARGIN_S, elapsed
 
 
+def test_sigint_reaches_a_fit_started_after_another_handler_was_set(sigint_after_ready):
+    """A handler set while one fit runs (``signal.signal`` in a notebook, a server) replaced the
+    library's: a fit that started afterwards, while the first still ran, found a scope open, did not
+    install it again and ran on after Ctrl-C. Every fit now puts the library's handler back in
+    front of the one it finds, and chains to it (the user's handler still runs)."""
+    code = "import numpy as np, signal, threading, time\nimport treelearn as tl\n" + textwrap.dedent("""
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(300000, 20)); y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=300000) > 0).astype(int)
+        done, started = {}, {}
+        def run(name, est):
+            started[name] = True
+            try:
+                est.fit(X, y)
+                done[name] = "finished"
+            except KeyboardInterrupt:
+                done[name] = "interrupted"
+        first = threading.Thread(target=run, args=("first", tl.OptimalTreeClassifier(max_depth=6, time_limit=600)))
+        first.start()
+        while "first" not in started:
+            time.sleep(0.01)
+        time.sleep(0.3)  # inside the first fit: its scope is open
+        calls = []
+        def mine(sig, frame):
+            calls.append(sig)
+            raise KeyboardInterrupt
+        signal.signal(signal.SIGINT, mine)
+        second = threading.Thread(target=run, args=("second", tl.TopKTreeClassifier(k=3, max_depth=6, time_limit=600)))
+        second.start()
+        while "second" not in started:
+            time.sleep(0.01)
+        print("ready", flush=True)
+        try:
+            while second.is_alive():
+                time.sleep(0.02)
+            print("finished before the signal", flush=True)
+        except KeyboardInterrupt:
+            second.join(10)
+            first.join(10)
+            print("workers", done.get("first"), done.get("second"), len(calls), flush=True)
+        """)
+    line, elapsed, err, _ = sigint_after_ready(code)
+    assert line == "workers interrupted interrupted 1", (line, err[-2000:])
+    assert elapsed < 1.0 + _MARGIN_S, elapsed
+
+
 # ------------------------------------------------------------------------ experiment progress
 def test_fit_progress_plain_lines_with_eta_when_not_a_terminal():
     import io

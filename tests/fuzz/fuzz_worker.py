@@ -158,6 +158,10 @@ def do_sigint_thread(cls_name: str, params: dict, X, y, delay: float):
 
     import treelearn
 
+    # A process started as a background job inherits SIGINT ignored, and the library leaves an
+    # ignored SIGINT ignored (the user's choice): Python's handler first, as a terminal gives it.
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     est = getattr(treelearn, cls_name)(**params)
     done = {}
     entered = threading.Event()

@@ -26,6 +26,9 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+#if defined(__unix__) || defined(__APPLE__)
+#include <signal.h>
+#endif
 
 namespace tl {
 
@@ -39,7 +42,14 @@ using SignalHandler = void (*)(int);
 // its own copy of this header's statics, so the module that owns the state
 // (treelearn._criteria) hands its address to the others when they are imported
 // (use_shared_sigint); until then a module uses its own.
+inline void on_sigint(int sig);
+
+// `ours` is the handler of the module that owns the state: every module's scopes install and
+// recognise that one function (each module has its own copy of on_sigint, and a scope that took
+// another module's copy for a stranger's handler chained to it instead of to Python's).
 struct SigintShared {
+    explicit SigintShared(SignalHandler h) : ours(h) {}
+    SignalHandler ours;
     std::atomic<int> flag{0};
     std::mutex mu;
     int open = 0;
@@ -47,7 +57,7 @@ struct SigintShared {
     SignalHandler saved = SIG_DFL;
 };
 inline SigintShared& sigint_own() {
-    static SigintShared st;
+    static SigintShared st(on_sigint);
     return st;
 }
 inline SigintShared*& sigint_shared_ptr() {
@@ -70,7 +80,21 @@ inline void on_sigint(int sig) {
     SigintShared& st = sigint_shared();
     st.flag.store(1);
     SignalHandler prev = st.saved;
-    if (prev != SIG_DFL && prev != SIG_IGN && prev != SIG_ERR && prev != on_sigint) prev(sig);
+    if (prev != SIG_DFL && prev != SIG_IGN && prev != SIG_ERR && prev != st.ours && prev != on_sigint) prev(sig);
+}
+
+// The handler SIGINT has now, without changing it (POSIX: sigaction; elsewhere the swap of
+// std::signal, which is all that platform has).
+inline SignalHandler current_sigint_handler() {
+#if defined(__unix__) || defined(__APPLE__)
+    struct sigaction now;
+    if (sigaction(SIGINT, nullptr, &now) != 0 || (now.sa_flags & SA_SIGINFO)) return SIG_ERR;
+    return now.sa_handler;
+#else
+    SignalHandler prev = std::signal(SIGINT, SIG_DFL);
+    if (prev != SIG_ERR) std::signal(SIGINT, prev);
+    return prev;
+#endif
 }
 
 // SIGINT handled by on_sigint while at least one scope lives, in any thread: the first scope
@@ -80,27 +104,40 @@ inline void on_sigint(int sig) {
 // the flag and chains to the previous handler, Python's, which wakes the main thread). A fit
 // holds one scope from start to end (treelearn._criteria.SigintHold), so that a Ctrl-C between
 // two compiled calls is seen by the next. An ignored SIGINT stays ignored.
+//
+// Code that sets its own SIGINT handler while a fit runs (signal.signal in another thread, a
+// notebook kernel) must not leave later fits deaf: every scope that opens checks that on_sigint
+// is still the handler and, if another one replaced it, installs on_sigint again in front of it
+// (the replacement becomes the handler chained to and restored). The last scope to close
+// restores the previous handler only if on_sigint is still installed: a handler set meanwhile
+// stays.
 class SigintScope {
   public:
     SigintScope() {
         SigintShared& st = sigint_shared();
         std::lock_guard<std::mutex> lock(st.mu);
-        if (st.open++ > 0) return;
-        st.flag.store(0);
-        SignalHandler prev = std::signal(SIGINT, on_sigint);
+        bool first = st.open++ == 0;
+        if (first) st.flag.store(0);
+        SignalHandler now = current_sigint_handler();
+        if (now == SIG_IGN || now == SIG_ERR) return;
+        if (now == st.ours) {  // ours already (a scope open, or left by a module's own state)
+            if (first) st.installed = true;
+            return;
+        }
+        SignalHandler prev = std::signal(SIGINT, st.ours);
         if (prev == SIG_ERR) return;
-        if (prev == SIG_IGN) {
+        if (prev == SIG_IGN) {  // ignored in between: stays ignored
             std::signal(SIGINT, SIG_IGN);
             return;
         }
-        if (prev != on_sigint) st.saved = prev;
+        if (prev != st.ours) st.saved = prev;
         st.installed = true;
     }
     ~SigintScope() {
         SigintShared& st = sigint_shared();
         std::lock_guard<std::mutex> lock(st.mu);
         if (--st.open > 0) return;
-        if (st.installed) std::signal(SIGINT, st.saved);
+        if (st.installed && current_sigint_handler() == st.ours) std::signal(SIGINT, st.saved);
         st.installed = false;
     }
     SigintScope(const SigintScope&) = delete;
