@@ -68,14 +68,23 @@ class Cache {
             if (exact || lb > e->lb) {
                 e->lb = std::max(e->lb, lb);
                 if (exact) {
+                    // a bound solved later: its subtree is new memory, counted like an entry's
+                    double grow = sol_bytes(sol.size()) - (e->exact ? sol_bytes(e->sol.size()) : 0.0);
+                    if (grow > 0.0 && (full || fixed_bytes + used + grow > cap)) {
+                        full = true;  // keep what costs nothing: the optimum is a bound
+                        e->lb = std::max(e->lb, cost);
+                        return;
+                    }
                     e->exact = true;
                     e->cost = cost;
                     e->sol = sol;
+                    used += std::max(grow, 0.0);  // a smaller subtree reuses the block
+                    peak = std::max(peak, fixed_bytes + used);
                 }
             }
             return;
         }
-        double bytes = 4.0 * m + sizeof(CacheEntry) + 32.0 + sizeof(TNode) * sol.size();
+        double bytes = ENTRY_BYTES + 4.0 * m + (exact ? sol_bytes(sol.size()) : 0.0);
         if (full || fixed_bytes + used + bytes > cap) {
             full = true;
             return;
@@ -98,6 +107,12 @@ class Cache {
     double peak_bytes() const { return peak; }
 
   private:
+    // what one entry takes besides its rows and subtree: the entry, its share of the map (a node
+    // of key and bucket vector, a bucket pointer) and the allocator's header of each of the
+    // three blocks (rows, subtree, bucket vector), measured against the process's growth
+    static constexpr double ENTRY_BYTES = sizeof(CacheEntry) + 64.0 + 3 * 16.0;
+    static double sol_bytes(size_t nodes) { return nodes ? sizeof(TNode) * (double)nodes + 16.0 : 0.0; }
+
     std::mutex mu;
     std::unordered_map<uint64_t, std::vector<CacheEntry>> map;
     double cap, fixed_bytes, peak, used = 0.0;

@@ -153,8 +153,16 @@ struct Columns {
         for (int f = 0; f < F; ++f) {
             if (stop()) return false;
             rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
+            vals[f].shrink_to_fit();
         }
         return true;
+    }
+
+    // bytes of the distinct values (vals), which the memory cap counts once the columns are ranked
+    double value_bytes() const {
+        double b = 0.0;
+        for (const auto& v : vals) b += 8.0 * (double)v.capacity() + 16.0;
+        return b;
     }
 
     // rows in ascending order of x; missing values (NaN, one rank of their own, value NaN in

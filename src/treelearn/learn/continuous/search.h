@@ -588,17 +588,6 @@ inline void run_continuous(const Params& P, Output& out) {
         out.memory_error = true;
         return;
     }
-    int T = std::max(1, std::min(P.n_threads, std::max(1, F)));
-    if (D_ < 2 || n == 0) T = 1;
-    while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
-    fixed += (T - 1) * per_worker;
-    // the root's lanes (Worker::search_root_lanes), per thread, as many as the cap leaves room for
-    // (the scan of one feature can take long before it finds the tree another feature leads to at
-    // once: the root steps several features' scans in turn, one threshold each, as threads do)
-    int lanes = std::max(1, P.root_lanes);
-    const double lane = LANE_BYTES_PER_ROW * (double)n;
-    while (lanes > 1 && fixed + (double)T * (lanes - 1) * lane > P.mem_limit_bytes) --lanes;
-    fixed += (double)T * (lanes - 1) * lane;
     // the set-up (ranking the columns) counts against the time limit and stops on it and on
     // Ctrl-C: the result is then the root as a leaf (the caller keeps its incumbent)
     const tl::steady::time_point t0 = tl::steady::now();
@@ -610,6 +599,24 @@ inline void run_continuous(const Params& P, Output& out) {
         write_tree(leaf_sol(), out);
         return;
     }
+    // the distinct values of the columns, known once ranked (up to 8 bytes x rows x columns)
+    fixed += cols.value_bytes();
+    out.fixed_bytes = fixed;
+    if (fixed > P.mem_limit_bytes) {
+        out.memory_error = true;
+        return;
+    }
+    int T = std::max(1, std::min(P.n_threads, std::max(1, F)));
+    if (D_ < 2 || n == 0) T = 1;
+    while (T > 1 && fixed + (T - 1) * per_worker > P.mem_limit_bytes) --T;  // fewer threads within the cap
+    fixed += (T - 1) * per_worker;
+    // the root's lanes (Worker::search_root_lanes), per thread, as many as the cap leaves room for
+    // (the scan of one feature can take long before it finds the tree another feature leads to at
+    // once: the root steps several features' scans in turn, one threshold each, as threads do)
+    int lanes = std::max(1, P.root_lanes);
+    const double lane = LANE_BYTES_PER_ROW * (double)n;
+    while (lanes > 1 && fixed + (double)T * (lanes - 1) * lane > P.mem_limit_bytes) --lanes;
+    fixed += (double)T * (lanes - 1) * lane;
     Shared S(P, cols, fixed);
     S.t0 = t0;
     S.root_lanes = lanes;
