@@ -109,12 +109,37 @@ def test_integer_literal_over_the_digit_limit_is_a_named_error():
     assert tree_from_json(ok, return_metadata=True)[1]["seed"] == int("9" * MAX_INT_DIGITS)
 
 
-@pytest.mark.parametrize("literal", ["1e999", "-1e999", "1" + "0" * 400 + ".0", "2e308"])
+@pytest.mark.parametrize("literal", ["1e999", "-1e999", "1" + "0" * 400 + ".0", "2e308", "1" + "0" * 250 + "e99",
+                                     "1.5E+0400", "17976931348623159e292"])
 def test_overflowing_float_literal_anywhere_is_a_named_error(literal):
     text = json.dumps(_doc())[:-1] + f', "metadata": {{"score": {literal}}}}}'
     _rejected(text, "too large for a float64")
+    text = json.dumps(_doc())[:-1] + f', "metadata": [{{"a": [{{"b": [1, {literal}]}}]}}]}}'
+    _rejected(text, "too large for a float64")
     text = json.dumps(_doc()).replace('"threshold": [0.5', f'"threshold": [{literal}')
     _rejected(text, "too large for a float64")
+
+
+def test_overflow_lookalikes_in_strings_and_large_finite_literals_load():
+    for meta in ({"note": "1e999"}, {"id": "7" * 400}, {"big": 1.7e308, "small": 1e-999}):
+        text = json.dumps(_doc())[:-1] + f', "metadata": {json.dumps(meta)}}}'
+        assert tree_from_json(text, return_metadata=True)[1] == json.loads(json.dumps(meta))
+
+
+def test_loading_leaves_the_garbage_collector_as_it_was():
+    import gc
+
+    text = json.dumps(_doc())[:-1] + ', "metadata": [' + ",".join(['{"a": []}'] * 1000) + "]}"
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            tree_from_json(text)
+            assert gc.isenabled() is enabled
+            _rejected(text[:-5], "not a JSON document")
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
 
 
 def test_counts_whose_sum_overflows_are_rejected():
