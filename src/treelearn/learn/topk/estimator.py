@@ -27,6 +27,7 @@ weight are ties (so that ulp noise never decides a rank).
 from __future__ import annotations
 
 import numbers
+import sys
 import time
 
 import numpy as np
@@ -44,10 +45,9 @@ from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_m
 from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search  # noqa: F401 (the room's API)
 from treelearn.learn.topk.kernel import cpu_has_avx512_popcnt as _cpu_has_avx512_popcnt  # noqa: F401
 from treelearn.learn.topk.kernel import search_module as _topk
-from treelearn.learn.topk.front import front_bunch
+from treelearn.learn.topk.select import SELECT_CONSTRAINTS, check_select, fit_front, fit_selected, forget_selection
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
-
-
+from treelearn.learn.topk.summary import feature_space, optimality_summary
 from treelearn.tree.build import binary_tree, node_local_midpoints
 from treelearn.tree.tree import Tree, kernel_nodes, training_errors
 
@@ -211,6 +211,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         program over budgets at each node, MurTree's; one thread). With any of these three the
         search is the binary one and has no greedy incumbent (:mod:`treelearn.learn.topk.sparse`);
         ``lower_bound_`` under ``ccp_alpha`` bounds the penalised objective in weighted errors.
+    select : {None, "bound", "cv"}, default=None
+        The leaf count chosen from the error-size front (budgets 1..``max_leaves``, default
+        2^max_depth): "bound" by 002's bound (no cross-validation), "cv" by 5-fold held-out error
+        (one front per fold, folds seeded by ``random_state``); :mod:`treelearn.learn.topk.select`.
 
     Attributes
     ----------
@@ -218,14 +222,17 @@ class TopKTreeClassifier(BaseTreeClassifier):
     timed_out_, is_optimal_, lower_bound_ (of the training misclassifications, for k = all),
     n_nodes_searched_, cache_hits_, cache_evictions_, peak_memory_mb_, fit_time_.
     is_optimal_ : bool
-        True when k = all and the search finished: the tree has the fewest training errors of
-        all trees of depth <= max_depth **over the binary features** (``feature_space_``), not
-        over every threshold of the numeric columns (unless ``thresholds == "all"``).
+        True when k = all and the search finished: the fewest training errors of all trees of
+        depth <= max_depth **over the space searched**, ``feature_space_``: every threshold only
+        when its ``thresholds`` is "all", else its N binary features. The fitted repr and the
+        ``verbose`` summary say which ("optimal over every threshold" / "over N binary features").
     feature_space_ : dict
         The binary feature space searched: ``thresholds`` ("all": every midpoint between
         consecutive distinct values; "quantiles" / "distinct_quantiles": a budget, see
         :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per raw column),
         ``n_greedy_thresholds`` (greedy thresholds added) and ``description`` (in words).
+    front_, selected_leaves_, selection_scores_ : with ``select``: the front (:func:`error_size_front`),
+        the leaves of the chosen tree (``tree_``) and every budget's bound or held-out error rate.
     greedy_error_ : float or None
         Training error of the greedy incumbent (None with ``greedy_incumbent=False``, and on 0/1
         data when the search finished without needing it, see ``greedy_incumbent``).
@@ -252,6 +259,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "min_weight_fraction_leaf": [Interval(numbers.Real, 0.0, 0.5, closed="both")],
         "monotonic_cst": MONOTONIC_CST,
         **SPARSE_CONSTRAINTS,
+        **SELECT_CONSTRAINTS,
     }
 
     @property
@@ -262,7 +270,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
                  min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0, max_leaves=None,
-                 max_leaf_nodes=None):
+                 max_leaf_nodes=None, select=None):
+        self.select = select
         self.k = k
         self.max_depth = max_depth
         self.criterion = criterion
@@ -287,6 +296,25 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _check_params(self) -> None:
         super()._check_params()
         check_sparse(self, getattr(self, "solver", "auto"))
+        check_select(self)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (array or DataFrame; or Dask collections) and y; with ``select``, see select.py."""
+        forget_selection(self)
+        if self.select is None:
+            return super().fit(X, y, sample_weight)
+        self._validate_params()
+        fit_selected(self, X, y, sample_weight)
+        self._after_fit()
+        return self
+
+    def __repr__(self, N_CHAR_MAX=700):
+        said = optimality_summary(self)  # fitted: what the tree may claim (summary.py)
+        return super().__repr__(N_CHAR_MAX) + ("" if said is None else f"  # {said}")
+
+    def _after_fit(self) -> None:
+        if self.verbose and getattr(self, "_front", None) is None and (said := optimality_summary(self)):
+            print(f"[{type(self).__name__}] {said}", file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------------ params
     def _k_value(self):
@@ -480,8 +508,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
                               mono=self._binary_mono(binz), **search_options(self, data.y.shape[0], total),
                               front=getattr(self, "_front", None) is not None)
             if isinstance(res, list):  # the error-size front: the fit's tree is the largest budget's
-                self._front = [(self._to_tree(r, binz, n_classes, schema, Xe), float(r["error"])) for r in res]
-                self._front_total, res = total, res[-1]
+                self._front.update(total=total, points=[(self._to_tree(r, binz, n_classes, schema, Xe),
+                                                         float(r["error"])) for r in res])
+                res = res[-1]
         except KeyboardInterrupt as exc:
             # Ctrl-C: the best tree so far as ``exc.partial_tree`` (a Tree on the raw columns); when
             # the search had found nothing better than the greedy incumbent, ``partial_result``
@@ -540,7 +569,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             err = greedy.error
         tree.impurity = crit.impurity(tree.value)
         self.n_binary_features_ = d
-        self.feature_space_ = _feature_space(binz)
+        self.feature_space_ = feature_space(binz)
         # training_error_: the returned tree's own (weighted) training misclassifications, the
         # search's error when it finished, and the truth for an anytime tree
         limit = None
@@ -661,22 +690,17 @@ def numeric_thresholds_of(tree: Tree) -> dict:
     return out
 
 
-def _feature_space(binz: Binarizer) -> dict:
-    return {"thresholds": binz.thresholds_, "n_binary_features": int(binz.n_binary_features_),
-            "n_thresholds": binz.n_thresholds_, "n_greedy_thresholds": int(binz.n_added_thresholds_),
-            "description": binz.describe_space()}
-
-
 _SOLVERS = ("auto", "binary", "continuous")
 
 
 class OptimalTreeClassifier(TopKTreeClassifier):
     """Optimal depth-``max_depth`` tree: minimum (weighted) training misclassifications over all
     trees on the binary features (Top-k with k = all, 003 §1.1.1). ``is_optimal_`` is True when
-    the search finished within ``time_limit``: optimal **over the binarized feature space**
-    that ``feature_space_`` describes (by default about 100 quantile thresholds plus the greedy
-    tree's; every threshold with ``max_binary_features=None``); ``lower_bound_`` bounds that
-    optimum from below. With ``greedy_incumbent`` (default) the greedy tree of the same depth and
+    the search finished within ``time_limit``: optimal **over the space searched**
+    (``feature_space_``; the fitted repr and ``verbose`` summary name it): "over N binary features
+    (M thresholds per column)" by default (about 100 quantile thresholds plus the greedy tree's),
+    "over every threshold" with ``max_binary_features=None`` or on 0/1 data; ``lower_bound_``
+    bounds that optimum from below. With ``greedy_incumbent`` (default) the greedy tree of the same depth and
     criterion is the first incumbent, so the training accuracy is never below
     ``GreedyTreeClassifier(max_depth=max_depth)``'s, timed out or not.
 
@@ -722,7 +746,8 @@ class OptimalTreeClassifier(TopKTreeClassifier):
                  max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
                  verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0,
-                 max_leaves=None, max_leaf_nodes=None):
+                 max_leaves=None, max_leaf_nodes=None, select=None):
+        self.select = select
         self.max_leaves = max_leaves
         self.max_leaf_nodes = max_leaf_nodes
         self.min_samples_leaf = min_samples_leaf
@@ -753,23 +778,7 @@ class OptimalTreeClassifier(TopKTreeClassifier):
         serves every budget; fits the estimator (its tree: the largest budget's). Returns the
         :func:`treelearn.learn.topk.front.front_bunch` of the trees (also ``front_``): ``errors``,
         ``n_leaves``, ``trees`` and the cost-complexity path ``ccp_alphas`` / ``hull``."""
-        if self.ccp_alpha > 0:
-            raise TreeLearnValueError("error_size_front takes no ccp_alpha: its ccp_alphas are the front's breakpoints")
-        budget, self._front = self.max_leaves, []
-        try:
-            if budget is None and self.max_leaf_nodes is None:
-                self.max_leaves = 2 ** min(int(self.max_depth), 10)
-            self.fit(X, y, sample_weight)
-            trees, errors = [self.tree_], [self.training_error_]  # (no search: one class, or out of time)
-            if self._front:
-                scale = float(self.tree_.value[0].sum()) / self._front_total  # (the fit's weight scale)
-                trees, errors = [t.simplify() for t, _ in self._front], [e * scale for _, e in self._front]
-                for t in trees:
-                    t.value, t.classes = t.value[:, :len(self.classes_)] * scale, self.classes_  # (one class: 1)
-            self.front_ = front_bunch(trees, errors)
-        finally:
-            self.max_leaves, self._front = budget, None
-        return self.front_
+        return fit_front(self, X, y, sample_weight)
 
     def _check_params(self) -> None:
         super()._check_params()
