@@ -18,6 +18,7 @@ _EXPORTS = {
     "treelearn.tree.codegen": ("export_code",),
     "treelearn.tree.html": ("export_html",),
     "treelearn.tree.plot": ("dtreeviz_model", "plot_tree"),
+    "treelearn.tree.front_view": ("plot_front",),
     # --- greedy learners ---
     "treelearn.learn.greedy.estimator": ("GreedyTreeClassifier", "grow_greedy"),
     "treelearn.learn.greedy.regressor": ("GreedyTreeRegressor",),

@@ -2,7 +2,8 @@
 
 1. greedy top-down trees (paper 000) vs scikit-learn's ``DecisionTreeClassifier``;
 2. the Top-k path (paper 003): k = 1 (greedy) up to k = all (the optimal depth-h tree), with
-   accuracy and time per k; the optimal tree vs the greedy one;
+   accuracy and time per k; the optimal tree vs the greedy one; the error-size front of the
+   optimal tree and the size paper 002's bound picks from it (``select="bound"``);
 3. a minimum-rank consistent tree (paper 001, FINDMIN) with its rank and the sample size
    Theorem 2 asks for that rank;
 4. pruning by a generalization bound (paper 002) vs CART cost-complexity pruning with
@@ -56,13 +57,14 @@ def run_demo(*, out_dir="results/demo", data_dir=None, random_state: int = 0, qu
     tour = _Tour(console, random_state, quick, data_dir)
     Xtr, Xte, ytr, yte = _greedy_section(tour)
     path, opt, h = _topk_section(tour, Xtr, Xte, ytr, yte)
+    chosen = _front_section(tour, Xtr, Xte, ytr, yte)
     r, m_needed = _minrank_section(tour)
     prune_rows = _pruning_section(tour)
     qc, err = _queries_section(tour)
     console.print(_summary_table(tour.rows))
 
     png = out_dir / "demo.png"
-    _figure(png, tour.rows, path, prune_rows, opt, qc, h)
+    _figure(png, tour.rows, path, prune_rows, opt, qc, h, chosen)
     html_path = out_dir / "demo.html"
     html_path.write_text(export_html_page(
         tour.trees, title="treelearn demo: the trees",
@@ -127,11 +129,31 @@ def _topk_section(tour: _Tour, Xtr, Xte, ytr, yte):
     g3 = tl.GreedyTreeClassifier(criterion="entropy", max_depth=h).fit(Xtr, ytr)
     tour.add("Top-k (003)", f"greedy depth {h}", "breast cancer", g3.score(Xte, yte), g3.tree_.n_leaves,
              g3.tree_.depth, None, f"train {g3.score(Xtr, ytr):.4f}; every threshold (reference)")
-    optimal_note = (f"optimal over {n_bin} binary features: " +
-                    ("proven optimal" if getattr(opt, "is_optimal_", False) else "not proven (limit hit)"))
+    from treelearn.learn.topk.summary import optimality_summary
+
+    optimal_note = optimality_summary(opt) or f"over {n_bin} binary features"
     tour.rows[-2]["note"] += "; " + optimal_note
     tour.trees.append((f"Optimal depth-{h} tree, breast cancer (paper 003, k = all)", opt, optimal_note))
     return path, opt, h
+
+
+def _front_section(tour: _Tour, Xtr, Xte, ytr, yte):
+    """2b. the error-size front of the optimal depth-3 tree and the size paper 002's bound picks
+    from it (no cross-validation); returns the fitted estimator (it carries its front)."""
+    import treelearn as tl
+    from treelearn.learn.topk.summary import optimality_summary
+
+    est, t = _timed(lambda: tl.OptimalTreeClassifier(max_depth=3, max_thresholds=4, max_binary_features=None,
+                                                     select="bound", time_limit=60).fit(Xtr, ytr))
+    front = est.front_
+    tour.console.print(f"[bold]error-size front[/bold] (depth 3, {est.n_binary_features_} binary features): "
+                       + ", ".join(f"{int(n)}: {r:.4f}" for n, r in zip(front.n_leaves, front.error_rates))
+                       + f" (leaves: training error rate); the bound picks {est.selected_leaves_} leaves")
+    tour.add("front (002+003)", "Optimal, size by bound", "breast cancer", est.score(Xte, yte), est.tree_.n_leaves,
+             est.tree_.depth, t, f"{est.selected_leaves_} of up to {int(front.n_leaves[-1])} leaves, no CV")
+    tour.trees.append(("Optimal depth-3 tree of the size the bound picks, with its error-size front", est,
+                       optimality_summary(est)))
+    return est
 
 
 def _minrank_section(tour: _Tour):
@@ -231,10 +253,11 @@ def _summary_table(rows):
     return table
 
 
-def _figure(png, rows, path, prune_rows, opt, qc, h) -> None:
+def _figure(png, rows, path, prune_rows, opt, qc, h, chosen) -> None:
     from matplotlib.ticker import MaxNLocator
 
     from treelearn.experiments._common import pyplot, save_figure
+    from treelearn.tree.front_view import plot_front
     from treelearn.tree.plot import plot_tree
 
     plt = pyplot()
@@ -288,11 +311,14 @@ def _figure(png, rows, path, prune_rows, opt, qc, h) -> None:
                        for r in prune_rows], fontsize=8)
     ax.set_title("pruning (002), wine", fontsize=10)
     # (e) the optimal tree, (f) the tree learned from queries
-    bottom = gs[1, :].subgridspec(1, 2, width_ratios=[1.75, 1.0])
+    bottom = gs[1, :].subgridspec(1, 3, width_ratios=[1.6, 0.75, 0.9])
     ax = fig.add_subplot(bottom[0, 0])
     plot_tree(opt, ax=ax, fontsize=6.5, precision=2)
     ax.set_title(f"optimal depth-{h} tree (003), breast cancer", fontsize=10)
     ax = fig.add_subplot(bottom[0, 1])
+    plot_front(chosen, ax=ax)
+    ax.set_title("error-size front, depth 3 (size by 002's bound)", fontsize=10)
+    ax = fig.add_subplot(bottom[0, 2])
     plot_tree(qc, ax=ax, fontsize=5.5, impurity=False, precision=2)
     ax.set_title("learned from membership queries (004)", fontsize=10)
     save_figure(fig, png)

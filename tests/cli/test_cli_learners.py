@@ -307,12 +307,13 @@ def test_demo_quick_writes_table_png_and_html(tmp_path):
     r = invoke("demo", "--quick", "--out-dir", out)
     assert r.exit_code == 0, r.output
     for frag in ("greedy (000)", "Top-k (003)", "min-rank (001)", "pruning (002)", "queries (004)",
-                 "recovered exactly", "Optimal (k = all)", "scikit-learn"):
+                 "recovered exactly", "Optimal (k = all)", "scikit-learn", "error-size front", "the bound picks"):
         assert frag in r.stdout, frag
     png = out / "demo.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
     page = (out / "demo.html").read_text()
-    assert page.count('<section class="tl-view"') == 6  # greedy, optimal, min-rank, pruned, hidden, learned
+    # greedy, optimal, optimal of the bound's size (with its front), min-rank, pruned, hidden, learned
+    assert page.count('<section class="tl-view"') == 7 and page.count('<svg class="tl-front"') == 1
 
 
 def test_run_demo_numbers_are_the_estimators(tmp_path):
@@ -328,6 +329,10 @@ def test_run_demo_numbers_are_the_estimators(tmp_path):
     Xtr, Xte, ytr, yte = train_test_split(d.data, y, test_size=0.3, stratify=y, random_state=0)
     est = tl.GreedyTreeClassifier(criterion="entropy", max_depth=4).fit(Xtr, ytr)
     assert rows["treelearn entropy"]["accuracy"] == pytest.approx(est.score(Xte, yte))
+    sel = tl.OptimalTreeClassifier(max_depth=3, max_thresholds=4, max_binary_features=None, select="bound")
+    sel.fit(Xtr, ytr)
+    row = rows["Optimal, size by bound"]
+    assert row["accuracy"] == pytest.approx(sel.score(Xte, yte)) and row["leaves"] == sel.get_n_leaves()
     path = res["topk_path"]
     assert path[-1]["k"] == "all"
     assert path[-1]["train"] >= max(p["train"] for p in path[:-1]) - 1e-12  # optimal on its features

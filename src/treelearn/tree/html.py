@@ -268,8 +268,23 @@ _JS = r"""
 """
 
 
+def _front_html(obj, front) -> str:
+    """The front's picture (:func:`~treelearn.tree.front_view.front_svg`) and a caption: ``front``
+    None takes the estimator's ``front_`` when it carries one, False none, else the front given."""
+    from treelearn.tree.front_view import front_of, front_svg
+
+    if front is False or (front is None and getattr(obj, "front_", None) is None):
+        return ""
+    front, selected, how = front_of(obj if front is None else front,
+                                    getattr(obj, "selected_leaves_", None) if front is not None else None)
+    said = "" if selected is None else f"; circled: the selected tree ({selected} leaves{', by ' + how if how else ''})"
+    return (f'<div class="tl-front-view"><p>Error-size front: the fewest training errors of a tree of at most b '
+            f'leaves, for every b; the line is its lower convex hull, each point marked with the smallest '
+            f'ccp_alpha that selects it{html.escape(said)}.</p>\n{front_svg(front, selected=selected)}</div>\n')
+
+
 def _section(obj, title: str | None, *, feature_names, class_names, precision, open_depth, index: int,
-             description: str | None = None) -> str:
+             description: str | None = None, front=None) -> str:
     data = tree_view_data(obj, feature_names=feature_names, class_names=class_names, precision=precision)
     tree = as_tree(obj)
     # no "<" at all inside the script element: "</script" would end it and "<!--" (with a
@@ -284,6 +299,7 @@ def _section(obj, title: str | None, *, feature_names, class_names, precision, o
         f'<section class="tl-view" id="tree-{index}" data-open-depth="{int(open_depth)}">\n{head}{desc}'
         f"<p>{tree.n_leaves} leaves, depth {tree.depth}, {tree.node_count} nodes; "
         f"right branch (true:) when the condition holds. Click a node to fold or unfold it.</p>\n"
+        f"{_front_html(obj, front)}"
         f'<p class="tl-legend">classes:</p>\n'
         f'<div class="tl-sample"><textarea aria-label="sample" placeholder="{html.escape(printable(example))}"></textarea><br>'
         f'<button type="button" class="tl-go">highlight path</button> '
@@ -330,13 +346,20 @@ def export_html_page(trees, *, title: str = "treelearn trees", feature_names=Non
                      precision: int = 4, open_depth: int = 3, intro: str | None = None) -> str:
     """One HTML page with several trees: ``trees`` is a list of ``(title, est_or_tree)`` or
     ``(title, est_or_tree, description)`` tuples. See :func:`export_html`."""
+    return _page(trees, title=title, feature_names=feature_names, class_names=class_names, precision=precision,
+                 open_depth=open_depth, intro=intro, fronts=None)
+
+
+def _page(trees, *, title, feature_names, class_names, precision, open_depth, intro, fronts) -> str:
+    """The page of :func:`export_html_page`; ``fronts``: each tree's ``front`` (None: the estimator's)."""
     _check_page(trees, title=title, precision=precision, open_depth=open_depth, intro=intro)
     sections = []
     for i, item in enumerate(trees):
         name, obj = item[0], item[1]
         description = item[2] if len(item) > 2 else None
         sections.append(_section(obj, name, feature_names=feature_names, class_names=class_names,
-                                 precision=precision, open_depth=open_depth, index=i, description=description))
+                                 precision=precision, open_depth=open_depth, index=i, description=description,
+                                 front=None if fronts is None else fronts[i]))
     intro_html = f"<p>{html.escape(printable(intro))}</p>\n" if intro else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(printable(title))}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
@@ -345,7 +368,7 @@ def export_html_page(trees, *, title: str = "treelearn trees", feature_names=Non
 
 
 def export_html(est_or_tree, *, title: str | None = None, feature_names=None, class_names=None,
-                precision: int = 4, open_depth: int = 3) -> str:
+                precision: int = 4, open_depth: int = 3, front=None) -> str:
     """The tree as one self-contained interactive HTML page (a string; write it to a ``.html``).
 
     Every node is a box (``li.tl-node`` with ``data-node`` = its id) with its condition, sample
@@ -355,6 +378,11 @@ def export_html(est_or_tree, *, title: str | None = None, feature_names=None, cl
     features) and press "highlight path": the nodes it passes are highlighted and its prediction
     shown. Missing values (empty, ``?``, ``NA``, ``nan``) follow the tree's stored direction, or
     the child with more training weight. Nothing is fetched from the network.
+
+    ``front``: the error-size front drawn above the tree (an inline SVG: error rate against
+    leaves, its convex hull with the ``ccp_alpha`` breakpoints, the selected tree circled):
+    None (default) draws the estimator's ``front_`` when it carries one (fitted with ``select``
+    or ``error_size_front``), False none, or a front Bunch (:func:`treelearn.error_size_front`).
 
     >>> from sklearn.datasets import load_iris
     >>> from treelearn import GreedyTreeClassifier, export_html
@@ -366,5 +394,9 @@ def export_html(est_or_tree, *, title: str | None = None, feature_names=None, cl
     _check_text("title", title, optional=True)
     if title is None:
         title = f"{type(est_or_tree).__name__ if tree is not est_or_tree else 'Tree'}: {tree.n_leaves} leaves"
-    return export_html_page([(None, est_or_tree)], title=title, feature_names=feature_names,
-                            class_names=class_names, precision=precision, open_depth=open_depth)
+    if front is not None and front is not False:
+        from treelearn.tree.front_view import front_of
+
+        front_of(front)  # (checked before anything is drawn: a named error)
+    return _page([(None, est_or_tree)], title=title, feature_names=feature_names, class_names=class_names,
+                 precision=precision, open_depth=open_depth, intro=None, fronts=[front])
