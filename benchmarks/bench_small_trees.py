@@ -1,0 +1,183 @@
+"""Small trees that generalise: the size chosen from the error-size front, against CV-tuned CART.
+
+On UCI sets of paper 002 and Top-k sets of paper 003, over stratified 70/30 splits (``--splits``,
+default 10), the test accuracy, leaves and fit time (seconds, the whole selection included) of
+
+(a) ``bound``: ``OptimalTreeClassifier(max_depth=D, select="bound")``: the front searched once,
+    the tree of smallest paper-002 bound kept (no cross-validation);
+(b) ``cv-front``: ``select="cv"``: 5-fold CV over the same front (one front per fold);
+(c) ``cart-ccp``: scikit-learn's ``DecisionTreeClassifier`` with ``ccp_alpha`` chosen by 5-fold
+    CV over its own ``cost_complexity_pruning_path`` (``GridSearchCV``, refit on the training part);
+(d) ``streed``: STreeD (pystreed, ``hyper_tune=True``: its own 5-fold CV over tree size), only
+    when it is installed (GOSDT too when installed: not here);
+(e) ``greedy-cv``: ``GreedyTreeClassifier`` with ``max_depth`` 1..8 chosen by 5-fold CV.
+
+Categorical columns are one-hot for the scikit-learn and STreeD peers (treelearn reads them as
+they are); rows with missing values are dropped. The closing lines compare (a) and (b) with (c):
+mean accuracy (points), mean leaves and where (a) dominates (accuracy at least CART's with at
+most as many leaves), and (a)'s time against (b)'s.
+
+Run: ``python benchmarks/bench_small_trees.py [--splits N] [--depth D] [--quick] [--data-dir DIR]``
+(``--quick``: 2 splits, 3 datasets).
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+UCI = ["uci/wine", "uci/iris", "uci/seeds", "uci/haberman", "uci/vertebral-column-3c", "uci/ionosphere",
+       "uci/parkinsons", "uci/breast-cancer-wisconsin-diagnostic"]
+TOPK = ["topk/monks-1", "topk/tic-tac-toe", "topk/balance-scale", "topk/hayes-roth"]
+QUICK = ["uci/wine", "uci/haberman", "topk/tic-tac-toe"]
+METHODS = ["bound", "cv-front", "cart-ccp", "streed", "greedy-cv"]
+
+
+def _load(name, data_dir):
+    from treelearn.datasets import load_dataset
+
+    X, y = load_dataset(name, data_dir, dropna=True)
+    return X, np.asarray(y)
+
+
+def _numeric(X):
+    """X as a float matrix for the scikit-learn and STreeD peers (categorical columns one-hot)."""
+    import pandas as pd
+
+    return pd.get_dummies(X, dtype=float).to_numpy(dtype=float)
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    est = fn()
+    return est, time.perf_counter() - t0
+
+
+def _cart_ccp(Xn, y, seed):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.tree import DecisionTreeClassifier
+
+    path = DecisionTreeClassifier(random_state=seed).cost_complexity_pruning_path(Xn, y)
+    alphas = np.unique(np.clip(path.ccp_alphas[:-1], 0, None)) if len(path.ccp_alphas) > 1 else [0.0]
+    grid = GridSearchCV(DecisionTreeClassifier(random_state=seed), {"ccp_alpha": alphas},
+                        cv=StratifiedKFold(5, shuffle=True, random_state=seed))
+    return grid.fit(Xn, y).best_estimator_
+
+
+def _greedy_cv(X, y, seed):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from treelearn import GreedyTreeClassifier
+
+    grid = GridSearchCV(GreedyTreeClassifier(), {"max_depth": list(range(1, 9))},
+                        cv=StratifiedKFold(5, shuffle=True, random_state=seed))
+    return grid.fit(X, y).best_estimator_
+
+
+def _streed(Xn, y, depth, seed):
+    import pystreed
+
+    return pystreed.STreeDClassifier(max_depth=depth, hyper_tune=True, time_limit=60,
+                                     random_seed=seed).fit(Xn, y)
+
+
+def _leaves(est):
+    return int(est.get_n_leaves())
+
+
+def _fit(method, Xtr, Xntr, ytr, depth, seed):
+    from treelearn import OptimalTreeClassifier
+
+    if method == "bound":
+        return _timed(lambda: OptimalTreeClassifier(max_depth=depth, select="bound").fit(Xtr, ytr))
+    if method == "cv-front":
+        return _timed(lambda: OptimalTreeClassifier(max_depth=depth, select="cv", random_state=seed).fit(Xtr, ytr))
+    if method == "cart-ccp":
+        return _timed(lambda: _cart_ccp(Xntr, ytr, seed))
+    if method == "streed":
+        return _timed(lambda: _streed(Xntr, ytr, depth, seed))
+    return _timed(lambda: _greedy_cv(Xtr, ytr, seed))
+
+
+def run(names, splits, depth, data_dir, methods):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    rows = []
+    for name in names:
+        X, y = _load(name, data_dir)
+        Xn = _numeric(X)
+        acc = {m: [] for m in methods}
+        leaves = {m: [] for m in methods}
+        secs = {m: [] for m in methods}
+        sss = StratifiedShuffleSplit(n_splits=splits, test_size=0.3, random_state=0)
+        for seed, (tr, te) in enumerate(sss.split(Xn, y)):
+            Xtr, Xte = X.iloc[tr], X.iloc[te]
+            for m in methods:
+                numeric = m in ("cart-ccp", "streed")
+                est, t = _fit(m, Xtr, Xn[tr], y[tr], depth, seed)
+                acc[m].append(float(np.mean(est.predict(Xn[te] if numeric else Xte) == y[te])))
+                leaves[m].append(_leaves(est))
+                secs[m].append(t)
+        row = {"data": name, "n": len(y)}
+        for m in methods:
+            row[m] = (np.mean(acc[m]), np.mean(leaves[m]), np.mean(secs[m]))
+        rows.append(row)
+        print(_line(row, methods), flush=True)
+    return rows
+
+
+def _header(methods):
+    cols = "".join(f" | {m + ' acc':>14} {'leaves':>6} {'s':>6}" for m in methods)
+    return f"{'data':<40} {'n':>5}{cols}"
+
+
+def _line(row, methods):
+    cols = "".join(f" | {row[m][0]:>14.4f} {row[m][1]:>6.1f} {row[m][2]:>6.2f}" for m in methods)
+    return f"{row['data']:<40} {row['n']:>5}{cols}"
+
+
+def summary(rows, methods):
+    """The closing comparison lines: means over datasets, and (a), (b) against CART."""
+    out = []
+    mean = {m: np.mean([[r[m][0], r[m][1], r[m][2]] for r in rows], axis=0) for m in methods}
+    out.append(_line({"data": "mean over datasets", "n": 0, **{m: mean[m] for m in methods}}, methods))
+    for m in ("bound", "cv-front"):
+        if m not in methods or "cart-ccp" not in methods:
+            continue
+        dom = sum(1 for r in rows if r[m][0] >= r["cart-ccp"][0] - 1e-12 and r[m][1] <= r["cart-ccp"][1] + 1e-12)
+        out.append(f"{m} vs CV-tuned CART: {100 * (mean[m][0] - mean['cart-ccp'][0]):+.2f} points, "
+                   f"{mean[m][1] / mean['cart-ccp'][1]:.2f}x its leaves; dominates on {dom} of {len(rows)} datasets")
+    if "bound" in methods and "cv-front" in methods:
+        ratio = np.mean([r["bound"][2] / r["cv-front"][2] for r in rows])
+        out.append(f"bound time / cv-front time: {ratio:.2f} (mean of per-dataset ratios)")
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="2 splits, 3 datasets")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--datasets", nargs="*", default=None)
+    args = ap.parse_args(argv)
+    names = args.datasets or (QUICK if args.quick else UCI + TOPK)
+    splits = 2 if args.quick else args.splits
+    methods = list(METHODS)
+    try:
+        import pystreed  # noqa: F401
+    except ImportError:
+        methods.remove("streed")
+    print(f"depth {args.depth}, {splits} stratified 70/30 splits; mean test accuracy, leaves, fit seconds")
+    print(_header(methods))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = run(names, splits, args.depth, args.data_dir, methods)
+    for line in summary(rows, methods):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
