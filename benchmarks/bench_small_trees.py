@@ -39,7 +39,7 @@ def _load(name, data_dir):
     from treelearn.datasets import load_dataset
 
     X, y = load_dataset(name, data_dir, dropna=True)
-    return X, np.asarray(y)
+    return X, np.unique(np.asarray(y), return_inverse=True)[1].ravel()  # (class codes: STreeD takes ints)
 
 
 def _numeric(X):

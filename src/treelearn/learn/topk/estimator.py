@@ -304,8 +304,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if self.select is None:
             return super().fit(X, y, sample_weight)
         self._validate_params()
-        fit_selected(self, X, y, sample_weight)
-        self._after_fit()
+        fit_selected(self, X, y, sample_weight)._after_fit()
         return self
 
     def __repr__(self, N_CHAR_MAX=700):
@@ -774,10 +773,9 @@ class OptimalTreeClassifier(TopKTreeClassifier):
 
     def error_size_front(self, X, y, sample_weight=None):
         """The error-size front: for every leaf budget b = 1..``max_leaves`` (default 2^max_depth)
-        the best tree of depth <= ``max_depth`` and at most b leaves, by one search whose cache
-        serves every budget; fits the estimator (its tree: the largest budget's). Returns the
-        :func:`treelearn.learn.topk.front.front_bunch` of the trees (also ``front_``): ``errors``,
-        ``n_leaves``, ``trees`` and the cost-complexity path ``ccp_alphas`` / ``hull``."""
+        the best tree of depth <= ``max_depth`` and at most b leaves, by one search whose cache serves
+        every budget; fits the estimator (its tree: the largest budget's). Returns the front (also
+        ``front_``; :func:`~treelearn.learn.topk.front.front_bunch`: ``errors``, ``trees``, ``ccp_alphas``...)."""
         return fit_front(self, X, y, sample_weight)
 
     def _check_params(self) -> None:

@@ -9,7 +9,8 @@ prunes by) is smallest; ties go to the fewest leaves. ``select="cv"`` searches o
 (:data:`CV_FOLDS` stratified shuffled folds seeded by ``random_state``), scores every budget's tree
 on the held-out rows and keeps the full sample's tree of the budget of smallest held-out (weighted)
 error (ties: the smaller budget): the same choice as fitting every budget separately with
-``max_leaves`` in every fold, at the cost of one front per fold.
+``max_leaves`` in every fold, at the cost of one front per fold (each with the estimator's
+``time_limit``).
 """
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ def optimality_summary(est) -> str | None:
     scope = f"depth <= {est.max_depth}{_constraints(est)}"
     chosen = getattr(est, "selected_leaves_", None)
     if chosen is not None:
-        scope = f"depth <= {est.max_depth}, {int(chosen)} leaves selected by {est.select!r}"
+        scope = f"depth <= {est.max_depth}, {int(chosen)} lea{'f' if chosen == 1 else 'ves'} selected by {est.select!r}"
     if est.is_optimal_:
         return f"optimal over {where} ({scope})"
     if getattr(est, "timed_out_", False):
