@@ -75,6 +75,7 @@ def test_fit_with_every_learner_gives_the_estimators_tree(tmp_path, wine_csv, le
     assert report["training_accuracy"] == pytest.approx(est.score(df.drop(columns=["kind"]), df["kind"]))
     if learner == "optimal":
         assert report["is_optimal"] is True
+        assert report["optimality"].startswith("optimal over ") and report["optimality"] in repr(est)
 
 
 def test_fit_minrank_on_a_consistent_binary_sample(tmp_path):

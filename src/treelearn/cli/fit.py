@@ -138,6 +138,10 @@ def fitted_facts(est) -> dict:
         v = getattr(est, attr, None)
         if isinstance(v, (bool, int, float, str, np.bool_, np.integer, np.floating)):
             facts[attr.rstrip("_")] = v.item() if hasattr(v, "item") else v
+    if hasattr(est, "feature_space_"):  # Top-k / optimal: over which space the tree is optimal, in words
+        from treelearn.learn.topk.summary import optimality_summary
+
+        facts["optimality"] = optimality_summary(est)
     return facts
 
 
