@@ -78,6 +78,9 @@ def test_a_plain_refit_drops_the_selection_and_max_leaves_caps_the_front():
     assert len(est.front_.trees) == 3 and est.selected_leaves_ <= 3 and est.max_leaves == 3
     est.set_params(select=None, max_leaves=None).fit(X, y)
     assert not hasattr(est, "selected_leaves_") and not hasattr(est, "front_")
+    est.set_params(select="cv").fit(X, y)
+    front = est.error_size_front(X, y)  # the front alone: no selection left over
+    assert not hasattr(est, "selected_leaves_") and est.get_n_leaves() == front.n_leaves[-1]
 
 
 def test_repr_and_verbose_say_which_space_the_tree_is_optimal_over(capsys):

@@ -39,6 +39,7 @@ def fit_front(est, X, y, sample_weight=None):
     if est.ccp_alpha > 0:
         raise TreeLearnValueError("the error-size front takes no ccp_alpha: its ccp_alphas are the front's "
                                   "breakpoints")
+    forget_selection(est)  # (an earlier select fit's: this fit's tree is the largest budget's)
     budget, collected = est.max_leaves, {}
     est._front = collected  # (filled by the search: its points and the sample's weight)
     try:
