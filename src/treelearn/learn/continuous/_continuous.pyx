@@ -1,4 +1,4 @@
-# Binding of the continuous-feature optimal search (search.h).
+# Binding of the continuous-feature optimal search (search.h, lookahead.h, share.h).
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, int8_t
@@ -33,7 +33,7 @@ cdef extern from "search.h" namespace "tl::cont":
         double upper_bound, time_limit, mem_limit_bytes
         double* progress
         int n_threads
-        int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes
+        int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes, large_first, gini_order, use_caps
         int root_hint_feature
         double root_hint_threshold
         interrupt_fn_t interrupt_cb
@@ -107,10 +107,36 @@ cdef int _check_interrupt(void* ctx) noexcept with gil:
 cdef double _dummy = 0.0
 
 
+# the switches of the search (Params in data.h; their defaults are Params' own): none changes the tree
+SWITCHES = ("use_cache", "use_intervals", "use_skip", "use_d2", "start_best", "root_lanes", "large_first", "use_caps")
+
+
+cdef _set_switches(Params& P, dict switches):
+    unknown = set(switches) - set(SWITCHES)
+    if unknown:
+        raise TypeError(f"unknown search switch(es): {', '.join(sorted(unknown))}")
+    if "use_cache" in switches:
+        P.use_cache = int(switches["use_cache"])
+    if "use_intervals" in switches:
+        P.use_intervals = int(switches["use_intervals"])
+    if "use_skip" in switches:
+        P.use_skip = int(switches["use_skip"])
+    if "use_d2" in switches:
+        P.use_d2 = int(switches["use_d2"])
+    if "start_best" in switches:
+        P.start_best = int(switches["start_best"])
+    if "root_lanes" in switches:
+        P.root_lanes = max(1, int(switches["root_lanes"]))
+    if "large_first" in switches:
+        P.large_first = int(switches["large_first"])
+    if "use_caps" in switches:
+        P.use_caps = int(switches["use_caps"])
+
+
 cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, nan_mode,
-                  int max_depth, double upper_bound, double time_limit, double memory_limit_bytes, bint use_cache,
-                  bint use_intervals, bint use_skip, bint use_d2, bint start_best):
-    """The search's parameters; returns the arrays P points into (to be kept alive)."""
+                  int max_depth, double upper_bound, double time_limit, double memory_limit_bytes, dict switches):
+    """The search's parameters (switches: a subset of SWITCHES, the others at Params' defaults);
+    returns the arrays P points into (to be kept alive)."""
     cdef const double[::1] wv
     cdef const int8_t[::1] nm
     cdef Py_ssize_t n = y.shape[0]
@@ -140,12 +166,7 @@ cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, in
     P.upper_bound = upper_bound
     P.time_limit = time_limit
     P.mem_limit_bytes = memory_limit_bytes
-    P.use_cache = use_cache
-    P.use_intervals = use_intervals
-    P.use_skip = use_skip
-    P.use_d2 = use_d2
-    P.start_best = start_best
-    P.root_lanes = 64
+    _set_switches(P, switches)
     P.root_hint_feature = -1
     P.root_hint_threshold = 0.0
     P.n_threads = 1
@@ -157,9 +178,8 @@ cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, in
 
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
-                      bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
-                      bint start_best=False, int n_threads=1, nan_mode=None, progress=None, int root_hint_feature=-1,
-                      double root_hint_threshold=0.0, int root_lanes=64):
+                      int n_threads=1, nan_mode=None, progress=None, int root_hint_feature=-1,
+                      double root_hint_threshold=0.0, **switches):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
@@ -170,17 +190,17 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     ``progress``: None, or a float64 array (core/progress.h's slots) the search writes its live
     counters to while it runs (the verbose progress reporter reads it). ``root_hint_feature`` (a
     column, -1: none) and ``root_hint_threshold``: the root split searched first (the anytime
-    order; the same tree). ``root_lanes``: features whose threshold scans the root steps in turn,
-    per thread (1: one feature after the other; the same tree)."""
+    order; the same tree). ``switches``: the ablation switches of ``SWITCHES`` (the same tree), among
+    them ``root_lanes``: features whose threshold scans the root steps in turn, per thread (1: one
+    feature after the other)."""
     cdef Params P
     cdef Output out
     cdef double[::1] live
     keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, upper_bound, time_limit,
-                        memory_limit_bytes, use_cache, use_intervals, use_skip, use_d2, start_best)
+                        memory_limit_bytes, switches)
     P.n_threads = max(1, n_threads)
     P.root_hint_feature = root_hint_feature
     P.root_hint_threshold = root_hint_threshold
-    P.root_lanes = max(1, root_lanes)
     P.interrupt_cb = _check_interrupt
     P.progress = NULL
     if progress is not None:
@@ -230,7 +250,7 @@ def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_
     cdef LookaheadOutput res
     cdef double[::1] live
     keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, 0.0, time_limit,
-                        memory_limit_bytes, True, True, False, True, False)
+                        memory_limit_bytes, {})
     P.interrupt_cb = _check_interrupt
     P.n_threads = max(1, n_threads)
     if progress is not None:
@@ -285,12 +305,11 @@ cdef class ContinuousShare:
 
     def __cinit__(self, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                   double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
-                  bint use_cache=True, bint use_intervals=True, bint use_skip=False, bint use_d2=True,
-                  bint start_best=False, nan_mode=None):
+                  nan_mode=None, **switches):
         cdef Params P
         self.rs = NULL
         self.keep = _fill_params(P, X_fm, y, n_classes, weights, nan_mode, max_depth, upper_bound, time_limit,
-                                 memory_limit_bytes, use_cache, use_intervals, use_skip, use_d2, start_best)
+                                 memory_limit_bytes, switches)
         with nogil:
             self.rs = new RootShare(P)
 

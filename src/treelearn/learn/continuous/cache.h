@@ -1,4 +1,4 @@
-// Continuous optimal search, part 4 of 6: the (rows, depth) cache.
+// Continuous optimal search, part 4 of 7: the (rows, depth) cache.
 //
 // Key: the exact set of rows of a node (its first feature's row order, which is canonical: every
 // view of the same rows lists them in the same order) and the depth budget. Value: a lower bound

@@ -1,12 +1,14 @@
-// Continuous optimal search, part 1 of 6: parameters, results, sorted-column data.
+// Continuous optimal search, part 1 of 7: parameters, results, sorted-column data.
 //
 // The search's files, by responsibility:
-//   data.h    Params/Output, trees (Sol), the ranked columns and views, depth-1 scans
-//   depth2.h  the specialised depth-2 solver (both children of one root threshold)
-//   bounds.h  interval bounds over the thresholds of one feature
-//   cache.h   the (rows, depth) cache with lower bounds, memory capped, thread safe
-//   search.h  branch and bound, limits (core/limits.h) and root-level threads
+//   data.h       Params/Output, trees (Sol), the ranked columns and views, depth-1 scans
+//   depth2.h     the specialised depth-2 solver (both children of one root threshold; its
+//                weighted and ablation kernels in depth2_scan.h)
+//   bounds.h     interval bounds over the thresholds of one feature, and their fixed order
+//   cache.h      the (rows, depth) cache with lower bounds, memory capped, thread safe
+//   search.h     branch and bound, the tie rule, limits (core/limits.h) and root-level threads
 //   lookahead.h  the Top-k incumbent: a restricted search run before the exact one
+//   share.h      the root's features one at a time (the Dask fit's tasks)
 //
 // Data: every column is ranked once (rank = index of the distinct value); a node's rows are held
 // as a "view": per feature, its (row, rank) pairs in ascending order of that feature. Splitting a
@@ -52,6 +54,16 @@ struct Params {
     // features whose threshold scans the root steps in turn, per thread (search.h's
     // search_root_lanes; 1: one feature after the other)
     int root_lanes = 64;
+    // which child of a split is solved first: the smaller (0), the larger (1), or the larger at
+    // nodes of depth budget >= 4 and the smaller below (2: measured best, the larger child's
+    // bound then often settles the smaller one, while below depth 4 the smaller costs less)
+    int large_first = 2;
+    // the depth-2 solver told how low each side must go to matter (its cap), so a pass over a
+    // feature ends as soon as neither side can get there (1); off: every side solved exactly (0)
+    int use_caps = 1;
+    // the order of a node's features: by their best depth-1 error (0) or best Gini split (1); bit 0
+    // at the root, bit 1 at the other nodes of budget >= 3, bit 2 at nodes of budget 2
+    int gini_order = 0;
     // the root split searched first (the anytime order: the Top-k incumbent's root, whose subtrees
     // the exact search then solves; -1: none): a column and a threshold of it. The search meets
     // splits in another order only; the tie rule makes the tree the same.
@@ -109,6 +121,7 @@ struct Res {
 struct Side {
     double T = 0.0;          // total weight
     double best = 0.0;       // best error so far (starts at the leaf error)
+    double lb = 0.0;         // a lower bound on the optimum (the depth-2 solver's caps)
     int bf = -1;             // best feature (-1: leaf)
     int brl = 0, brr = 0;    // ranks either side of the best threshold
     // per-feature scan state
@@ -258,9 +271,10 @@ struct Columns {
     // best depth-1 split of every feature: its error (ferr) and the index of its threshold
     // among the feature's boundaries (fbest, -1: constant here); the node's best depth-1 tree
     // in s: the first strict improvement over the leaf in the features' order `order` (nullptr:
-    // column order), thresholds ascending. cnt: C scratch doubles
+    // column order), thresholds ascending. fgini (or nullptr): every feature's least Gini
+    // impurity of a split, sum over both sides of W_s - sum_c w_sc^2 / W_s. cnt: C scratch doubles
     void depth1_all(const Entry* view, int m, const double* tot, double* ferr, int* fbest, Side& s,
-                    double* cnt, const int* order = nullptr) const {
+                    double* cnt, const int* order = nullptr, double* fgini = nullptr) const {
         double T = 0.0;
         for (int c = 0; c < C; ++c) T += tot[c];
         s.T = T;
@@ -270,16 +284,19 @@ struct Columns {
             const int f = order ? order[oi] : oi;
             const Entry* v = view + (size_t)f * m;
             std::fill(cnt, cnt + C, 0.0);
-            double acc = 0.0, fb = std::numeric_limits<double>::infinity();
+            double acc = 0.0, fb = std::numeric_limits<double>::infinity(), gb = fb;
             int k = -1, kb = -1, prev = v[0].rank, brl = 0, brr = 0;
             for (int i = 0; i < m; ++i) {
                 const Entry& e = v[i];
                 if (e.rank != prev) {
                     ++k;
-                    double ml = 0.0, mr = 0.0;
+                    double ml = 0.0, mr = 0.0, ql = 0.0, qr = 0.0;
                     for (int c = 0; c < C; ++c) {
-                        ml = std::max(ml, cnt[c]);
-                        mr = std::max(mr, tot[c] - cnt[c]);
+                        const double a = cnt[c], b = tot[c] - cnt[c];
+                        ml = std::max(ml, a);
+                        mr = std::max(mr, b);
+                        ql += a * a;
+                        qr += b * b;
                     }
                     double err = (acc - ml) + ((T - acc) - mr);
                     if (err < fb - eps) {
@@ -288,6 +305,7 @@ struct Columns {
                         brl = prev;
                         brr = e.rank;
                     }
+                    if (fgini) gb = std::min(gb, (acc - ql / acc) + ((T - acc) - qr / (T - acc)));
                     prev = e.rank;
                 }
                 double ww = wof(e.row);
@@ -296,6 +314,7 @@ struct Columns {
             }
             ferr[f] = fb;
             fbest[f] = kb;
+            if (fgini) fgini[f] = gb;
             if (kb >= 0 && fb < s.best - eps) {
                 s.best = fb;
                 s.bf = f;

@@ -1,19 +1,24 @@
-// Continuous optimal search, part 2 of 6: the specialised depth-2 solver.
+// Continuous optimal search, part 2 of 7: the specialised depth-2 solver.
 //
 // For one root threshold ("the first p rows of feature f's order go left"), a single pass over
-// every feature computes the optimal depth-1 subtrees of both sides (two count vectors, rows
-// routed by a per-row code = side * classes + class). A threshold whose error exceeds the side's
-// best by g cannot be beaten before more than g weight has moved across, so those thresholds can
-// be skipped (skip_on; off by default: computing every error without branches measured faster
-// than deciding what to skip). Variants: two classes with unit weights (branch-free integer
-// errors), unit weights with any number of classes, and real weights.
+// every feature computes the optimal depth-1 subtrees of both sides. Unit weights (the kernels
+// here): a row's side and class are looked up once per evaluation, every feature is one pass of
+// additions, and a threshold's error is compared with the side's best only through a window of
+// running counts (two classes: the class balance alone decides, eval_2u; more classes: the largest
+// class counts either side, eval_mc). The caller gives each side a cap (its error only matters
+// below it: the split must beat the incumbent) and a lower bound (reached: the side is done); a
+// side whose remaining rows in a feature cannot take it below its best is done with that feature,
+// and the pass over a feature ends when both sides are. With a cap, a side that finds nothing
+// below it reports the cap as its lower bound (its leaf as its tree). Sample weights, and the gap
+// skips of the ablation (use_skip), are in depth2_scan.h.
 #pragma once
+
+#include <utility>
 
 #include "data.h"
 
 namespace tl::cont {
 namespace detail {
-
 
 // one side of a depth-2 evaluation with unit weights (integer counts): Side's search state
 struct ISide {
@@ -68,238 +73,321 @@ struct Depth2 {
     const Columns& D;
     const bool skip_on;
     std::vector<int32_t> code;     // n: per row, side * classes + class
+    std::vector<int64_t> code64;   // n: per row, its step of the packed running counts (eval_2u)
     std::vector<double> tl, cur;   // 2 * C
     std::vector<int> ti, ci;       // 2 * C
     long long evals = 0;
 
     Depth2(const Columns& cols, bool skip)
-        : D(cols), skip_on(skip), code(cols.n), tl(2 * cols.C), cur(2 * cols.C), ti(2 * cols.C), ci(2 * cols.C) {}
+        : D(cols), skip_on(skip), code(cols.n), code64(cols.C == 2 && !cols.weighted ? cols.n : 0),
+          tl(2 * cols.C), cur(2 * cols.C), ti(2 * cols.C), ci(2 * cols.C) {}
 
     // optimal depth-1 trees of both sides of "the first p rows of feature f's order go left";
     // features scanned in the order `order` (best depth-1 features first); lbs: known lower
-    // bounds of both sides (a side reaching its bound is done)
-    void eval(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
+    // bounds of both sides (a side reaching its bound is done); caps: a side's error matters
+    // only below its cap (infinity: always). sd[s].best is the error of the side's tree, sd[s].lb
+    // a lower bound on its optimum (equal unless nothing was found below the cap)
+    void eval(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs,
+              const double* caps) {
         ++evals;
         const int C = D.C;
         if (!D.weighted) {
-            if (C == 2)
-                eval_2u(view, m, f, p, sd, order, lbs);
+            if (C == 2 && skip_on)
+                eval_2u_skip(view, m, f, p, sd, order, lbs);
+            else if (C == 2 && m < (1 << 20))
+                eval_2u<PackedCounts>(view, m, f, p, sd, order, lbs, caps);
+            else if (C == 2)
+                eval_2u<PackedBalances>(view, m, f, p, sd, order, lbs, caps);
+            else if (skip_on)
+                eval_u_skip(C, view, m, f, p, sd, order, lbs);
             else if (C == 3)
-                eval_u<3>(view, m, f, p, sd, order, lbs);
+                eval_mc<3>(view, m, f, p, sd, order, lbs, caps);
             else if (C == 4)
-                eval_u<4>(view, m, f, p, sd, order, lbs);
-            else if (C >= 5 && C <= 8)
-                eval_u_upto8(C, view, m, f, p, sd, order, lbs);
+                eval_mc<4>(view, m, f, p, sd, order, lbs, caps);
+            else if (C <= 8)
+                eval_mc<8>(view, m, f, p, sd, order, lbs, caps);
             else
-                eval_u<0>(view, m, f, p, sd, order, lbs);
+                eval_mc<0>(view, m, f, p, sd, order, lbs, caps);
         } else if (C == 2) {
             eval_w<2>(view, m, f, p, sd, order, lbs);
         } else {
             eval_w<0>(view, m, f, p, sd, order, lbs);
         }
+        if (D.weighted || skip_on)
+            for (int s = 0; s < 2; ++s) sd[s].lb = sd[s].best;
     }
 
-    // two classes, unit weights: integer counts, and every row's split error computed without
-    // branches (cheaper than deciding whether to skip it); only an improvement, or a gap larger
-    // than the rows left on that side (the side is done with this feature), branches
-    void eval_2u(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
+    // ---------------------------------------------------------------- two classes, unit weights
+    // A side of n rows with class balance D = n0 - n1 has, at a threshold where the rows passed so
+    // far have balance d, the error (n - |d| - |D - d|) / 2 = (n - max(|D|, |2d - D|)) / 2: it
+    // depends on d alone, and a threshold beats an error e exactly when d leaves the window of
+    // balances with |2d - D| <= n - 2e. The running balances of both sides (and the rows side 0
+    // has passed) sit in one 64-bit word, so a row is one addition of its code; at the first row
+    // of a new value both windows are checked (a side without rows of that value meets a
+    // threshold it met before: its balance has not moved, and it does not leave its window twice).
+    // The ranks either side of an improving threshold are found afterwards, by a short scan.
+
+    // the packed word for samples of < 2^20 rows: side 0's balance + B (bits 0-20), the rows of
+    // side 0 passed (21-41), side 1's balance + B (42-62); every field stays in range
+    struct PackedCounts {
+        static constexpr bool counts = true;
+        static constexpr int64_t B = (int64_t)1 << 20, M = ((int64_t)1 << 21) - 1;
+        static constexpr int64_t start = B | (B << 42);
+        static int64_t step(int side, int c) {
+            return side == 0 ? ((int64_t)1 << 21) + (c == 0 ? 1 : -1) : (c == 0 ? 1 : -1) * ((int64_t)1 << 42);
+        }
+        static uint32_t f0(int64_t a) { return (uint32_t)(a & M); }  // side 0's balance + B
+        static uint32_t f1(int64_t a) { return (uint32_t)(a >> 42); }
+        static int passed0(int64_t a) { return (int)((a >> 21) & M); }
+    };
+    // larger samples: side 0's balance + B in the low half, side 1's in the high half
+    struct PackedBalances {
+        static constexpr bool counts = false;
+        static constexpr int64_t B = (int64_t)1 << 30;
+        static constexpr int64_t start = B;
+        static int64_t step(int side, int c) { return (c == 0 ? 1 : -1) * (side == 0 ? (int64_t)1 : ((int64_t)1 << 32)); }
+        static uint32_t f0(int64_t a) { return (uint32_t)(a & 0xffffffff); }
+        static uint32_t f1(int64_t a) { return (uint32_t)((uint32_t)(a >> 32) + (uint32_t)B); }
+        static int passed0(int64_t) { return 0; }
+    };
+
+    // one side's state in eval_2u: rows n, balance D, the error of its tree, its window
+    // [lo, lo + w] (balances that do not beat the current best, or the cap), bound and cap
+    struct Bal {
+        int n = 0, D = 0, best = 0, lbi = 0, capi = 0, V = 0, lo = 0;
+        uint32_t w = 0;
+        int bg = -1, brl = 0, brr = 0;
+        bool done = false, found = false;
+        void start(int rows, int bal, double lb, double cap) {
+            n = rows;
+            D = bal;
+            lbi = (int)std::ceil(lb - 1e-9);
+            capi = cap < 1e18 ? std::max(0, (int)std::ceil(cap - 1e-10)) : std::numeric_limits<int>::max() / 4;
+            best = (n - std::abs(D)) / 2;  // the leaf
+            window(std::min(best, capi));
+        }
+        // improvements: errors below e; done when e is at the side's bound
+        void window(int e) {
+            if (e <= lbi || e <= 0) {
+                done = true;
+                lo = std::numeric_limits<int>::min() / 2;
+                w = std::numeric_limits<uint32_t>::max();
+                return;
+            }
+            V = n - 2 * e;  // |2d - D| > V improves
+            const int hi = floor_half(V + D);
+            lo = -floor_half(V - D);
+            w = (uint32_t)(hi - lo);
+        }
+        bool hopeless(int d, int rows_left) const { return done || V - std::abs(2 * d - D) >= 2 * rows_left; }
+        void improve(int d, int g, std::pair<int, int> ranks) {
+            best = (n - std::abs(2 * d - D)) / 2;
+            found = true;
+            bg = g;
+            brl = ranks.first;
+            brr = ranks.second;
+            window(best);
+        }
+        void store(Side& S) const {
+            S.T = n;
+            S.best = best;
+            S.lb = found || best < capi ? best : std::max(capi, lbi);
+            S.bf = bg;
+            S.brl = brl;
+            S.brr = brr;
+        }
+        static int floor_half(int x) { return x >= 0 ? x / 2 : -((-x + 1) / 2); }
+    };
+
+    template <class L>
+    void eval_2u(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs,
+                 const double* caps) {
         const Entry* vf = view + (size_t)f * m;
-        int32_t* code = this->code.data();
+        int64_t* code = this->code64.data();
         int T0[2] = {0, 0}, T1[2] = {0, 0};
         for (int i = 0; i < m; ++i) {
-            int r = vf[i].row;
-            int k = (i < p ? 0 : 2) + D.lab[r];
-            code[r] = k;
-            // a pointer, not (k & 1 ? T1 : T0)[k >> 1]: GCC 12's bounds sanitizer reads an
+            const int r = vf[i].row;
+            const int side = i < p ? 0 : 1, c = D.lab[r];
+            code[r] = L::step(side, c);
+            // a pointer, not (c ? T1 : T0)[side]: GCC 12's bounds sanitizer reads an
             // uninitialised index in that form (a false report under make sanitize)
-            int* side = k & 1 ? T1 : T0;
-            side[k >> 1]++;
+            int* t = c ? T1 : T0;
+            t[side]++;
         }
-        ISide st[2];
-        for (int s = 0; s < 2; ++s) {
-            st[s].start(T0[s] + T1[s], std::min(T0[s], T1[s]), lbs[s]);
+        Bal st[2];
+        for (int s = 0; s < 2; ++s) st[s].start(T0[s] + T1[s], T0[s] - T1[s], lbs[s], caps[s]);
+        for (int gi = 0; gi < D.F && !(st[0].done && st[1].done); ++gi) {
+            const Entry* v = view + (size_t)order[gi] * m;
+            if (scan_2u<L>(v, m, order[gi], st)) break;
         }
-        for (int gi = 0; gi < D.F; ++gi) {
-            if (st[0].done && st[1].done) break;
-            const int g = order[gi];
-            const Entry* v = view + (size_t)g * m;
-            int c[2][2] = {{0, 0}, {0, 0}}, prev[2] = {-1, -1};
-            bool fd[2] = {st[0].done, st[1].done};
-            for (int i = 0; i < m; ++i) {
-                const Entry e = v[i];
-                const int k = code[e.row];
-                const int s = k >> 1;
-                if (fd[s]) continue;
-                const int a0 = c[s][0], a1 = c[s][1];
-                const int err = std::min(a0, a1) + std::min(T0[s] - a0, T1[s] - a1);
-                const bool bnd = e.rank != prev[s];
-                if (bnd && st[s].threshold(err, st[s].T - (a0 + a1), g, prev[s], e.rank, skip_on)) {
-                    fd[s] = true;
-                    if (fd[0] && fd[1]) break;
-                    continue;
-                }
-                c[s][k & 1]++;
-                prev[s] = e.rank;
+        for (int s = 0; s < 2; ++s) st[s].store(sd[s]);
+    }
+
+    // one feature's pass of eval_2u; true when both sides are done (for every feature)
+    template <class L>
+    bool scan_2u(const Entry* v, int m, int g, Bal* st) const {
+        const int64_t* code = this->code64.data();
+        const uint32_t B = (uint32_t)L::B;
+        // the windows as unsigned offsets: a balance field minus (B + lo) above w left the window
+        uint32_t lo0 = B + (uint32_t)st[0].lo, lo1 = B + (uint32_t)st[1].lo, w0 = st[0].w, w1 = st[1].w;
+        int64_t acc = L::start;
+        for (int i = 0; i < m; ++i) {
+            if (L::counts && (i & 63) == 0 && i > 0) {  // both sides unable to leave their windows: next feature
+                const int p0 = L::passed0(acc);
+                if (st[0].hopeless((int)L::f0(acc) - (int)B, st[0].n - p0) &&
+                    st[1].hopeless((int)L::f1(acc) - (int)B, st[1].n - (i - p0)))
+                    return false;
             }
+            const Entry e = v[i];
+            const bool out0 = L::f0(acc) - lo0 > w0, out1 = L::f1(acc) - lo1 > w1;
+            if (__builtin_expect(out0 | out1, 0) && i > 0 && e.rank != v[i - 1].rank) {
+                if (out0) st[0].improve((int)L::f0(acc) - (int)B, g, find_ranks(v, m, i, 0));
+                if (out1) st[1].improve((int)L::f1(acc) - (int)B, g, find_ranks(v, m, i, 1));
+                if (st[0].done && st[1].done) return true;
+                lo0 = B + (uint32_t)st[0].lo, lo1 = B + (uint32_t)st[1].lo, w0 = st[0].w, w1 = st[1].w;
+            }
+            acc += code[e.row];
         }
-        store_sides(st, sd);
+        return false;
     }
 
-    void eval_u_upto8(int C, const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
-        switch (C) {
-            case 5: eval_u<5>(view, m, f, p, sd, order, lbs); break;
-            case 6: eval_u<6>(view, m, f, p, sd, order, lbs); break;
-            case 7: eval_u<7>(view, m, f, p, sd, order, lbs); break;
-            default: eval_u<8>(view, m, f, p, sd, order, lbs); break;
-        }
+    // the ranks either side of the threshold before row i of a feature's order v, for side s: the
+    // last row of the side before i and the first at or after i (eval_2u's codes)
+    std::pair<int, int> find_ranks(const Entry* v, int m, int i, int s) const {
+        int a = i - 1, b = i;
+        while (a >= 0 && side_of(v[a].row) != s) --a;
+        while (b < m && side_of(v[b].row) != s) ++b;
+        return {v[a].rank, v[b].rank};
+    }
+    int side_of(int row) const {
+        const int64_t c = code64[row] < 0 ? -code64[row] : code64[row];
+        return c >= ((int64_t)1 << 32) ? 1 : 0;
     }
 
-    // unit weights, any number of classes: integer counts; a side's error is computed at its
-    // boundaries only (O(classes)), with the same "gap larger than the rows left" stop
+    // ---------------------------------------------------------------- three or more classes
+    // A side's error at a threshold is n - maxL - maxR, with maxL the largest class count of the
+    // rows passed (it only grows: kept exact per row) and maxR that of the rows still to come (it
+    // only shrinks: an upper bound kept, recomputed over the classes only when the bound would let
+    // the threshold beat the side's best). Both sides are checked at the first row of every new
+    // value (as eval_2u). CC: the classes at compile time (up to CC; 0: any number)
+    struct MSide {
+        int n = 0, maxT = 0, best = 0, lbi = 0, capi = 0, V = 0;
+        int bg = -1, brl = 0, brr = 0;
+        bool found = false;
+        static constexpr int NONE = std::numeric_limits<int>::max();
+        void start(int rows, int mx, double lb, double cap) {
+            n = rows;
+            maxT = mx;
+            best = n - mx;
+            lbi = (int)std::ceil(lb - 1e-9);
+            capi = cap < 1e18 ? std::max(0, (int)std::ceil(cap - 1e-10)) : std::numeric_limits<int>::max() / 4;
+            window(std::min(best, capi));
+        }
+        void window(int e) { V = e <= lbi || e <= 0 ? NONE : n - e; }  // improve: maxL + maxR > V
+        bool done() const { return V == NONE; }
+        void store(Side& S) const {
+            S.T = n;
+            S.best = best;
+            S.lb = found || best < capi ? best : std::max(capi, lbi);
+            S.bf = bg;
+            S.brl = brl;
+            S.brr = brr;
+        }
+    };
+
     template <int CC>
-    void eval_u(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
-        const int NC = CC > 0 ? CC : D.C;
+    void eval_mc(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs,
+                 const double* caps) {
+        const int NC = CC > 0 && CC <= 4 ? CC : D.C;
         const Entry* vf = view + (size_t)f * m;
-        int32_t* code = this->code.data();
-        // 2 * NC class totals and running counts: on the stack when the classes are known
-        int t_loc[CC > 0 ? 2 * CC : 1], c_loc[CC > 0 ? 2 * CC : 1];
+        int t_loc[CC > 0 ? 2 * CC : 1];
         int* Tc = CC > 0 ? t_loc : ti.data();
-        int* cc = CC > 0 ? c_loc : ci.data();
         std::fill(Tc, Tc + 2 * NC, 0);
         for (int i = 0; i < m; ++i) {
-            int r = vf[i].row;
-            int k = (i < p ? 0 : NC) + D.lab[r];
+            const int r = vf[i].row;
+            const int k = (i < p ? 0 : NC) + D.lab[r];
             code[r] = k;
             Tc[k]++;
         }
-        ISide st[2];
+        MSide st[2];
         for (int s = 0; s < 2; ++s) {
-            int tot = 0, mx = 0;
+            int n = 0, mx = 0;
             for (int c = 0; c < NC; ++c) {
-                tot += Tc[s * NC + c];
+                n += Tc[s * NC + c];
                 mx = std::max(mx, Tc[s * NC + c]);
             }
-            st[s].start(tot, tot - mx, lbs[s]);
+            st[s].start(n, mx, lbs[s], caps[s]);
         }
-        for (int gi = 0; gi < D.F; ++gi) {
-            if (st[0].done && st[1].done) break;
-            const int g = order[gi];
-            const Entry* v = view + (size_t)g * m;
-            std::fill(cc, cc + 2 * NC, 0);
-            int tot[2] = {0, 0}, prev[2] = {-1, -1};
-            bool fd[2] = {st[0].done, st[1].done};
-            for (int i = 0; i < m; ++i) {
-                const Entry e = v[i];
-                const int k = code[e.row];
-                const int s = k >= NC ? 1 : 0;
-                if (fd[s]) continue;
-                if (e.rank != prev[s] && tot[s] > 0) {
-                    const int* a = &cc[s * NC];
-                    const int* t = &Tc[s * NC];
-                    int ml = 0, mr = 0;
-                    for (int c = 0; c < NC; ++c) {
-                        ml = std::max(ml, a[c]);
-                        mr = std::max(mr, t[c] - a[c]);
-                    }
-                    const int err = (tot[s] - ml) + ((st[s].T - tot[s]) - mr);
-                    if (st[s].threshold(err, st[s].T - tot[s], g, prev[s], e.rank, skip_on)) {
-                        fd[s] = true;
-                        if (fd[0] && fd[1]) break;
-                        continue;
-                    }
-                }
-                cc[k]++;
-                tot[s]++;
-                prev[s] = e.rank;
-            }
-        }
-        store_sides(st, sd);
+        for (int gi = 0; gi < D.F && !(st[0].done() && st[1].done()); ++gi)
+            if (scan_mc<CC>(view + (size_t)order[gi] * m, m, order[gi], NC, Tc, st)) break;
+        for (int s = 0; s < 2; ++s) st[s].store(sd[s]);
     }
 
+    // one feature's pass of eval_mc; true when both sides are done (for every feature)
     template <int CC>
-    void eval_w(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs) {
-        const int NC = CC > 0 ? CC : D.C;
-        const Entry* vf = view + (size_t)f * m;
-        double* tl = this->tl.data();    // 2 * NC: class totals per side
-        double* cur = this->cur.data();  // 2 * NC: running counts per side
-        int32_t* code = this->code.data();  // per row: side * NC + class
-        std::fill(tl, tl + 2 * NC, 0.0);
+    bool scan_mc(const Entry* v, int m, int g, int NC, const int* Tc, MSide* st) {
+        int c_loc[CC > 0 ? 2 * CC : 1];
+        int* cc = CC > 0 ? c_loc : ci.data();
+        std::fill(cc, cc + 2 * NC, 0);
+        // h[s] = V - maxR - maxL: a threshold may beat the side's best only when h[s] < 0
+        int maxL[2] = {0, 0}, maxR[2] = {st[0].maxT, st[1].maxT}, h[2], passed0 = 0;
+        for (int s = 0; s < 2; ++s) h[s] = st[s].done() ? MSide::NONE / 2 : st[s].V - st[s].maxT;
+        int prev = v[0].rank;
         for (int i = 0; i < m; ++i) {
-            int r = vf[i].row;
-            int k = (i < p ? 0 : NC) + D.lab[r];
-            code[r] = k;
-            tl[k] += D.wt[r];
-        }
-        for (int s = 0; s < 2; ++s) {
-            Side& S = sd[s];
-            S.T = 0.0;
-            double mx = 0.0;
-            for (int c = 0; c < NC; ++c) {
-                S.T += tl[s * NC + c];
-                mx = std::max(mx, tl[s * NC + c]);
-            }
-            S.best = S.T - mx;
-            S.bf = -1;
-            S.done = S.best <= lbs[s] + D.eps;
-        }
-        for (int gi = 0; gi < D.F; ++gi) {
-            if (sd[0].done && sd[1].done) break;
-            const int g = order[gi];
-            const Entry* v = view + (size_t)g * m;
-            for (int s = 0; s < 2; ++s) {
-                sd[s].tot = 0.0;
-                sd[s].prev = -1;
-                sd[s].skip = -1.0;
-            }
-            std::fill(cur, cur + 2 * NC, 0.0);
-            bool fd[2] = {sd[0].done, sd[1].done};
-            for (int i = 0; i < m; ++i) {
-                const Entry& e = v[i];
-                const int k = code[e.row];
-                const int s = k >= NC ? 1 : 0;
-                if (fd[s]) continue;
-                Side& S = sd[s];
-                double* cc = cur + s * NC;
-                const double ww = D.wt[e.row];
-                if (e.rank != S.prev && S.prev >= 0 && !(skip_on && S.skip >= 0.0)) {
-                    const double* tt = tl + s * NC;
-                    double ml = 0.0, mr = 0.0;
-                    for (int c = 0; c < NC; ++c) {
-                        ml = std::max(ml, cc[c]);
-                        mr = std::max(mr, tt[c] - cc[c]);
+            if ((i & 63) == 0 && i > 0 && h[0] >= st[0].n - passed0 && h[1] >= st[1].n - (i - passed0))
+                return false;  // maxL grows by at most one a row: neither side can improve in this feature
+            const Entry e = v[i];
+            if (e.rank != prev) {
+                prev = e.rank;
+                if (__builtin_expect((h[0] | h[1]) < 0, 0)) {
+                    for (int s = 0; s < 2; ++s) {
+                        if (h[s] >= 0) continue;
+                        int mr = 0;  // the exact maxR
+                        for (int c = 0; c < NC; ++c) mr = std::max(mr, Tc[s * NC + c] - cc[s * NC + c]);
+                        h[s] += maxR[s] - mr;
+                        maxR[s] = mr;
+                        if (h[s] >= 0) continue;
+                        MSide& b = st[s];
+                        b.best = b.n - maxL[s] - mr;
+                        b.found = true;
+                        b.bg = g;
+                        const std::pair<int, int> rk = find_ranks_mc(v, m, i, s, NC);
+                        b.brl = rk.first;
+                        b.brr = rk.second;
+                        b.window(b.best);
+                        h[s] = b.done() ? MSide::NONE / 2 : b.V - maxR[s] - maxL[s];
                     }
-                    double err = (S.tot - ml) + ((S.T - S.tot) - mr);
-                    if (err < S.best - D.eps) {
-                        S.best = err;
-                        S.bf = g;
-                        S.brl = S.prev;
-                        S.brr = e.rank;
-                        S.skip = -1.0;
-                        if (err <= lbs[s] + D.eps) {  // cannot go lower
-                            S.done = true;
-                            fd[s] = true;
-                            if (fd[0] && fd[1]) break;
-                            continue;
-                        }
-                    } else {
-                        S.skip = err - S.best;  // no threshold beats best before > this weight moves
-                        // the rest of this side cannot move enough weight to beat best
-                        if (skip_on && S.skip >= S.T - S.tot) {
-                            fd[s] = true;
-                            if (fd[0] && fd[1]) break;
-                            continue;
-                        }
-                    }
+                    if (st[0].done() && st[1].done()) return true;
                 }
-                S.prev = e.rank;
-                cc[k - s * NC] += ww;
-                S.tot += ww;
-                if (skip_on) S.skip -= ww;
             }
+            const int k = code[e.row];
+            const int s = k >= NC ? 1 : 0;
+            const int up = ++cc[k] > maxL[s] ? 1 : 0;
+            maxL[s] += up;
+            h[s] -= up;
+            passed0 += 1 - s;
         }
+        return false;
     }
 
+    // find_ranks for eval_mc's codes (side * NC + class)
+    std::pair<int, int> find_ranks_mc(const Entry* v, int m, int i, int s, int NC) const {
+        int a = i - 1, b = i;
+        while (a >= 0 && (code[v[a].row] >= NC) != (s == 1)) --a;
+        while (b < m && (code[v[b].row] >= NC) != (s == 1)) ++b;
+        return {v[a].rank, v[b].rank};
+    }
+
+    // ---------------------------------------------------------------- depth2_scan.h
+    void eval_2u_skip(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs);
+    void eval_u_skip(int C, const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs);
+    template <int CC>
+    void eval_u(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs);
+    template <int CC>
+    void eval_w(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs);
 };
 
 }  // namespace detail
 }  // namespace tl::cont
+
+#include "depth2_scan.h"

@@ -1,4 +1,4 @@
-// Continuous optimal search, part 6 of 6: the Top-k incumbent of the anytime search.
+// Continuous optimal search, part 6 of 7: the Top-k incumbent of the anytime search.
 //
 // Before the exact search of a deep tree (continuous.py runs it from depth 4), a restricted
 // search gives a far better first incumbent than the greedy tree: the idea of Top-k (paper 003:

@@ -1,7 +1,6 @@
-// Optimal classification trees over every threshold of numeric columns, part 5 of 6:
-// branch and bound, limits and threads. The other parts: data.h (the file map is in
-// its header comment), depth2.h, bounds.h, cache.h,
-// lookahead.h.
+// Optimal classification trees over every threshold of numeric columns, part 5 of 7: branch and
+// bound, limits and threads. The other parts: data.h (the file map is in its header comment),
+// depth2.h, bounds.h, cache.h, lookahead.h, share.h.
 //
 // The same objective as the binary search (topk/): minimum weighted training misclassifications
 // over all trees of depth <= max_depth whose splits are "x_f >= t", here with t ranging over
@@ -31,15 +30,18 @@
 //   strict improvement: features in column order at a node with budget >= 2, in the parent's
 //   order at a depth-1 child) if no deeper tree is better; else, among the root splits of the
 //   smallest error, the first in a fixed order: features by their position in the node's order
-//   (best depth-1 error first, ties by column), then the feature's thresholds ascending; the
-//   children are their own canonical subtrees. The search meets the splits in another order
-//   (bisection, shaped by the bounds; features dealt to threads or Dask shares,
-//   share.h), so it keeps the smallest (error, position, threshold) it meets: a
-//   split that comes before the incumbent is searched for ties too, one after it only below
-//   it (Incumbent::bound_at), and bounds skip only splits that lose that comparison. Whatever
-//   was met first, the result is the same tree. Errors are compared with the search's tolerance eps
-//   (1e-9 of the total weight): exact with unit or integer weights; with fractional weights two
-//   trees closer than eps may be taken in either order.
+//   (best depth-1 error first, ties by column), then the feature's thresholds in the fixed
+//   bisection order of bounds.h (the middle, then the quarters, ...); the children are their own
+//   canonical subtrees. One thread meets the splits it does not skip in exactly this order, so
+//   the first tree of the smallest error it meets is the rule's tree: a split is taken only when
+//   strictly better than the incumbent, and a node whose incumbent reaches the node's lower bound
+//   (0, the bound its parent's intervals give it, the cache's) is closed at once. Where the order
+//   is left (root features dealt to threads or Dask shares, share.h, or stepped in
+//   turn by the root's lanes; the root hint's split searched first), the incumbent carries its (position, order key) and a split that comes
+//   before it is searched for ties too (Incumbent::bound_at); whatever was met first, the result
+//   is the same tree. Errors are compared with the search's tolerance eps (1e-9 of the total
+//   weight): exact with unit or integer weights; with fractional weights two trees closer than
+//   eps may be taken in either order.
 // No recursion whose depth grows with the number of rows (recursion depth = tree depth).
 #pragma once
 
@@ -76,18 +78,19 @@ struct Shared {
         : P(p), D(d), cache(p.mem_limit_bytes, fixed), t0(tl::steady::now()) {}
 };
 
-// the incumbent of one node and the tie rule's bounds. (pos, kth): the position (in the node's
-// feature order) of the root feature of sol and the index of its threshold among the feature's
-// boundaries; pos -1 for the leaf or the depth-1 tree (they come first). A split (p, k) is taken
-// when its error is below bound_at(p, k) - eps: below the incumbent's error, or up to a tie when
-// (p, k) comes before (pos, kth); never at or above the caller's bound UB0; and up to a tie with
-// `ext`, the best error other shares found (Dask). bound_at(p, k) holds for every threshold of an
-// interval ending at k: an interval lies wholly on one side of kth. mu: set while threads share
-// the incumbent (the root), then every read and write holds it.
+// the incumbent of one node and the tie rule's bounds. (pos, key): the position (in the node's
+// feature order) of the root feature of sol and the order key (bounds.h) of its threshold; pos -1
+// for the leaf or the depth-1 tree (they come first). A split (p, key) is taken when its error is
+// below bound_at(p, key) - eps: below the incumbent's error, or up to a tie when (p, key) comes
+// before (pos, key); never at or above the caller's bound UB0; and up to a tie with `ext`, the
+// best error other shares found (Dask). bound_at(p, key) holds for every split at position p whose
+// key is at least `key` (the bound only shrinks as keys grow). mu: set while threads share the
+// incumbent (the root), then every read and write holds it.
 struct Incumbent {
     double UB0 = 0.0, eps = 0.0, cost = 0.0;
     double ext = std::numeric_limits<double>::infinity();
-    int pos = -1, kth = -1;
+    int pos = -1;
+    OrderKey key = -1;
     Sol sol;
     std::mutex* mu = nullptr;
 
@@ -97,7 +100,7 @@ struct Incumbent {
         sol = s;
         eps = e;
     }
-    double bound_at(int p, int k) const {
+    double bound_at(int p, OrderKey k) const {
         if (!mu) return raw_bound(p, k);
         std::lock_guard<std::mutex> lock(*mu);
         return raw_bound(p, k);
@@ -109,29 +112,33 @@ struct Incumbent {
     }
     // split (p, k) whose tree has error total (built by make() only when it is taken)
     template <typename Make>
-    void offer(int p, int k, double total, Make make) {
+    void offer(int p, OrderKey k, double total, Make make) {
         std::unique_lock<std::mutex> lock;
         if (mu) lock = std::unique_lock<std::mutex>(*mu);
         if (total < raw_bound(p, k) - eps) {
             cost = total;
             pos = p;
-            kth = k;
+            key = k;
             sol = make();
         }
     }
 
   private:
-    double raw_bound(int p, int k) const {
-        const bool first = p < pos || (p == pos && k < kth);  // comes before the incumbent: ties too
+    double raw_bound(int p, OrderKey k) const {
+        const bool first = p < pos || (p == pos && k < key);  // comes before the incumbent: ties too
         double b = std::min(UB0, first ? cost + 2.0 * eps : cost);
         return std::min(b, ext + 2.0 * eps);
     }
 };
 
+// the depth-2 solver's caps when they are off (ablation)
+const double no_caps[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+
 // one node's data for the search of its features' thresholds
 struct NodeCtx {
     const Entry* view;
     int m, d, level;
+    double lb;         // a lower bound on the node's optimum: an incumbent there closes the node
     const int* order;  // features, best depth-1 error first
     const int* fbest;  // per feature: index of its best depth-1 threshold (-1: constant here)
 };
@@ -142,7 +149,6 @@ struct FeatureScan {
     ThresholdIntervals* ti = nullptr;  // the scan's intervals and buffers
     int oi = -1;                       // the feature's position in the node's order (-1: no feature)
     int fb = -1;                       // the first threshold searched, if any
-    bool first = true;
 };
 
 // bytes one lane's scan takes per row of the root (ThresholdIntervals: wpre, pos, lbL, lbR)
@@ -150,7 +156,7 @@ constexpr double LANE_BYTES_PER_ROW = 28.0;
 
 // one node between its depth-1 pass and its result (Worker::open_node, close_node)
 struct Node {
-    std::vector<double> tot, cnt, ferr;
+    std::vector<double> tot, cnt, ferr, fgini;
     std::vector<int> fbest, order;
     Res res;  // the answer when open_node settles the node, else the leaf or depth-1 tree
     uint64_t h = 0;
@@ -173,12 +179,13 @@ class Worker {
     }
 
     // the optimal tree of depth <= d over the view's m rows (porder: the parent's feature order,
-    // used by a depth-1 node's pass)
-    Res solve(const Entry* view, int m, int d, double UB, int level, const int* porder = nullptr);
+    // used by a depth-1 node's pass; LB: a lower bound on its optimum, from the parent)
+    Res solve(const Entry* view, int m, int d, double UB, int level, const int* porder = nullptr, double LB = 0.0);
 
     // the node's leaf, cache and depth-1 pass: true when they settle it (nd.res is the answer);
     // else nd is ready for the search of its features
-    bool open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder);
+    bool open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder,
+                   double LB = 0.0);
 
     // the interval search over the thresholds of the feature at position oi of the node's order
     // (the root hint's threshold first when oi is its feature at the root)
@@ -221,8 +228,10 @@ class Worker {
         if (caller) tl::store(feed.p, tl::CACHE, (double)S.cache.n_entries());
     }
     bool cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res);
-    void eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv, const ThresholdIntervals& ti,
-                        Incumbent& inc, double bl, double br, double& cl, double& cr, double& lb_open);
+    bool pick(ThresholdIntervals& ti, Interval& iv, int& k, OrderKey& key, double ub) const;
+    void eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey key, const Interval& iv,
+                        const ThresholdIntervals& ti, Incumbent& inc, double bl, double br, double& cl, double& cr,
+                        double& lb_open);
     void search_root_parallel(Node& nd);
     template <typename Next>
     void search_root_lanes(Node& nd, Next next_position, double& lb_open);
@@ -243,7 +252,8 @@ inline bool Worker::poll_callback() {
     return false;
 }
 
-// the cache's answer for these rows and depth, if it settles the node (res filled in)
+// the cache's answer for these rows and depth, if it settles the node (res filled in); else
+// res.lb is the bound it holds (0: none)
 inline bool Worker::cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res) {
     h = Cache::hash_rows(view, m, d);
     CacheHit e;
@@ -256,9 +266,9 @@ inline bool Worker::cached(const Entry* view, int m, int d, double UB, uint64_t&
         res.sol = std::move(e.sol);
         return true;
     }
+    res.lb = e.lb;
     if (e.lb >= UB - D.eps) {
         ++hits;
-        res.lb = e.lb;
         return true;
     }
     return false;
@@ -267,10 +277,10 @@ inline bool Worker::cached(const Entry* view, int m, int d, double UB, uint64_t&
 // the optimal tree of depth <= d over the view's m rows, searched among trees of error < UB;
 // res.cost/res.sol: the best tree found (at worst the leaf), res.lb a lower bound. When the
 // optimum is below UB - eps the tree is the tie rule's (see the header), whatever the cache holds
-inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, const int* porder) {
+inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, const int* porder, double LB) {
     ++nodes;
     Node nd;
-    if (open_node(nd, view, m, d, UB, level, porder)) return std::move(nd.res);
+    if (open_node(nd, view, m, d, UB, level, porder, LB)) return std::move(nd.res);
     if (level == 0 && S.workers.size() > 1) {
         search_root_parallel(nd);
     } else if (level == 0) {
@@ -282,18 +292,19 @@ inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, 
         ti.on = P.use_intervals != 0;
         for (int oi = 0; oi < D.F; ++oi) {
             if (stopped()) {
-                nd.lb_open = 0.0;
+                nd.lb_open = std::max(nd.nc.lb, 0.0);
                 break;
             }
-            if (nd.fbest[nd.order[oi]] < 0) continue;  // constant on this node
-            search_feature(nd.nc, oi, nd.inc, ti, nd.lb_open);
-            if (nd.inc.bound_at(D.F, 0) <= D.eps) break;  // no later feature can be taken
+            if (nd.fbest[nd.order[oi]] >= 0) search_feature(nd.nc, oi, nd.inc, ti, nd.lb_open);
+            // positions still to visit come in increasing order: the next one's bound is the largest
+            if (oi + 1 < D.F && nd.inc.bound_at(oi + 1, -1) <= nd.nc.lb + D.eps) break;
         }
     }
     return close_node(nd, UB);
 }
 
-inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder) {
+inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double UB, int level, const int* porder,
+                              double LB) {
     const double eps = D.eps;
     Res& res = nd.res;
     nd.tot.resize(D.C);
@@ -303,7 +314,7 @@ inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double 
     res.sol = leaf_sol();
     res.cost = leaf;
     res.lb = leaf;
-    if (d == 0 || leaf <= eps) return true;
+    if (d == 0 || leaf <= std::max(LB, 0.0) + eps) return true;
     res.lb = 0.0;
     if (UB <= eps) return true;  // nothing can be below the bound; 0 is a valid lower bound
 
@@ -311,27 +322,32 @@ inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double 
     // down can be reached along different paths
     nd.cacheable = P.use_cache && level >= 2 && d >= 2;
     if (nd.cacheable && cached(view, m, d, UB, nd.h, res)) return true;
+    LB = std::max({LB, res.lb, 0.0});
 
     // depth-1 pass: incumbent, feature order, first threshold per feature
     nd.ferr.resize(D.F);
     nd.fbest.resize(D.F);
     Side s1;
-    D.depth1_all(view, m, nd.tot.data(), nd.ferr.data(), nd.fbest.data(), s1, nd.cnt.data(), d == 1 ? porder : nullptr);
+    const bool gini = d >= 2 && (P.gini_order >> (level == 0 ? 0 : d >= 3 ? 1 : 2) & 1);
+    if (gini) nd.fgini.resize(D.F);
+    D.depth1_all(view, m, nd.tot.data(), nd.ferr.data(), nd.fbest.data(), s1, nd.cnt.data(), d == 1 ? porder : nullptr,
+                 gini ? nd.fgini.data() : nullptr);
     if (s1.bf >= 0 && s1.best < res.cost - eps) {
         res.cost = s1.best;
         res.sol = D.side_sol(s1);
     }
-    if (d == 1 || res.cost <= eps) {  // depth 1 is exact; a zero error cannot be beaten
-        res.lb = res.cost;
+    if (d == 1 || res.cost <= LB + eps) {  // depth 1 is exact; nothing is below the node's bound
+        res.lb = d == 1 ? res.cost : LB;
         return true;
     }
+    res.lb = LB;
     nd.order.resize(D.F);
     for (int f = 0; f < D.F; ++f) nd.order[f] = f;
-    const std::vector<double>& ferr = nd.ferr;
-    std::stable_sort(nd.order.begin(), nd.order.end(), [&](int a, int b) { return ferr[a] < ferr[b]; });
+    const std::vector<double>& key = gini ? nd.fgini : nd.ferr;
+    std::stable_sort(nd.order.begin(), nd.order.end(), [&](int a, int b) { return key[a] < key[b]; });
     nd.inc.init(UB, res.cost, res.sol, eps);
     if (level == 0) feed.incumbent(std::min(UB, res.cost));  // live counters (verbose): the root's first incumbent
-    nd.nc = NodeCtx{view, m, d, level, nd.order.data(), nd.fbest.data()};
+    nd.nc = NodeCtx{view, m, d, level, LB, nd.order.data(), nd.fbest.data()};
     return false;
 }
 
@@ -341,11 +357,11 @@ inline Res Worker::close_node(Node& nd, double UB) {
     res.cost = nd.inc.cost;
     res.sol = std::move(nd.inc.sol);
     if (stopped()) {
-        res.lb = std::max(0.0, std::min({res.cost, UB, nd.lb_open}));
+        res.lb = std::max(0.0, std::min({res.cost, UB, std::max(nd.lb_open, nd.nc.lb)}));
         return res;
     }
     bool exact = res.cost < UB - eps;
-    res.lb = exact ? res.cost : UB;
+    res.lb = exact ? res.cost : std::max(UB, nd.nc.lb);
     if (res.lb > res.cost) res.lb = res.cost;
     if (nd.cacheable) S.cache.store(nd.h, nd.nc.view, nd.nc.m, nd.nc.d, res.lb, exact, res.cost, res.sol);
     return res;
@@ -386,6 +402,18 @@ inline void Worker::search_root_parallel(Node& nd) {
     nd.inc.mu = nullptr;
 }
 
+// the next threshold of the feature in the fixed order among those its bounds leave (k, key;
+// iv: its run, shrunk); false when the popped run has nothing left or was queued again
+inline bool Worker::pick(ThresholdIntervals& ti, Interval& iv, int& k, OrderKey& key, double ub) const {
+    if (!ti.shrink(iv, ub, D.eps)) return false;
+    key = first_in_run(iv.a, iv.b, ti.K, k);
+    if (ti.pending() && key > ti.top_key()) {  // its ends went: another run comes first now
+        ti.push(iv);
+        return false;
+    }
+    return true;
+}
+
 inline void Worker::search_feature(const NodeCtx& nc, int oi, Incumbent& inc, ThresholdIntervals& ti,
                                    double& lb_open) {
     FeatureScan fs;
@@ -399,8 +427,7 @@ inline void Worker::begin_feature(const NodeCtx& nc, int oi, FeatureScan& fs) {
     ThresholdIntervals& ti = *fs.ti;
     const int f = nc.order[oi];
     fs.oi = oi;
-    fs.first = true;
-    ti.init(nc.view + (size_t)f * nc.m, nc.m, D);
+    ti.init(nc.view + (size_t)f * nc.m, nc.m, D, nc.lb);
     fs.fb = P.start_best ? nc.fbest[f] : -1;
     if (nc.level == 0 && f == P.root_hint_feature) {  // the boundary the hint's threshold falls on
         const Entry* vf = nc.view + (size_t)f * nc.m;
@@ -416,8 +443,8 @@ inline void Worker::begin_feature(const NodeCtx& nc, int oi, FeatureScan& fs) {
     }
 }
 
-// one threshold of the scan (the intervals the bounds skip on the way cost no step); false when
-// the feature is done or the search stopped
+// one threshold of the scan in the fixed order (the runs the bounds skip on the way cost no step);
+// false when the feature is done, reaches the node's bound, or the search stopped
 inline bool Worker::step_feature(const NodeCtx& nc, FeatureScan& fs, Incumbent& inc, double& lb_open) {
     const double eps = D.eps;
     ThresholdIntervals& ti = *fs.ti;
@@ -425,24 +452,29 @@ inline bool Worker::step_feature(const NodeCtx& nc, FeatureScan& fs, Incumbent& 
     while (ti.pending()) {
         Interval iv = ti.next();
         if (stopped()) {
-            lb_open = std::min(lb_open, ti.open_bound(ti.head - 1));  // what is left of this feature
+            lb_open = std::min({lb_open, ti.whole(iv), ti.open_bound()});  // what is left of this feature
             return false;
         }
-        if (!ti.shrink(iv, inc.bound_at(oi, iv.b), eps)) continue;
-        int k = (iv.a + iv.b) / 2;  // bisection (first: the root hint, or with start_best the best depth-1 threshold)
-        if (fs.first && fs.fb >= iv.a && fs.fb <= iv.b) k = fs.fb;
-        fs.first = false;
+        int k;
+        OrderKey key;
+        if (fs.fb >= 0) {  // the first threshold out of the order (the root hint, or start_best)
+            k = fs.fb;
+            key = order_key(k, ti.K);
+            fs.fb = -1;
+        } else if (!pick(ti, iv, k, key, inc.bound_at(oi, iv.key))) {
+            continue;
+        }
         double bl, br, cl, cr;
         ti.bound_at(k, iv.lo, iv.hi, bl, br);
-        eval_threshold(nc, oi, k, iv, ti, inc, bl, br, cl, cr, lb_open);
+        eval_threshold(nc, oi, k, key, iv, ti, inc, bl, br, cl, cr, lb_open);
         if (nc.level == 0) feed.incumbent(inc.best());  // live counters (verbose): the root's best
         cl = std::max(cl, bl);
         cr = std::max(cr, br);
         ti.record(k, cl, cr);
-        if (inc.bound_at(oi, -1) <= eps) return false;  // (the lowest threshold's bound: the largest)
         if (check_stop()) lb_open = std::min(lb_open, ti.open_around(iv, k, cl, cr));
         ti.split(iv, k);
-        return ti.pending();
+        // nothing left can be taken: the least key's bound (the largest) is at the node's bound
+        return ti.pending() && inc.bound_at(oi, ti.top_key()) > nc.lb + eps;
     }
     return false;
 }
@@ -460,7 +492,7 @@ inline void Worker::search_root_lanes(Node& nd, Next next_position, double& lb_o
     // the next searchable feature into lane l (false: none left)
     auto refill = [&](int l) {
         for (int oi = next_position(); oi >= 0; oi = next_position()) {
-            if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= D.eps) continue;  // constant; or lost
+            if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= nc.lb + D.eps) continue;  // constant; or lost
             begin_feature(nc, oi, scans[l]);
             return true;
         }
@@ -488,9 +520,9 @@ inline void Worker::search_root_lanes(Node& nd, Next next_position, double& lb_o
     }
 }
 
-// threshold k of the feature at position oi: the best trees of both children (bounds cl, cr),
-// offered to inc
-inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, const Interval& iv,
+// threshold k (order key `key`) of the feature at position oi: the best trees of both children
+// (bounds cl, cr), offered to inc
+inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey key, const Interval& iv,
                                    const ThresholdIntervals& ti, Incumbent& inc, double bl, double br,
                                    double& cl, double& cr, double& lb_open) {
     const double eps = D.eps;
@@ -501,11 +533,16 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, const Inter
     auto thr = [&]() { return D.thr_of(f, vf[p - 1].rank, vf[p].rank); };
     if (d == 2 && P.use_d2) {
         Side sd[2];
-        double lbs[2] = {bl, br};
-        d2.eval(nc.view, m, f, p, sd, nc.order, lbs);
-        cl = sd[0].best;
-        cr = sd[1].best;
-        inc.offer(oi, k, cl + cr, [&]() { return join(f, thr(), D.side_sol(sd[0]), D.side_sol(sd[1])); });
+        const double bound = inc.bound_at(oi, key) - eps;  // a side matters only below its cap
+        // (plus the interval's slack: a side that finds nothing below its cap then bounds the
+        // whole interval, as the second child of a deeper split does)
+        const double slack = ti.slack(iv, k);
+        const double lbs[2] = {bl, br}, caps[2] = {bound - br + slack, bound - bl + slack};
+        d2.eval(nc.view, m, f, p, sd, nc.order, lbs, P.use_caps ? caps : no_caps);
+        cl = sd[0].lb;
+        cr = sd[1].lb;
+        inc.offer(oi, key, sd[0].best + sd[1].best,
+                  [&]() { return join(f, thr(), D.side_sol(sd[0]), D.side_sol(sd[1])); });
         return;
     }
     Entry* child = buf[nc.level].data();
@@ -513,28 +550,29 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, const Inter
     const Entry* Lv = child;
     const Entry* Rv = child + (size_t)D.F * p;
     const int mr = m - p;
-    const bool left_first = p < mr;
+    const bool larger = P.large_first == 1 || (P.large_first == 2 && d >= 4);
+    const bool left_first = larger ? p >= mr : p < mr;
     const double slack = ti.slack(iv, k);
     const int* porder = d - 1 == 1 ? nc.order : nullptr;  // a depth-1 child's pass: this node's order
-    double ub = inc.bound_at(oi, k);
-    Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, nc.level + 1, porder)
-                        : solve(Rv, mr, d - 1, ub - bl, nc.level + 1, porder);
+    double ub = inc.bound_at(oi, key);
+    Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, nc.level + 1, porder, bl)
+                        : solve(Rv, mr, d - 1, ub - bl, nc.level + 1, porder, br);
     const double other_b = left_first ? br : bl;
     Res r2;
     bool have2 = false;
-    ub = inc.bound_at(oi, k);
+    ub = inc.bound_at(oi, key);
     if (!stopped() && r1.lb + other_b < ub - eps) {
         double base = (r1.cost <= r1.lb + eps) ? r1.cost : r1.lb;
         // the first child's search used the next level's buffer: this level's views are intact
-        r2 = left_first ? solve(Rv, mr, d - 1, ub - base + slack, nc.level + 1, porder)
-                        : solve(Lv, p, d - 1, ub - base + slack, nc.level + 1, porder);
+        r2 = left_first ? solve(Rv, mr, d - 1, ub - base + slack, nc.level + 1, porder, br)
+                        : solve(Lv, p, d - 1, ub - base + slack, nc.level + 1, porder, bl);
         have2 = true;
     }
     double l1 = r1.lb, l2 = have2 ? r2.lb : other_b;
     cl = left_first ? l1 : l2;
     cr = left_first ? l2 : l1;
     if (have2) {
-        inc.offer(oi, k, r1.cost + r2.cost, [&]() {
+        inc.offer(oi, key, r1.cost + r2.cost, [&]() {
             return left_first ? join(f, thr(), r1.sol, r2.sol) : join(f, thr(), r2.sol, r1.sol);
         });
     }

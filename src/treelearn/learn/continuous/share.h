@@ -1,5 +1,5 @@
-// Continuous optimal search: the root's features one at a time, for a caller that deals them to
-// tasks elsewhere (the Dask fit: this room's plug-in, learn/continuous/sharded.py).
+// Continuous optimal search, part 7 of 7: the root's features one at a time, for a caller that
+// deals them to tasks elsewhere (the Dask fit: this room's plug-in, learn/continuous/sharded.py).
 //
 // Every task builds the same root (ranked columns, leaf, depth-1 pass, feature order) and then
 // searches the features at the positions it is given, in increasing position, each below the
@@ -56,7 +56,7 @@ class RootShare {
     bool search(int oi, double published) {
         if (settled || oi < 0 || oi >= P.F || stopped()) return false;
         nd.inc.ext = published;
-        if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= cols.eps) return false;
+        if (nd.fbest[nd.order[oi]] < 0 || nd.inc.bound_at(oi, -1) <= nd.nc.lb + cols.eps) return false;
         worker->search_feature(nd.nc, oi, nd.inc, ti, nd.lb_open);
         return nd.inc.pos == oi;
     }

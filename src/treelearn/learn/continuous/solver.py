@@ -18,19 +18,24 @@ continuous feature data by dynamic programming with branch and bound):
 * a (rows, depth) cache with lower bounds, branch and bound with the remaining budget.
 
 **Which optimal tree (the tie rule).** Many trees often share the optimal error; the returned one
-is a function of the data alone, not of the order in which threads, Dask tasks or bounds met
-them. At every node of depth budget ``h``: the leaf, if no tree of depth ``h`` has a smaller
-error; else the node's best depth-1 tree, if no deeper tree has a smaller error (the first strict
-improvement over the leaf with the features in column order, thresholds ascending; a depth-1
-subtree below a split takes the features in its parent's order); else, among the root splits
-whose subtrees reach the smallest error, the first in a fixed order — features by their position
-in the node's order (smallest depth-1 error first, ties by column), then the feature's thresholds
-ascending — with each child the same rule's subtree. The search meets splits in another order
-(bisection, bounds, threads, Dask tasks), so it keeps the smallest (error, position, threshold)
-it meets: a split that comes before the incumbent is searched for ties too, and bounds prune
-only splits that lose that comparison. Errors are compared with a tolerance of 1e-9 of the
-total weight: exact for unit and integer weights; with fractional weights, trees closer than
-that may be taken in either order. ``n_jobs`` and the ablation switches give the same tree.
+is a function of the data alone, not of the order in which threads, Dask tasks, bounds or the root
+hint met them. At every node of depth budget ``h``: the leaf, if no tree of depth ``h`` has a
+smaller error; else the node's best depth-1 tree, if no deeper tree has a smaller error (the first
+strict improvement over the leaf with the features in column order, thresholds ascending; a
+depth-1 subtree below a split takes the features in its parent's order); else, among the root
+splits whose subtrees reach the smallest error, the first in a fixed order — features by their
+position in the node's order (smallest depth-1 error first, ties by column), then the feature's
+thresholds in a fixed bisection order (the middle threshold first, then those nearest the
+quarters, the eighths, ...: ``continuous/bounds.h``) — with each child the same rule's subtree.
+This is the order in which one thread's search meets the splits it does not prune (it keeps its
+open threshold intervals in a heap by that order), so the first tree of the smallest error it
+meets is the rule's tree: a split replaces the incumbent only when strictly better, and a node
+whose incumbent reaches the node's lower bound (0, the bound its parent's intervals give it, the
+cache's) is closed at once, with nothing left to confirm. Where the order is left — root features
+dealt to threads or Dask tasks or stepped in turn by the root's lanes, the root hint's split
+searched first — a split that comes before the incumbent is searched for ties too. Errors are
+compared with a tolerance of 1e-9 of the total weight: exact for unit and integer weights; with
+fractional weights, trees closer than that may be taken in either order. ``n_jobs`` and the ablation switches give the same tree.
 
 Anytime: the greedy tree of the same depth and criterion
 (:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
@@ -267,8 +272,9 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
     grows it only when the search times out (either way a timed-out fit is never worse than the
     greedy tree); False never. ``topk_incumbent`` False (ablation of the anytime answer) skips the
-    Top-k incumbent. ``switches`` (ablation, same result): ``use_cache``, ``use_intervals``,
-    ``use_skip``, ``use_d2``, ``start_best``, ``root_lanes``."""
+    Top-k incumbent. ``switches`` (ablation, same result): the search's switches
+    (``_continuous.SWITCHES``: ``use_cache``, ``use_intervals``, ``use_skip``, ``use_d2``,
+    ``start_best``, ``root_lanes``, ``large_first``, ``use_caps``)."""
     from treelearn.learn.continuous import _continuous
 
     t0 = time.perf_counter()
