@@ -10,6 +10,15 @@ finished row has identical training errors (issue 13's targets: identical errors
     python benchmarks/bench_continuous.py --quick
     python benchmarks/bench_continuous.py --depths 2 3 --time-limit 300 --data-dir ../shared/datasets
     python benchmarks/bench_continuous.py --datasets iris wine --depths 3 --ablation
+    python benchmarks/bench_continuous.py --suite contree --depths 2 3 4 5 --time-limit 300
+    python benchmarks/bench_continuous.py --suite contree --quick
+
+``--suite contree``: ConTree's own training sets (the 12 of ``quantbnb/class`` and the 3 of
+``contree/``) at depths 2-5 (default), with a 300 s limit. Where either side stops at the limit,
+the row also gives the training errors each had reached at 10, 60 and 300 s (the checkpoints
+below the limit): treelearn's from its ``incumbent_history_`` (one fit), pycontree's from fits
+with those time limits; ``gap`` is the primal gap of treelearn's error at the limit against the
+best error either side found. ``--quick`` with the suite: depths 2 and 3, a 10 s limit.
 
 ``--ablation`` also times treelearn with one technique switched off at a time (same result);
 on a row that times out it gives the training errors without the Top-k incumbent instead.
@@ -29,6 +38,12 @@ TOPK = ["spambase", "telescope", "dry-bean", "credit-card", "electrical-grid-sta
         "avila"]
 NAMES = {"iris": "sklearn/iris", "wine": "sklearn/wine", "breast_cancer": "sklearn/breast_cancer",
          "avila": "topk/avila-train"}
+# ConTree's suite: its training sets (quantbnb/class/*_train.csv, contree/*_train.csv)
+CONTREE_SUITE = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin", "rice", "room",
+                 "segment", "wilt", "avila", "bean", "eeg"]
+for _n in CONTREE_SUITE:
+    NAMES[f"{_n}-train"] = (f"contree/{_n}-train" if _n in ("avila", "bean", "eeg") else f"quantbnb/{_n}-train")
+CHECKPOINTS = (10.0, 60.0, 300.0)
 # one technique changed at a time (the default: interval bounds, depth-2 solver and cache on;
 # gap skips and the best-depth-1 start off, as they cost more than they saved in our measurements).
 # The cache holds row sets two or more splits below the root with depth budget >= 2, so it acts at
@@ -65,7 +80,14 @@ def run_treelearn(X, y, h, time_limit, **switches):
     err = int(np.sum(tree.predict(X) != y))
     if err != info["error"]:
         raise AssertionError(f"search reports {info['error']} errors, its tree makes {err}")
+    run_treelearn.history = info.get("history", [])  # (seconds, error, bound): the anytime curve
     return el, err, bool(info["timed_out"]), cpu
+
+
+def error_at(history, seconds):
+    """The best training error a fit's incumbent history had reached after ``seconds`` (None: none)."""
+    errs = [e for t, e, _ in history if t <= seconds]
+    return min(errs) if errs else None
 
 
 def run_pycontree(X, y, h, time_limit):
@@ -79,6 +101,19 @@ def run_pycontree(X, y, h, time_limit):
     return el, err, el >= time_limit * 0.99, cpu
 
 
+def anytime_line(X, y, h, tl, history, e_tl, e_pc):
+    """A row where a side stopped at the limit: each side's error at the checkpoints below the
+    limit and at it, and treelearn's primal gap at the limit against the best error either found."""
+    parts = []
+    for cp in [c for c in CHECKPOINTS if c < tl] + [tl]:
+        mine = e_tl if cp == tl else error_at(history, cp)
+        peer = e_pc if cp == tl else run_pycontree(X, y, h, cp)[1]
+        parts.append(f"{cp:g} s: {'-' if mine is None else f'{mine:.0f}'} vs {peer:.0f}")
+    best = min(e_tl, e_pc)
+    gap = (e_tl - best) / max(e_tl, 1)
+    return f"    anytime (treelearn vs pycontree) {' | '.join(parts)} | treelearn gap {gap:.3f}"
+
+
 def gmean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -86,16 +121,20 @@ def gmean(xs):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", nargs="*", default=None, help=f"default: {' '.join(SMALL + TOPK)}")
-    ap.add_argument("--depths", nargs="*", type=int, default=[2, 3, 4])
+    ap.add_argument("--suite", choices=["default", "contree"], default="default",
+                    help="contree: ConTree's 15 training sets (module doc)")
+    ap.add_argument("--depths", nargs="*", type=int, default=None, help="default: 2 3 4 (suite contree: 2 3 4 5)")
     ap.add_argument("--time-limit", type=float, default=300.0)
     ap.add_argument("--data-dir", default=None, help="the shared datasets directory (or TREELEARN_DATA_DIR)")
     ap.add_argument("--quick", action="store_true", help="small datasets, depths 2 and 3, 60 s limit")
     ap.add_argument("--ablation", action="store_true", help="also time treelearn with each technique off")
     ap.add_argument("--no-peer", action="store_true", help="treelearn only")
     a = ap.parse_args(argv)
-    datasets = a.datasets or (SMALL if a.quick else SMALL + TOPK)
-    depths = [d for d in a.depths if not a.quick or d <= 3]
-    tl = min(a.time_limit, 60.0) if a.quick else a.time_limit
+    suite = a.suite == "contree"
+    default = [f"{n}-train" for n in CONTREE_SUITE] if suite else SMALL if a.quick else SMALL + TOPK
+    datasets = [f"{d}-train" if suite and d in CONTREE_SUITE else d for d in a.datasets] if a.datasets else default
+    depths = [d for d in (a.depths or ([2, 3, 4, 5] if suite else [2, 3, 4])) if not a.quick or d <= 3]
+    tl = min(a.time_limit, 10.0 if suite else 60.0) if a.quick else a.time_limit
     have_peer = not a.no_peer
     if have_peer:
         try:
@@ -137,6 +176,8 @@ def main(argv=None):
                     cpu_ratios[h].append(rc)
                     same[h].append("=" if e1 == e2 else "<" if e1 < e2 else ">")
             print(line, flush=True)
+            if have_peer and (to1 or to2):
+                print(anytime_line(X, y, h, tl, run_treelearn.history, e1, e2), flush=True)
             if a.ablation and not to1:
                 for label, sw in ABLATION.items():
                     t3, e3, to3, _ = run_treelearn(X, y, h, tl, **sw)

@@ -107,7 +107,8 @@ def _case(seed):
 
 
 SWITCHES = ({}, {"use_intervals": False}, {"use_skip": True}, {"use_d2": False}, {"use_cache": False},
-            {"start_best": True}, {"large_first": 0}, {"large_first": 1}, {"use_caps": False})
+            {"start_best": True}, {"large_first": 0}, {"large_first": 1}, {"use_caps": False}, {"use_warm": False},
+            {"use_simd": False})
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -146,3 +147,22 @@ def test_deep_fit_with_incumbents_returns_the_rule_tree(seed):
         assert not info["timed_out"]
         assert tree.feature.tolist() == ref.feature.tolist(), kw
         np.testing.assert_array_equal(tree.threshold, ref.threshold)
+
+
+@pytest.mark.parametrize("n,distinct,h", [(16, 3, 2), (40, 5, 3), (300, 20, 3), (2000, 1000, 2), (40000, 30000, 2)])
+def test_vector_kernel_equals_scalar(n, distinct, h):
+    """The depth-2 solver's vector kernel (two classes, unit weights, nodes of 16 to 2^15 - 1 rows)
+    against the scalar one: the same tree, bound and evaluations, with ties in the values, a
+    duplicated column and a node too large for it (40,000 rows: the scalar kernel at the root)."""
+    from treelearn.learn.continuous import _continuous
+
+    rng = np.random.default_rng(n)
+    X = rng.integers(0, distinct, size=(n, 4)).astype(float)
+    X[:, 3] = X[:, 1]
+    y = ((X[:, 0] > distinct / 2) ^ (X[:, 2] % 3 == 0)).astype(np.int64)
+    y[rng.random(n) < 0.2] ^= 1
+    X_fm = np.ascontiguousarray(X.T)
+    a = _continuous.continuous_search(X_fm, y, 2, None, h)
+    b = _continuous.continuous_search(X_fm, y, 2, None, h, use_simd=False)
+    for key in ("feature", "threshold", "left", "right", "cost", "lower_bound", "d2_evaluations"):
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)

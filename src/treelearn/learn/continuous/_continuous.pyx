@@ -3,6 +3,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int64_t, int8_t
 from libcpp.vector cimport vector
+from libcpp.utility cimport pair
 from libcpp cimport bool as cbool
 from cpython.exc cimport PyErr_Clear
 
@@ -34,6 +35,7 @@ cdef extern from "search.h" namespace "tl::cont":
         double* progress
         int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes, large_first, gini_order, use_caps
+        int use_warm, use_simd
         int root_hint_feature
         double root_hint_threshold
         interrupt_fn_t interrupt_cb
@@ -47,6 +49,7 @@ cdef extern from "search.h" namespace "tl::cont":
         long long evaluations, d2_evaluations, nodes, cache_hits, cache_entries
         double peak_bytes, fixed_bytes
         int threads_used
+        vector[pair[double, double]] history
 
     void run_continuous(const Params& P, Output& out) except + nogil
 
@@ -108,7 +111,8 @@ cdef double _dummy = 0.0
 
 
 # the switches of the search (Params in data.h; their defaults are Params' own): none changes the tree
-SWITCHES = ("use_cache", "use_intervals", "use_skip", "use_d2", "start_best", "root_lanes", "large_first", "use_caps")
+SWITCHES = ("use_cache", "use_intervals", "use_skip", "use_d2", "start_best", "root_lanes", "large_first", "use_caps",
+            "use_warm", "use_simd")
 
 
 cdef _set_switches(Params& P, dict switches):
@@ -131,6 +135,10 @@ cdef _set_switches(Params& P, dict switches):
         P.large_first = int(switches["large_first"])
     if "use_caps" in switches:
         P.use_caps = int(switches["use_caps"])
+    if "use_warm" in switches:
+        P.use_warm = int(switches["use_warm"])
+    if "use_simd" in switches:
+        P.use_simd = int(switches["use_simd"])
 
 
 cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, nan_mode,
@@ -224,7 +232,7 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
         "memory_error": bool(out.memory_error), "fixed_bytes": out.fixed_bytes,
         "evaluations": out.evaluations, "d2_evaluations": out.d2_evaluations, "nodes": out.nodes,
         "cache_hits": out.cache_hits, "cache_entries": out.cache_entries, "peak_bytes": out.peak_bytes,
-        "threads_used": out.threads_used})
+        "threads_used": out.threads_used, "history": _history(out)})
 
 
 cdef _raise_if_interrupted(Output& out):
@@ -269,7 +277,12 @@ def continuous_lookahead(const double[:, ::1] X_fm, const int64_t[::1] y, int n_
         "cost": res.tree.cost, "timed_out": bool(res.tree.timed_out), "memory_error": bool(res.tree.memory_error),
         "fixed_bytes": res.tree.fixed_bytes, "rounds": res.rounds, "k": res.k_done, "complete": bool(res.complete),
         "nodes": res.tree.nodes, "d2_evaluations": res.tree.d2_evaluations, "cache_hits": res.tree.cache_hits,
-        "threads_used": res.tree.threads_used})
+        "threads_used": res.tree.threads_used, "history": _history(res.tree)})
+
+
+cdef list _history(Output& out):
+    """(seconds since the search started, error) of each better root incumbent."""
+    return [(out.history[i].first, out.history[i].second) for i in range(out.history.size())]
 
 
 cdef dict _tree_arrays(Output& out):

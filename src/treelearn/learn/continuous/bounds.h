@@ -88,6 +88,9 @@ struct ThresholdIntervals {
         lbL.assign(K, 0.0);
         lbR.assign(K, 0.0);
         heap.clear();
+        kept_at.clear();
+        kept[0].clear();
+        kept[1].clear();
         if (K > 0) push(Interval{0, K - 1, -1, K, 0});
     }
 
@@ -169,6 +172,34 @@ struct ThresholdIntervals {
     void record(int k, double cl, double cr) {
         lbL[k] = cl;
         lbR[k] = cr;
+    }
+
+    // the children's trees at evaluated thresholds (warm starts: nodes of depth budget >= 3):
+    // kept[s][kept_at[k]] for threshold k (kept_at sized on the first keep; -1: none)
+    std::vector<int> kept_at;
+    std::vector<Sol> kept[2];
+    std::vector<double> scratch;
+
+    void keep(int k, const Res* left, const Res* right) {
+        if (kept_at.empty()) kept_at.assign(K, -1);
+        kept_at[k] = (int)kept[0].size();
+        kept[0].push_back(left ? left->sol : leaf_sol());
+        kept[1].push_back(right ? right->sol : leaf_sol());
+    }
+
+    // the least error that side s's kept tree at iv's neighbours makes on the view's m rows
+    // (infinity: none kept)
+    double warm_error(int s, const Interval& iv, const Entry* v, int m, const Columns& D) {
+        double best = std::numeric_limits<double>::infinity();
+        if (kept_at.empty()) return best;
+        for (int k : {iv.lo, iv.hi}) {
+            if (k < 0 || k >= K || kept_at[k] < 0) continue;
+            const Sol& t = kept[s][kept_at[k]];
+            if (t.size() <= 1) continue;
+            scratch.resize((size_t)D.C * t.size());
+            best = std::min(best, D.tree_error(t, v, m, scratch.data()));
+        }
+        return best;
     }
 
     // the runs either side of the evaluated threshold k of iv, queued

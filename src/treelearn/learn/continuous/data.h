@@ -54,13 +54,20 @@ struct Params {
     // features whose threshold scans the root steps in turn, per thread (search.h's
     // search_root_lanes; 1: one feature after the other)
     int root_lanes = 64;
-    // which child of a split is solved first: the smaller (0), the larger (1), or the larger at
-    // nodes of depth budget >= 4 and the smaller below (2: measured best, the larger child's
-    // bound then often settles the smaller one, while below depth 4 the smaller costs less)
+    // which child of a split is solved first: the smaller (0), the larger (1), or the larger except
+    // at the root of a depth-3 search (2). Measured: inside a deeper search, where bounds are tight,
+    // the larger child fails first and spares the smaller (wilt at depth 4: 116k -> 75k depth-2
+    // evaluations, breast cancer 99k -> 49k); at a depth-3 root the smaller one costs less (room
+    // 1.57 -> 0.94 s, raisin 0.40 -> 0.25 s)
     int large_first = 2;
     // the depth-2 solver told how low each side must go to matter (its cap), so a pass over a
     // feature ends as soon as neither side can get there (1); off: every side solved exactly (0)
     int use_caps = 1;
+    // warm starts (1): a child of a split is searched below the error that the same child of the
+    // nearest split already searched (same feature) makes on its rows, an upper bound of its optimum
+    int use_warm = 1;
+    // the depth-2 solver's vector kernel where it applies (depth2_simd.h; 0: the scalar kernels)
+    int use_simd = 1;
     // the order of a node's features: by their best depth-1 error (0) or best Gini split (1); bit 0
     // at the root, bit 1 at the other nodes of budget >= 3, bit 2 at nodes of budget 2
     int gini_order = 0;
@@ -81,6 +88,7 @@ struct Output {
     long long evaluations = 0, d2_evaluations = 0, nodes = 0, cache_hits = 0, cache_entries = 0;
     double peak_bytes = 0.0, fixed_bytes = 0.0;
     int threads_used = 1;
+    std::vector<std::pair<double, double>> history;  // (seconds, error): each better root incumbent
 };
 
 namespace detail {
@@ -95,19 +103,20 @@ struct TNode {
     int feature;  // -1: leaf
     double thr;
     int right;    // index of the right child (left child = next node), preorder
+    int rr = 0;   // a row goes right when its rank in the feature is at least rr
 };
 
 typedef std::vector<TNode> Sol;
 
 inline Sol leaf_sol() { return Sol(1, TNode{-1, 0.0, -1}); }
 
-inline Sol join(int f, double thr, const Sol& L, const Sol& R) {
+inline Sol join(int f, double thr, int rr, const Sol& L, const Sol& R) {
     Sol s;
     s.reserve(1 + L.size() + R.size());
-    s.push_back(TNode{f, thr, (int)(1 + L.size())});
-    for (const TNode& t : L) s.push_back(TNode{t.feature, t.thr, t.feature >= 0 ? t.right + 1 : -1});
+    s.push_back(TNode{f, thr, (int)(1 + L.size()), rr});
+    for (const TNode& t : L) s.push_back(TNode{t.feature, t.thr, t.feature >= 0 ? t.right + 1 : -1, t.rr});
     int off = (int)(1 + L.size());
-    for (const TNode& t : R) s.push_back(TNode{t.feature, t.thr, t.feature >= 0 ? t.right + off : -1});
+    for (const TNode& t : R) s.push_back(TNode{t.feature, t.thr, t.feature >= 0 ? t.right + off : -1, t.rr});
     return s;
 }
 
@@ -140,6 +149,7 @@ struct Columns {
     std::vector<int32_t> lab;
     std::vector<double> wt;
     std::vector<Entry> root_view;             // F * n
+    std::vector<int32_t> rank_of;             // F * n: a row's rank per feature (warm starts), or empty
 
     double wof(int r) const { return weighted ? wt[r] : 1.0; }
 
@@ -168,6 +178,10 @@ struct Columns {
             rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
             vals[f].shrink_to_fit();
         }
+        if (uses_ranks(P)) {
+            rank_of.resize((size_t)F * n);
+            for (size_t i = 0; i < root_view.size(); ++i) rank_of[(i / n) * n + root_view[i].row] = root_view[i].rank;
+        }
         return true;
     }
 
@@ -176,6 +190,25 @@ struct Columns {
         double b = 0.0;
         for (const auto& v : vals) b += 8.0 * (double)v.capacity() + 16.0;
         return b;
+    }
+
+    // the warm starts (search.h) route rows through trees by rank
+    static bool uses_ranks(const Params& P) { return P.use_warm && P.max_depth >= 3; }
+
+    // the error of the tree s (its leaves labelled by their majority) on the view's m rows; cnt:
+    // C * s.size() scratch doubles
+    double tree_error(const Sol& s, const Entry* v, int m, double* cnt) const {
+        std::fill(cnt, cnt + (size_t)C * s.size(), 0.0);
+        for (int i = 0; i < m; ++i) {
+            const int r = v[i].row;
+            int j = 0;
+            while (s[j].feature >= 0) j = rank_of[(size_t)s[j].feature * n + r] >= s[j].rr ? s[j].right : j + 1;
+            cnt[(size_t)j * C + lab[r]] += wof(r);
+        }
+        double err = 0.0;
+        for (size_t j = 0; j < s.size(); ++j)
+            if (s[j].feature < 0) err += leaf_err(cnt + j * C);
+        return err;
     }
 
     // rows in ascending order of x; missing values (NaN, one rank of their own, value NaN in
@@ -239,7 +272,7 @@ struct Columns {
     Sol side_sol(const Side& S) const {
         if (S.bf < 0) return leaf_sol();
         Sol s;
-        s.push_back(TNode{S.bf, thr_of(S.bf, S.brl, S.brr), 2});
+        s.push_back(TNode{S.bf, thr_of(S.bf, S.brl, S.brr), 2, S.brr});
         s.push_back(TNode{-1, 0.0, -1});
         s.push_back(TNode{-1, 0.0, -1});
         return s;
@@ -280,6 +313,10 @@ struct Columns {
         s.T = T;
         s.best = leaf_err(tot);
         s.bf = -1;
+        if (C == 2 && !weighted && !fgini) {
+            depth1_2u(view, m, (int)tot[0] - (int)tot[1], ferr, fbest, s, order);
+            return;
+        }
         for (int oi = 0; oi < F; ++oi) {
             const int f = order ? order[oi] : oi;
             const Entry* v = view + (size_t)f * m;
@@ -306,6 +343,8 @@ struct Columns {
                         brr = e.rank;
                     }
                     if (fgini) gb = std::min(gb, (acc - ql / acc) + ((T - acc) - qr / (T - acc)));
+                    (void)ql;
+                    (void)qr;
                     prev = e.rank;
                 }
                 double ww = wof(e.row);
@@ -320,6 +359,44 @@ struct Columns {
                 s.bf = f;
                 s.brl = brl;
                 s.brr = brr;
+            }
+        }
+    }
+
+    // depth1_all for two classes and unit weights (D: the class balance n0 - n1): a threshold's
+    // error is (m - max(|D|, |2d - D|)) / 2 with d the balance of the rows before it (depth2.h), so
+    // a feature's best threshold is where d is largest or smallest (the first such, ties to the
+    // earlier of the two)
+    void depth1_2u(const Entry* view, int m, int D, double* ferr, int* fbest, Side& s, const int* order) const {
+        for (int oi = 0; oi < F; ++oi) {
+            const int f = order ? order[oi] : oi;
+            const Entry* v = view + (size_t)f * m;
+            int d = 0, k = -1, hi = std::numeric_limits<int>::min(), lo = std::numeric_limits<int>::max();
+            int khi = -1, klo = -1, ihi = 0, ilo = 0;
+            for (int i = 0; i < m; ++i) {
+                if (i > 0 && v[i].rank != v[i - 1].rank) {
+                    ++k;
+                    if (d > hi) hi = d, khi = k, ihi = i;
+                    if (d < lo) lo = d, klo = k, ilo = i;
+                }
+                d += lab[v[i].row] == 0 ? 1 : -1;
+            }
+            if (k < 0) {  // constant here
+                ferr[f] = std::numeric_limits<double>::infinity();
+                fbest[f] = -1;
+                continue;
+            }
+            const int vhi = std::abs(2 * hi - D), vlo = std::abs(2 * lo - D);
+            const bool take_hi = vhi > vlo || (vhi == vlo && khi < klo);
+            const int vb = take_hi ? vhi : vlo, i = take_hi ? ihi : ilo;
+            const double err = (m - std::max(std::abs(D), vb)) / 2;
+            ferr[f] = err;
+            fbest[f] = vb <= std::abs(D) ? 0 : take_hi ? khi : klo;  // (no threshold beats the leaf: the first)
+            if (err < s.best - eps) {
+                s.best = err;
+                s.bf = f;
+                s.brl = v[i - 1].rank;
+                s.brr = v[i].rank;
             }
         }
     }

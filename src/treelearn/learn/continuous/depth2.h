@@ -77,6 +77,13 @@ struct Depth2 {
     std::vector<double> tl, cur;   // 2 * C
     std::vector<int> ti, ci;       // 2 * C
     long long evals = 0;
+    // the vector kernel's node (depth2_simd.h): per feature, its rows' classes (+1/-1), where a new
+    // value starts (-1) and their positions in the order of the root feature node_f
+    bool simd_on = true, node_on = false;
+    const Entry* node_view = nullptr;
+    int node_m = 0, node_f = -1;
+    std::vector<int16_t> cls16, bnd16, pos16;
+    std::vector<int> ones;  // rows of class 1 among the first i of node_f's order
 
     Depth2(const Columns& cols, bool skip)
         : D(cols), skip_on(skip), code(cols.n), code64(cols.C == 2 && !cols.weighted ? cols.n : 0),
@@ -91,7 +98,9 @@ struct Depth2 {
               const double* caps) {
         ++evals;
         const int C = D.C;
-        if (!D.weighted) {
+        if (node_on && view == node_view && m == node_m) {
+            eval_2u_simd(f, p, sd, order, lbs, caps);  // (node_on: two classes, unit weights, no skips)
+        } else if (!D.weighted) {
             if (C == 2 && skip_on)
                 eval_2u_skip(view, m, f, p, sd, order, lbs);
             else if (C == 2 && m < (1 << 20))
@@ -378,6 +387,16 @@ struct Depth2 {
         return {v[a].rank, v[b].rank};
     }
 
+    // ---------------------------------------------------------------- depth2_simd.h
+    // a depth-2 node opens (view, m rows): the vector kernel's per-node data, when it applies
+    void begin_node(const Entry* view, int m);
+    void end_node() { node_on = false; }
+    void take_feature(int f);
+    void eval_2u_simd(int f, int p, Side* sd, const int* order, const double* lbs, const double* caps);
+    bool scan_simd(int g, int p, Bal* st) const;
+    bool replay(int g, int p, int i, int e, int* d, Bal* st) const;
+    std::pair<int, int> ranks_simd(int g, int p, int i, int s) const;
+
     // ---------------------------------------------------------------- depth2_scan.h
     void eval_2u_skip(const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs);
     void eval_u_skip(int C, const Entry* view, int m, int f, int p, Side* sd, const int* order, const double* lbs);
@@ -391,3 +410,4 @@ struct Depth2 {
 }  // namespace tl::cont
 
 #include "depth2_scan.h"
+#include "depth2_simd.h"

@@ -86,7 +86,7 @@ class Lookahead {
         Res r2 = solve(Rv, m - c.p, d - 1, ub - r1.cost, level + 1);
         cost = r1.cost + r2.cost;
         if (cost >= ub - D.eps) return false;
-        sol = join(c.f, D.thr_of(c.f, c.rl, c.rr), r1.sol, r2.sol);
+        sol = join(c.f, D.thr_of(c.f, c.rl, c.rr), c.rr, r1.sol, r2.sol);
         return true;
     }
 
@@ -240,12 +240,17 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     cols.totals(cols.root_view.data(), P.n, tot.data());
     best.cost = cols.leaf_err(tot.data());
     best.sol = leaf_sol();
+    S.note_incumbent(best.cost);
     const int kmax = k_max > 0 ? std::min(k_max, P.F) : P.F;
     auto round = [&](int code, int k) {
         Res r = code == 1   ? lookahead_round(ws, S.stop, cols, gini, k, P.max_depth, best.cost)
                 : code == 2 ? lookahead_round(ws, S.stop, cols, km, k, P.max_depth, best.cost)
                             : lookahead_round(ws, S.stop, cols, ent, k, P.max_depth, best.cost);
-        if (r.cost < best.cost - cols.eps) best = std::move(r);
+        if (r.cost < best.cost - cols.eps) {
+            best = std::move(r);
+            S.note_incumbent(best.cost);  // the history (stopped rounds too: their trees are real)
+            tl::lower_to(P.progress, tl::INCUMBENT, best.cost);  // live counters (verbose)
+        }
     };
     const int first = crit_code == 1 || crit_code == 2 ? crit_code : 0;
     for (int k = 1; P.n > 0 && P.F > 0 && P.max_depth >= 1; k = std::min(2 * k, kmax)) {
@@ -278,6 +283,7 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     }
     out.cache_entries = S.cache.n_entries();
     out.peak_bytes = S.cache.peak_bytes();
+    out.history = S.history;
     write_tree(best.sol, out);
 }
 

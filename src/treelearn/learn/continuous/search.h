@@ -74,8 +74,17 @@ struct Shared {
     tl::steady::time_point t0;
     std::vector<Worker*> workers;  // workers[0] runs on the calling thread when alone
     int root_lanes = 1;            // features each worker's root scans in turn (search_root_lanes)
+    std::mutex history_mu;
+    std::vector<std::pair<double, double>> history;  // (seconds, error) of each better root incumbent
     Shared(const Params& p, const Columns& d, double fixed)
         : P(p), D(d), cache(p.mem_limit_bytes, fixed), t0(tl::steady::now()) {}
+
+    // the root's incumbent is now `cost`: recorded when it is better than the last one
+    void note_incumbent(double cost) {
+        std::lock_guard<std::mutex> lock(history_mu);
+        if (!history.empty() && !(cost < history.back().second - D.eps)) return;
+        history.emplace_back(std::chrono::duration<double>(tl::steady::now() - t0).count(), cost);
+    }
 };
 
 // the incumbent of one node and the tie rule's bounds. (pos, key): the position (in the node's
@@ -176,6 +185,7 @@ class Worker {
           clock(s.t0, s.P.time_limit, &s.stop), caller(on_caller) {
         for (int l = 0; l < levels; ++l) buf[l].resize((size_t)D.F * D.n);
         feed.p = s.P.progress;
+        d2.simd_on = s.P.use_simd != 0;
     }
 
     // the optimal tree of depth <= d over the view's m rows (porder: the parent's feature order,
@@ -230,7 +240,7 @@ class Worker {
     bool cached(const Entry* view, int m, int d, double UB, uint64_t& h, Res& res);
     bool pick(ThresholdIntervals& ti, Interval& iv, int& k, OrderKey& key, double ub) const;
     void eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey key, const Interval& iv,
-                        const ThresholdIntervals& ti, Incumbent& inc, double bl, double br, double& cl, double& cr,
+                        ThresholdIntervals& ti, Incumbent& inc, double bl, double br, double& cl, double& cr,
                         double& lb_open);
     void search_root_parallel(Node& nd);
     template <typename Next>
@@ -281,6 +291,9 @@ inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, 
     ++nodes;
     Node nd;
     if (open_node(nd, view, m, d, UB, level, porder, LB)) return std::move(nd.res);
+    // the vector kernel's node (depth-2 nodes do not nest; not at a depth-2 root, whose lanes
+    // interleave its features: the kernel re-sorts per feature)
+    if (d == 2 && P.use_d2 && level > 0) d2.begin_node(view, m);
     if (level == 0 && S.workers.size() > 1) {
         search_root_parallel(nd);
     } else if (level == 0) {
@@ -300,6 +313,7 @@ inline Res Worker::solve(const Entry* view, int m, int d, double UB, int level, 
             if (oi + 1 < D.F && nd.inc.bound_at(oi + 1, -1) <= nd.nc.lb + D.eps) break;
         }
     }
+    d2.end_node();
     return close_node(nd, UB);
 }
 
@@ -346,7 +360,10 @@ inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double 
     const std::vector<double>& key = gini ? nd.fgini : nd.ferr;
     std::stable_sort(nd.order.begin(), nd.order.end(), [&](int a, int b) { return key[a] < key[b]; });
     nd.inc.init(UB, res.cost, res.sol, eps);
-    if (level == 0) feed.incumbent(std::min(UB, res.cost));  // live counters (verbose): the root's first incumbent
+    if (level == 0) {  // live counters (verbose) and the history: the root's first incumbent
+        feed.incumbent(std::min(UB, res.cost));
+        S.note_incumbent(res.cost);
+    }
     nd.nc = NodeCtx{view, m, d, level, LB, nd.order.data(), nd.fbest.data()};
     return false;
 }
@@ -467,7 +484,11 @@ inline bool Worker::step_feature(const NodeCtx& nc, FeatureScan& fs, Incumbent& 
         double bl, br, cl, cr;
         ti.bound_at(k, iv.lo, iv.hi, bl, br);
         eval_threshold(nc, oi, k, key, iv, ti, inc, bl, br, cl, cr, lb_open);
-        if (nc.level == 0) feed.incumbent(inc.best());  // live counters (verbose): the root's best
+        if (nc.level == 0) {  // live counters (verbose) and the history: the root's best
+            const double best = inc.best();
+            feed.incumbent(best);
+            S.note_incumbent(best);
+        }
         cl = std::max(cl, bl);
         cr = std::max(cr, br);
         ti.record(k, cl, cr);
@@ -523,7 +544,7 @@ inline void Worker::search_root_lanes(Node& nd, Next next_position, double& lb_o
 // threshold k (order key `key`) of the feature at position oi: the best trees of both children
 // (bounds cl, cr), offered to inc
 inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey key, const Interval& iv,
-                                   const ThresholdIntervals& ti, Incumbent& inc, double bl, double br,
+                                   ThresholdIntervals& ti, Incumbent& inc, double bl, double br,
                                    double& cl, double& cr, double& lb_open) {
     const double eps = D.eps;
     const int f = nc.order[oi];
@@ -542,7 +563,7 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey ke
         cl = sd[0].lb;
         cr = sd[1].lb;
         inc.offer(oi, key, sd[0].best + sd[1].best,
-                  [&]() { return join(f, thr(), D.side_sol(sd[0]), D.side_sol(sd[1])); });
+                  [&]() { return join(f, thr(), vf[p].rank, D.side_sol(sd[0]), D.side_sol(sd[1])); });
         return;
     }
     Entry* child = buf[nc.level].data();
@@ -550,13 +571,18 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey ke
     const Entry* Lv = child;
     const Entry* Rv = child + (size_t)D.F * p;
     const int mr = m - p;
-    const bool larger = P.large_first == 1 || (P.large_first == 2 && d >= 4);
+    const bool larger = P.large_first == 1 || (P.large_first == 2 && (d >= 4 || nc.level > 0));
     const bool left_first = larger ? p >= mr : p < mr;
     const double slack = ti.slack(iv, k);
     const int* porder = d - 1 == 1 ? nc.order : nullptr;  // a depth-1 child's pass: this node's order
+    // a child's bound: the split's, less the other child's bound, and at most (ties included) the
+    // error the same child of a neighbouring split's tree makes here (warm start)
+    auto bound_for = [&](int s, const Entry* v, int rows, double b) {
+        return std::min(b, D.rank_of.empty() ? b : ti.warm_error(s, iv, v, rows, D) + 2.0 * eps);
+    };
     double ub = inc.bound_at(oi, key);
-    Res r1 = left_first ? solve(Lv, p, d - 1, ub - br, nc.level + 1, porder, bl)
-                        : solve(Rv, mr, d - 1, ub - bl, nc.level + 1, porder, br);
+    Res r1 = left_first ? solve(Lv, p, d - 1, bound_for(0, Lv, p, ub - br), nc.level + 1, porder, bl)
+                        : solve(Rv, mr, d - 1, bound_for(1, Rv, mr, ub - bl), nc.level + 1, porder, br);
     const double other_b = left_first ? br : bl;
     Res r2;
     bool have2 = false;
@@ -564,16 +590,18 @@ inline void Worker::eval_threshold(const NodeCtx& nc, int oi, int k, OrderKey ke
     if (!stopped() && r1.lb + other_b < ub - eps) {
         double base = (r1.cost <= r1.lb + eps) ? r1.cost : r1.lb;
         // the first child's search used the next level's buffer: this level's views are intact
-        r2 = left_first ? solve(Rv, mr, d - 1, ub - base + slack, nc.level + 1, porder, br)
-                        : solve(Lv, p, d - 1, ub - base + slack, nc.level + 1, porder, bl);
+        r2 = left_first ? solve(Rv, mr, d - 1, bound_for(1, Rv, mr, ub - base + slack), nc.level + 1, porder, br)
+                        : solve(Lv, p, d - 1, bound_for(0, Lv, p, ub - base + slack), nc.level + 1, porder, bl);
         have2 = true;
     }
     double l1 = r1.lb, l2 = have2 ? r2.lb : other_b;
     cl = left_first ? l1 : l2;
     cr = left_first ? l2 : l1;
+    if (!D.rank_of.empty()) ti.keep(k, left_first ? &r1 : have2 ? &r2 : nullptr, left_first ? (have2 ? &r2 : nullptr) : &r1);
     if (have2) {
+        const int rr = vf[p].rank;
         inc.offer(oi, key, r1.cost + r2.cost, [&]() {
-            return left_first ? join(f, thr(), r1.sol, r2.sol) : join(f, thr(), r2.sol, r1.sol);
+            return left_first ? join(f, thr(), rr, r1.sol, r2.sol) : join(f, thr(), rr, r2.sol, r1.sol);
         });
     }
     if (stopped()) lb_open = std::min(lb_open, cl + cr);
@@ -596,10 +624,12 @@ inline void write_tree(const Sol& s, Output& out) {
 
 // memory the search needs before any cache: the ranked columns, and per worker its buffers
 inline double worker_bytes(const Params& P, int levels) {
-    return 8.0 * (double)P.F * P.n * levels + 8.0 * P.n + 64.0 * P.C;
+    const double simd = P.C == 2 && !P.w ? 6.0 * (double)P.F * std::min(P.n, 1 << 15) : 0.0;  // depth2_simd.h
+    return 8.0 * (double)P.F * P.n * levels + 16.0 * P.n + 64.0 * P.C + simd;
 }
 inline double fixed_bytes(const Params& P, int levels) {
-    return 8.0 * (double)P.F * P.n + worker_bytes(P, levels) + 4.0 * P.n + 13.0 * P.n;
+    return 8.0 * (double)P.F * P.n + worker_bytes(P, levels) + 4.0 * P.n + 13.0 * P.n +
+           (Columns::uses_ranks(P) ? 4.0 * (double)P.F * P.n : 0.0);
 }
 // buffers for the children of nodes with depth budget >= 3 (>= 2 without the depth-2 solver)
 inline int buffer_levels(const Params& P) { return std::max(0, P.max_depth - (P.use_d2 ? 2 : 1)); }
@@ -686,6 +716,7 @@ inline void run_continuous(const Params& P, Output& out) {
     }
     out.cache_entries = S.cache.n_entries();
     out.peak_bytes = S.cache.peak_bytes();
+    out.history = S.history;
     write_tree(r.sol, out);
 }
 

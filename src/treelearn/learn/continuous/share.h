@@ -43,6 +43,7 @@ class RootShare {
         } else {
             ++worker->nodes;
             settled = worker->open_node(nd, cols.root_view.data(), P.n, P.max_depth, UB, 0, nullptr);
+            if (!settled && P.max_depth == 2 && P.use_d2) worker->d2.begin_node(cols.root_view.data(), P.n);
         }
         base = nd.res;
         ti.on = P.use_intervals != 0;

@@ -41,18 +41,23 @@ Anytime: the greedy tree of the same depth and criterion
 (:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
 ``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
 the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
-the training data, with ``lower_bound_``. From depth ``LOOKAHEAD_MIN_DEPTH`` on (any data size),
-where the exact search rarely finishes within minutes, a Top-k search (paper 003's idea on numeric columns,
-``continuous/lookahead.h``) then improves the incumbent: at every node of depth budget >= 3 it
-tries only the k columns with the best impurity split (the greedy criterion; a callable criterion
-ranks by entropy), each at that threshold, and solves nodes of budget <= 2 exactly; rounds
-k = 1, 2, 4, ... up to every column, then one round with every column for each other criterion
-(they rank columns differently), run within ``LOOKAHEAD_SHARE`` of the time limit (without a
-time limit, while k^(depth - 2) <= ``LOOKAHEAD_NODES``). The exact search then looks only for
-trees at least as good (ties included, so a finished search returns the tie rule's tree), starting
-with the Top-k tree's root split (its subtrees then solved exactly; the order changes, the tree does
-not), and a search stopped early returns the best of its own tree, the Top-k tree and the greedy tree
-(``source``: "search", "top-k" or "greedy"). What this gains on the benchmarks: docs/guide/topk.rst.
+the training data, with ``lower_bound_``. From depth ``LOOKAHEAD_MIN_DEPTH`` on, where the exact
+search rarely finishes within minutes on large data but in milliseconds on small data, the exact
+search first runs alone for ``PROBE_SHARE`` of the time limit (at most ``PROBE_MAX`` seconds): a
+problem it solves is done, with no incumbent grown. Otherwise the greedy tree and a Top-k search
+(paper 003's idea on numeric columns, ``continuous/lookahead.h``) give the incumbents: at every node
+of depth budget >= 3 it tries only the k columns with the best impurity split (the greedy
+criterion; a callable criterion ranks by entropy), each at that threshold, and solves nodes of
+budget <= 2 exactly; rounds k = 1, 2, 4, ... up to every column, then one round with every column
+for each other criterion (they rank columns differently), run within ``LOOKAHEAD_SHARE`` of the
+time limit (without a time limit, while k^(depth - 2) <= ``LOOKAHEAD_NODES``). The exact search
+then looks only for trees at least as good as the best of them (ties included, so a finished search
+returns the tie rule's tree), starting with the Top-k tree's root split (its subtrees then solved
+exactly; the order changes, the tree does not), and a search stopped early returns the best of its
+own tree, the probe's, the Top-k tree and the greedy tree (``source``: "search", "top-k" or
+"greedy"). ``info["history"]`` (``incumbent_history_`` on the estimator) records every better tree
+with the time it was found: the searches record their root's incumbents, the Top-k search its
+rounds. Measured numbers are in ``docs/guide/topk.rst`` and ``benchmarks/bench_continuous.py``.
 """
 from __future__ import annotations
 
@@ -238,12 +243,16 @@ def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth, time_limit=N
 # below this many (rows x searched columns) the greedy tree is grown only if the search times out:
 # a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time
 GREEDY_FIRST_CELLS = 20_000
-# the Top-k incumbent (module doc): from this depth on (any data size: on small data its tighter
-# bound more than pays for it, breast cancer at depth 4 fits in half the time), within this share of
-# the time limit; without a time limit, rounds while k^(depth-2) <= LOOKAHEAD_NODES
+# the Top-k incumbent (module doc): from this depth on, within this share of the time limit;
+# without a time limit, rounds while k^(depth-2) <= LOOKAHEAD_NODES
 LOOKAHEAD_MIN_DEPTH = 4
 LOOKAHEAD_SHARE = 0.1
 LOOKAHEAD_NODES = 64
+# the probe (module doc): from LOOKAHEAD_MIN_DEPTH on, the exact search alone runs first for this
+# share of the time limit, at most PROBE_MAX seconds (PROBE_MAX without a time limit): what it
+# solves (iris, wine, bank at depth 4) needs neither incumbent, whose rounds would cost more
+PROBE_SHARE = 0.01
+PROBE_MAX = 1.0
 
 
 def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_bytes, nan_mode, progress, n_jobs):
@@ -263,18 +272,43 @@ def _lookahead(X_fm, y, n_classes, w, max_depth, criterion, time_limit, memory_b
     return None if res["memory_error"] else res
 
 
+class _History:
+    """The fit's incumbent over time: (seconds since the fit started, error, lower bound), one point
+    per strictly better tree (greedy, probe, Top-k rounds, the search's root), the last one the
+    returned tree's with the proven bound (0 before: the search proves its bound at the end)."""
+
+    def __init__(self, t0, eps):
+        self.t0, self.eps, self.points = t0, eps, []
+
+    def add(self, seconds, error):
+        if not self.points or error < self.points[-1][1] - self.eps:
+            self.points.append((float(seconds), float(error), 0.0))
+
+    def add_run(self, start, res):
+        """A compiled run's own history (seconds since it started at ``start``)."""
+        for sec, err in res.get("history", ()):
+            self.add(start - self.t0 + sec, err)
+
+    def close(self, error, bound):
+        self.add(time.perf_counter() - self.t0, error)
+        self.points[-1] = (time.perf_counter() - self.t0, float(error), float(bound))
+        return list(self.points)
+
+
 def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criterion="entropy", time_limit=None,
-                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, topk_incumbent=True, **switches):
+                   memory_limit_mb=1024, incumbent="auto", n_jobs=1, topk_incumbent=True, probe=True, **switches):
     """Fit the optimal tree over every threshold. Returns ``(tree, info)``; ``info`` has
-    ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search" or
-    "greedy") and the search statistics. ``n_jobs``: threads over the root's features (the same
-    tree: the tie rule of the module doc). ``incumbent``: True grows the greedy tree first and searches only for trees at
-    least as good; "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data
-    grows it only when the search times out (either way a timed-out fit is never worse than the
-    greedy tree); False never. ``topk_incumbent`` False (ablation of the anytime answer) skips the
-    Top-k incumbent. ``switches`` (ablation, same result): the search's switches
-    (``_continuous.SWITCHES``: ``use_cache``, ``use_intervals``, ``use_skip``, ``use_d2``,
-    ``start_best``, ``root_lanes``, ``large_first``, ``use_caps``)."""
+    ``timed_out``, ``lower_bound``, ``error``, ``greedy_error``, ``source`` ("search", "top-k" or
+    "greedy"), ``history`` (the incumbent over time, :class:`_History`) and the search statistics.
+    ``n_jobs``: threads over the root's features (the same tree: the tie rule of the module doc).
+    ``incumbent``: True grows the greedy tree first and searches only for trees at least as good;
+    "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data grows it only when
+    the search times out (either way a timed-out fit is never worse than the greedy tree); False
+    never. ``topk_incumbent`` False (ablation of the anytime answer) skips the Top-k incumbent,
+    ``probe`` False (ablation) the probe. ``switches`` (ablation, same result): the search's
+    switches (``_continuous.SWITCHES``: ``use_cache``, ``use_intervals``, ``use_skip``,
+    ``use_d2``, ``start_best``, ``root_lanes``, ``large_first``, ``use_caps``, ``use_warm``,
+    ``use_simd``)."""
     from treelearn.learn.continuous import _continuous
 
     t0 = time.perf_counter()
@@ -309,26 +343,44 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     ub = 0.0
     # the search keeps trees of error below ub - tie: trees no worse than an incumbent, ties included
     tie = error_tie(W)
+    history = _History(t0, tie)
+    probe_nodes = 0
     nan_arg = nan_mode if nan_mode.any() else None
     # what the search and the Top-k incumbent may allocate: the cap less the copies held for them
     memory_bytes = float(memory_limit_mb) * 1024.0 * 1024.0 - float(X_fm.nbytes + y.nbytes + w.nbytes)
+    columns = (raw, kind, code, nan_mode)
+    tree_args = (Xe, y, w, n_classes, schema, *columns)  # a search's result to a Tree (_to_tree)
+    backend = _backend.get()
+    search = backend or _continuous.continuous_search
+    deep = incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0
+    if deep and probe and incumbent == "auto":  # the probe (module doc): done when it finishes
+        limit = PROBE_MAX if time_limit is None else min(PROBE_MAX, PROBE_SHARE * remaining())
+        start = time.perf_counter()
+        res = _search(search, (X_fm, y, n_classes, w if weighted else None, max_depth, 0.0, limit, memory_bytes),
+                      memory_limit_mb, greedy, None, tree_args, n_threads=int(n_jobs or 1), nan_mode=nan_arg,
+                      **switches)
+        if not res["timed_out"]:
+            history.add_run(start, res)
+            return _result(res, None, greedy, X_fm, tree_args, t0, history, incumbent)
+        probe_nodes = int(res["nodes"])  # (its tree is dropped: the incumbents and the search do better)
     first = incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS)
     if first:
         # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
         ub = incumbent_bound(greedy.error, W) + tie
+        history.add(time.perf_counter() - t0, greedy.error)
     la = None
-    columns = (raw, kind, code, nan_mode)
     out_of_time = time_limit is not None and remaining() <= SPENT  # the incumbents spent the limit
-    if (incumbent is not False and topk_incumbent and max_depth >= LOOKAHEAD_MIN_DEPTH and X_fm.shape[0] > 0
-            and not out_of_time):
+    if deep and not out_of_time:
+        start = time.perf_counter()
         try:
             la = _lookahead(X_fm, y, n_classes, w if weighted else None, max_depth, criterion,
                             remaining(), memory_bytes, nan_arg,
                             switches.get("progress"), int(n_jobs or 1))
         except KeyboardInterrupt as exc:
-            _attach_partial(exc, [getattr(exc, "partial_result", None)], greedy, (Xe, y, w, n_classes, schema, *columns))
+            _attach_partial(exc, [getattr(exc, "partial_result", None)], greedy, tree_args)
             raise
         if la is not None:  # (ub 0: none yet)
+            history.add_run(start, la)
             la_ub = incumbent_bound(float(la["cost"]), W) + tie
             ub = la_ub if ub == 0.0 else min(ub, la_ub)
     limit = 0.0
@@ -338,28 +390,45 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
             best = greedy.tree() if la is None or greedy.error <= float(la["cost"]) else _to_tree(
                 la, Xe, y, w, n_classes, schema, *columns)
             return _out_of_time(best, t0, n_search_features=int(X_fm.shape[0]))
-    backend = _backend.get()
-    search = backend or _continuous.continuous_search
-    if la is not None and backend is None and la["feature"].size and la["feature"][0] >= 0:
-        # the anytime order: the Top-k tree's root split first, its subtrees solved exactly
+    if la is not None and backend is None and la["feature"].size and la["feature"][0] >= 0 and la["cost"] > 0:
+        # the anytime order: the Top-k tree's root split first, its subtrees solved exactly (a
+        # zero-error Top-k tree is optimal: the search in its own order meets the rule's tree at once)
         switches = dict(switches, root_hint_feature=int(la["feature"][0]),
                         root_hint_threshold=float(la["threshold"][0]))
+    start = time.perf_counter()
+    res = _search(search, (X_fm, y, n_classes, w if weighted else None, max_depth, ub, limit, memory_bytes),
+                  memory_limit_mb, greedy, la, tree_args, n_threads=int(n_jobs or 1), nan_mode=nan_arg, **switches)
+    history.add_run(start, res)
+    tree, info = _result(res, la, greedy, X_fm, tree_args, t0, history, incumbent)
+    info["probe_nodes"] = probe_nodes
+    return tree, info
+
+
+def _search(search, args, memory_limit_mb, greedy, la, tree_args, **kwargs):
+    """One exact search (``args``: the search's positional arguments); Ctrl-C attaches the best tree
+    so far, a cap too small for the columns is an error."""
+    X_fm, y, n_classes, w, max_depth, ub, limit, memory_bytes = args
     try:
-        res = search(
-            X_fm, y, int(n_classes), w if weighted else None, int(max_depth), float(ub), limit, memory_bytes,
-            n_threads=int(n_jobs or 1), nan_mode=nan_arg, **switches)
+        res = search(X_fm, y, int(n_classes), w, int(max_depth), float(ub), float(limit), memory_bytes, **kwargs)
     except KeyboardInterrupt as exc:
-        _attach_partial(exc, [getattr(exc, "partial_result", None), la], greedy,
-                        (Xe, y, w, n_classes, schema, *columns))
+        _attach_partial(exc, [getattr(exc, "partial_result", None), la], greedy, tree_args)
         raise
     if res["memory_error"]:
         raise _too_small(memory_limit_mb, res["fixed_bytes"])
-    tree = _to_tree(res, Xe, y, w, n_classes, schema, *columns)
+    return res
+
+
+def _result(res, la, greedy, X_fm, tree_args, t0, history, incumbent):
+    """``(tree, info)`` of the fit: the search's tree, or the Top-k or greedy incumbent when the
+    search (stopped early) found nothing as good."""
+    _, y, w, n_classes = tree_args[:4]
+    W = float(w.sum())
+    tree = _to_tree(res, *tree_args)
     err = training_errors(tree.children_left, tree.value)
     source = "search"
     # a search that stopped early (or found nothing below the bound) may be beaten by an incumbent
     if la is not None and err > incumbent_bound(float(la["cost"]), W):
-        tree = _to_tree(la, Xe, y, w, n_classes, schema, *columns)
+        tree = _to_tree(la, *tree_args)
         err, source = training_errors(tree.children_left, tree.value), "top-k"
     if (res["timed_out"] and incumbent is not False) or greedy.grown:
         if err > incumbent_bound(greedy.error, W):
@@ -375,6 +444,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
                 n_search_features=int(X_fm.shape[0]), fit_time=time.perf_counter() - t0,
                 topk_error=None if la is None else float(la["cost"]), topk_k=None if la is None else int(la["k"]),
                 topk_nodes=0 if la is None else int(la["nodes"]))
+    info["history"] = history.close(err, info["lower_bound"])
     return tree, info
 
 
@@ -382,7 +452,8 @@ def sorted_columns_bytes(n: int, n_columns: int, max_depth: int, n_classes: int)
     """What the continuous search holds before any cache (``fixed_bytes`` of search.h: the ranked
     columns and one worker's buffers) for ``n`` rows and ``n_columns`` searched columns."""
     levels = max(0, max_depth - 2)
-    return 8.0 * n_columns * n * (1 + levels) + 8.0 * n + 64.0 * n_classes + 17.0 * n
+    ranks = 4.0 * n_columns * n if max_depth >= 3 else 0.0  # the warm starts' ranks by row
+    return 8.0 * n_columns * n * (1 + levels) + 16.0 * n + 64.0 * n_classes + 17.0 * n + ranks
 
 
 def _too_small(memory_limit_mb, needed: float) -> ResourceLimitError:
@@ -399,7 +470,8 @@ def _out_of_time(tree: Tree, t0: float, n_search_features: int = 0):
                            "fixed_bytes", "threads_used"), 0)
     return tree, dict(stats, timed_out=True, memory_error=False, cost=err, lower_bound=0.0, error=err,
                       greedy_error=err, source="greedy", n_search_features=n_search_features,
-                      fit_time=time.perf_counter() - t0, topk_error=None, topk_k=None, topk_nodes=0)
+                      fit_time=time.perf_counter() - t0, topk_error=None, topk_k=None, topk_nodes=0,
+                      history=[(time.perf_counter() - t0, err, 0.0)])
 
 
 #: the most (rows x searched columns) on which a timed-out fit computes :func:`sample_floor` (a
