@@ -144,6 +144,7 @@ struct Side {
 struct Columns {
     int n = 0, F = 0, C = 0;
     bool weighted = false;
+    bool integral = true;  // every error a whole number (unit or integer weights): bounds round up
     double eps = tl::ERROR_TIE;               // tolerance of error comparisons (scaled by total weight)
     std::vector<std::vector<double>> vals;    // per feature: distinct values, ascending
     std::vector<int32_t> lab;
@@ -152,6 +153,10 @@ struct Columns {
     std::vector<int32_t> rank_of;             // F * n: a row's rank per feature (warm starts), or empty
 
     double wof(int r) const { return weighted ? wt[r] : 1.0; }
+
+    // a lower bound of an error made stronger where errors are whole numbers: no tree has an error
+    // below lb - eps, so none below the next whole number
+    double round_lb(double lb) const { return integral ? std::max(lb, std::ceil(lb - eps)) : lb; }
 
     // ranks every column; `stop()` is asked before each (a column of n rows is the unit of the
     // set-up's work): true stops the set-up, and build returns false (the columns are unusable)
@@ -168,6 +173,7 @@ struct Columns {
             wt.assign(P.w, P.w + n);
             W = 0.0;
             for (int i = 0; i < n; ++i) W += wt[i];
+            for (int i = 0; i < n && integral; ++i) integral = wt[i] == std::floor(wt[i]);
         }
         eps = tl::ERROR_TIE * std::max(1.0, W);
         vals.assign(F, std::vector<double>());

@@ -336,7 +336,7 @@ inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double 
     // down can be reached along different paths
     nd.cacheable = P.use_cache && level >= 2 && d >= 2;
     if (nd.cacheable && cached(view, m, d, UB, nd.h, res)) return true;
-    LB = std::max({LB, res.lb, 0.0});
+    LB = D.round_lb(std::max({LB, res.lb, 0.0}));
 
     // depth-1 pass: incumbent, feature order, first threshold per feature
     nd.ferr.resize(D.F);
@@ -374,11 +374,11 @@ inline Res Worker::close_node(Node& nd, double UB) {
     res.cost = nd.inc.cost;
     res.sol = std::move(nd.inc.sol);
     if (stopped()) {
-        res.lb = std::max(0.0, std::min({res.cost, UB, std::max(nd.lb_open, nd.nc.lb)}));
+        res.lb = std::max(0.0, std::min({res.cost, UB, D.round_lb(std::max(nd.lb_open, nd.nc.lb))}));
         return res;
     }
     bool exact = res.cost < UB - eps;
-    res.lb = exact ? res.cost : std::max(UB, nd.nc.lb);
+    res.lb = exact ? res.cost : D.round_lb(std::max(UB, nd.nc.lb));
     if (res.lb > res.cost) res.lb = res.cost;
     if (nd.cacheable) S.cache.store(nd.h, nd.nc.view, nd.nc.m, nd.nc.d, res.lb, exact, res.cost, res.sol);
     return res;
