@@ -148,6 +148,12 @@ def main(argv=None):
     if have_peer:
         hdr += f"{'pycontree s':>13}{'err':>7}{'ratio':>8}{'cpu':>7}  same"
     print(hdr)
+    # warm-up: a process's first fit loads its modules (tens of ms), which is not the fit's time
+    rng = np.random.default_rng(0)
+    Xw, yw = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
+    run_treelearn(Xw, yw, 2, 10.0)
+    if have_peer:
+        run_pycontree(Xw, yw, 2, 10.0)
     ratios = {h: [] for h in depths}
     cpu_ratios = {h: [] for h in depths}
     same = {h: [] for h in depths}
