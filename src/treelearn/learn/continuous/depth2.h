@@ -69,6 +69,18 @@ inline void store_sides(const ISide* st, Side* sd) {
 }
 
 // the depth-2 solver's scratch (one per thread) over shared columns
+// a side's scan state (either kernel's: n, best, found, capi, lbi, bg, brl, brr) into its Side: its
+// best error, and as bound the best when found or below the cap, else what the scan proved
+template <class State>
+inline void store_side(const State& st, Side& S) {
+    S.T = st.n;
+    S.best = st.best;
+    S.lb = st.found || st.best < st.capi ? st.best : std::max(st.capi, st.lbi);
+    S.bf = st.bg;
+    S.brl = st.brl;
+    S.brr = st.brr;
+}
+
 struct Depth2 {
     const Columns& D;
     const bool skip_on;
@@ -197,14 +209,7 @@ struct Depth2 {
             brr = ranks.second;
             window(best);
         }
-        void store(Side& S) const {
-            S.T = n;
-            S.best = best;
-            S.lb = found || best < capi ? best : std::max(capi, lbi);
-            S.bf = bg;
-            S.brl = brl;
-            S.brr = brr;
-        }
+        void store(Side& S) const { store_side(*this, S); }
         static int floor_half(int x) { return x >= 0 ? x / 2 : -((-x + 1) / 2); }
     };
 
@@ -294,14 +299,7 @@ struct Depth2 {
         }
         void window(int e) { V = e <= lbi || e <= 0 ? NONE : n - e; }  // improve: maxL + maxR > V
         bool done() const { return V == NONE; }
-        void store(Side& S) const {
-            S.T = n;
-            S.best = best;
-            S.lb = found || best < capi ? best : std::max(capi, lbi);
-            S.bf = bg;
-            S.brl = brl;
-            S.brr = brr;
-        }
+        void store(Side& S) const { store_side(*this, S); }
     };
 
     template <int CC>
