@@ -450,6 +450,20 @@ def _result(res, la, greedy, X_fm, tree_args, t0, history, incumbent):
     return tree, info
 
 
+def report_search(progress, info: dict, verbose) -> list:
+    """The end of a continuous fit on its ProgressReporter: the final counters (every node the live
+    lines counted: the probe's, the Top-k incumbent's and the search's) and, with ``verbose``, each
+    entry of the incumbent history. Returns the history, (seconds, error, lower bound) tuples."""
+    progress.stats = {"nodes": int(info["nodes"]) + int(info.get("topk_nodes") or 0)
+                      + int(info.get("probe_nodes") or 0),
+                      "cache_hits": int(info["cache_hits"]),
+                      "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
+    history = list(info.get("history") or [])
+    for sec, err, bound in history if verbose else ():
+        progress.emit(f"incumbent {err:g} at {sec:.3f} s" + (f" (lower bound {bound:g})" if bound else ""))
+    return history
+
+
 def sorted_columns_bytes(n: int, n_columns: int, max_depth: int, n_classes: int) -> float:
     """What the continuous search holds before any cache (``fixed_bytes`` of search.h: the ranked
     columns and one worker's buffers) for ``n`` rows and ``n_columns`` searched columns."""

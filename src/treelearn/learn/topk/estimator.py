@@ -240,10 +240,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "greedy" when no tree better than the greedy one was found (or the time limit struck
         first) and the greedy tree was returned.
     incumbent_history_ : list of (seconds, error, lower_bound)
-        Continuous solver only: the best training error found over the fit's time, one entry per
-        improvement (the greedy tree, the probe and exact searches' root incumbents, the Top-k
-        rounds), the last one the returned tree's with its proven lower bound (0 before: the search
-        proves its bound when it ends). With ``verbose`` each entry is printed at the end.
+        Continuous solver only: the best training error over the fit's time, one entry per
+        improvement (greedy tree, probe, Top-k rounds, the search's root), the last with the proven
+        lower bound (0 before). ``verbose`` prints each entry at the end.
     """
 
     _parameter_constraints = {
@@ -452,7 +451,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return tree
 
     def _fit_continuous(self, sample, params) -> Tree:
-        from treelearn.learn.continuous.solver import continuous_fit
+        from treelearn.learn.continuous.solver import continuous_fit, report_search
 
         clock = FitClock(self.time_limit)
         t0 = clock.t0
@@ -465,14 +464,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                                         max_depth=self.max_depth, criterion=crit, time_limit=clock.remaining(),
                                         memory_limit_mb=self.memory_limit_mb, n_jobs=self._n_threads(),
                                         **({} if live is None else {"progress": live.array}))
-            # every node the live lines counted: the Top-k incumbent's and the search's
-            progress.stats = {"nodes": int(info["nodes"]) + int(info.get("topk_nodes") or 0)
-                              + int(info.get("probe_nodes") or 0),
-                              "cache_hits": int(info["cache_hits"]),
-                              "error": float(info["error"]), "lower_bound": float(info["lower_bound"])}
-            self.incumbent_history_ = list(info.get("history") or [])
-            for sec, err, bound in self.incumbent_history_ if self.verbose else ():
-                progress.emit(f"incumbent {err:g} at {sec:.3f} s" + (f" (lower bound {bound:g})" if bound else ""))
+            self.incumbent_history_ = report_search(progress, info, self.verbose)
         tree.impurity = crit.impurity(tree.value)
         self.solver_ = "continuous"
         self.binarizer_ = None
