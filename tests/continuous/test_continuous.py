@@ -289,6 +289,31 @@ def test_threads_time_limit_and_memory_cap():
     assert info["threads_used"] < 8
 
 
+@pytest.mark.parametrize("C,weighted,depth", [(2, False, 2), (2, False, 4), (2, True, 3), (3, False, 3), (3, True, 2)])
+def test_memory_pre_check_is_a_lower_bound_of_what_the_search_counts(C, weighted, depth):
+    """The Python pre-check refuses a cap before the columns are copied and sorted: it must never
+    count more than the compiled search does once it has ranked them (else it would refuse caps the
+    search fits in), and a cap between the two is refused by the search with the same error."""
+    from treelearn._limits import ResourceLimitError
+    from treelearn.learn.continuous.solver import sorted_columns_bytes
+
+    rng = np.random.default_rng(C + depth)
+    n, d = 900, 5
+    X = rng.normal(size=(n, d))
+    X[:, 1] = np.round(X[:, 1])  # few distinct values
+    y = rng.integers(0, C, size=n)
+    w = rng.uniform(0.5, 2.0, size=n) if weighted else None
+    _, info = continuous_fit(X, y, C, w, None, max_depth=depth, time_limit=0.2)
+    least = sorted_columns_bytes(n, d, depth, C, weighted)
+    # all it cannot know is the columns' distinct values (8 bytes each, counted after ranking)
+    values = 8.0 * sum(np.unique(X[:, j]).size for j in range(d)) + 16.0 * d
+    assert least <= info["fixed_bytes"] <= least + values
+    held = 8.0 * n * (d + 2)  # the fit's own copies, which the pre-check adds
+    cap_mb = (least + held + 0.5 * (info["fixed_bytes"] - least)) / 2 ** 20 + 1e-9
+    with pytest.raises(ResourceLimitError, match="too small for the sorted columns"):
+        continuous_fit(X, y, C, w, None, max_depth=depth, memory_limit_mb=cap_mb, time_limit=0.2)
+
+
 def test_topk_all_thresholds_uses_the_continuous_solver():
     from sklearn.datasets import load_wine
 

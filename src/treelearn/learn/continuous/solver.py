@@ -322,7 +322,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     numeric = sum(1 for j in range(Xe.shape[1]) if schema is None or not schema.is_categorical(j))
     # the cap holds the search's own copies too: the feature-major matrix, the labels and weights
     held = 8.0 * Xe.shape[0] * (numeric + 2)
-    least = sorted_columns_bytes(Xe.shape[0], numeric, int(max_depth), n_classes) + held
+    least = sorted_columns_bytes(Xe.shape[0], numeric, int(max_depth), n_classes, weighted) + held
     if least > float(memory_limit_mb) * 2.0**20:  # refused before the columns are copied and sorted
         raise _too_small(memory_limit_mb, least)
     try:  # the feature-major copy under the fit's clock
@@ -464,12 +464,18 @@ def report_search(progress, info: dict, verbose) -> list:
     return history
 
 
-def sorted_columns_bytes(n: int, n_columns: int, max_depth: int, n_classes: int) -> float:
-    """What the continuous search holds before any cache (``fixed_bytes`` of search.h: the ranked
-    columns and one worker's buffers) for ``n`` rows and ``n_columns`` searched columns."""
+def sorted_columns_bytes(n: int, n_columns: int, max_depth: int, n_classes: int, weighted: bool = False) -> float:
+    """The least the continuous search holds before any cache (``fixed_bytes`` of search.h: the
+    ranked columns and one worker's buffers) for ``n`` rows and ``n_columns`` searched columns: a
+    lower bound, so that a cap it exceeds is refused before the columns are copied and sorted. The
+    compiled search counts the rest once it knows it (the columns' distinct values, up to 8 bytes a
+    row, after ranking; the one-hot and missing-value columns) and stops there with the same error."""
     levels = max(0, max_depth - 2)
     ranks = 4.0 * n_columns * n if max_depth >= 3 else 0.0  # the warm starts' ranks by row
-    return 8.0 * n_columns * n * (1 + levels) + 16.0 * n + 64.0 * n_classes + 17.0 * n + ranks
+    # the vector depth-2 kernel's arrays (depth2_simd.h: two classes, unit weights)
+    simd = 6.0 * n_columns * min(n, 1 << 15) if n_classes == 2 and not weighted else 0.0
+    values = 24.0 * n_columns  # at least one distinct value per column
+    return 8.0 * n_columns * n * (1 + levels) + 16.0 * n + 64.0 * n_classes + 17.0 * n + ranks + simd + values
 
 
 def _too_small(memory_limit_mb, needed: float) -> ResourceLimitError:
