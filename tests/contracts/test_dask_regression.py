@@ -1,7 +1,8 @@
 """GreedyTreeRegressor on Dask row shards (a LocalCluster): histograms of the rows' channels
 (w, w y, w y^2; Poisson w y log y) summed from the shards give the local fit's tree: the same
-features, thresholds and row counts; values and impurities equal to rounding (the sums run in
-another order). Settings without a sharded growth fit the gathered blocks: the local tree."""
+features, thresholds and row counts; and the same values, weights and impurities to the bit,
+weighted or not (both fits compute them from exact sums of the rows' channels, whatever their
+order). Settings without a sharded growth fit the gathered blocks: the local tree."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,9 +31,8 @@ def _same_tree(local, dist):
     a, b = local.tree_, dist.tree_
     for name in STRUCTURE:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-    np.testing.assert_allclose(a.value, b.value, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(a.weighted_n_node_samples, b.weighted_n_node_samples, rtol=1e-12)
-    np.testing.assert_allclose(a.impurity, b.impurity, rtol=1e-9, atol=1e-12)
+    for name in ("value", "weighted_n_node_samples", "impurity"):  # bit for bit
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
 @pytest.mark.parametrize("params", [
@@ -53,7 +53,7 @@ def test_dask_regressor_equals_local(client, params, weighted):
     assert last_fit_log(), "the sharded path ran"
     assert local.tree_.node_count > 7
     _same_tree(local, dist)
-    np.testing.assert_allclose(dist.predict(X), local.predict(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(dist.predict(X), local.predict(X))
 
 
 @pytest.mark.parametrize("params", [dict(criterion="absolute_error", max_thresholds=32, max_depth=4),

@@ -5,7 +5,7 @@ blocks excepted, they are annotations only) is an edge of the module graph. The 
 cycle, and every edge must go to the same layer or a lower one:
 
     0 _validation, _scan, _limits,     input and parameter checks (and their compiled scans); limits
-      _lazy                            of a fit; lazy facades
+      _lazy, _exact                    of a fit; lazy facades; exact sums
     1 criteria, data.*                 impurities; schema, binarization, packed bits
     2 tree.*, distributed.*            the Tree model, its evaluation and formats; Dask plumbing
     3 base, prune.*                    the estimator seam; Tree -> Tree bounds and pruning
@@ -41,6 +41,7 @@ LAYERS = [
     ("treelearn._limits", 0),
     ("treelearn._lazy", 0),  # the lazy facades of the package __init__ files
     ("treelearn._scan", 0),  # the compiled scans of the input checks
+    ("treelearn._exact", 0),  # exact sums, whatever the order of the rows
     ("treelearn._criteria", 1),
     ("treelearn.criteria", 1),
     ("treelearn.data", 1),

@@ -12,6 +12,12 @@ values tried both ways, depth-first and best-first, threads, ``ccp_alpha``) is t
 growth. The targets of the squared-error criteria are centred on their weighted mean first
 (the second moments then have the scale of the variance, not of the mean's square: fewer
 rounding residues); the means are restored in the Tree's ``value``.
+
+The nodes' weights, means and impurities (trees of up to ``EXACT_NODES_MAX`` nodes) are computed
+from exact sums of the rows' channels (:mod:`treelearn._exact`: a fixed-point accumulator per
+node, rounded once), as is the weighted mean the targets are centred on: they are then a function
+of the rows alone, not of the order in which they were added, and a fit on Dask row shards gives
+the same bits as the fit in memory.
 """
 from __future__ import annotations
 
@@ -20,14 +26,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+from treelearn._exact import exact_round, exact_sums, merge_up
 from treelearn._validation import Options, TreeLearnValueError
 from treelearn.base import BaseTreeRegressor
 from treelearn.learn.anytime import n_threads
 from treelearn.learn.greedy.estimator import GreedyTreeClassifier, GrowParams, grow_checked
+from treelearn.tree.build import route
 from treelearn.tree.tree import Tree
 
 __all__ = ["GreedyTreeRegressor", "REGRESSION_CRITERIA", "regression_stats", "grow_regression", "node_values",
-           "check_poisson_target"]
+           "check_poisson_target", "exact_mean", "exact_nodes", "leaf_sums", "set_exact_nodes"]
 
 
 class RegressionCriterion(NamedTuple):
@@ -78,18 +86,82 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str, shift=None) -
         stats[:, 1:1 + k] = y2
         stats[:, 1 + k:] = w[:, None] * np.abs(y2)
         return stats, np.zeros(k)
-    shift = (w @ y2) / w.sum() if shift is None else np.asarray(shift, dtype=np.float64).reshape(k)
+    shift = exact_mean(y2, w) if shift is None else np.asarray(shift, dtype=np.float64).reshape(k)
     yc = y2 - shift
     stats[:, 1:1 + k] = w[:, None] * yc
     stats[:, 1 + k:] = w[:, None] * yc * yc
     return stats, shift
 
 
+def exact_mean(y2: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The weighted mean of each column of ``y2`` (n, K): the exact sums of ``w`` and of ``w y``,
+    each rounded once, divided (the same bits for any split of the rows into blocks)."""
+    chan = np.empty((y2.shape[0], 1 + y2.shape[1]))
+    chan[:, 0] = w
+    chan[:, 1:] = w[:, None] * y2
+    sums = exact_round(*exact_sums(chan, np.zeros(y2.shape[0], dtype=np.int64), 1))[0]
+    return sums[1:] / sums[0]
+
+
+#: rows routed through a tree at a time (their float64 copy stays small)
+ROUTE_BLOCK = 1 << 16
+#: the largest tree whose nodes get exact sums (a few MB of digits); a larger one (grown without a
+#: depth or leaf budget) keeps the grower's sums, equal to rounding
+EXACT_NODES_MAX = 1 << 16
+
+
+def exact_nodes(tree: Tree, criterion: str) -> bool:
+    """Whether the nodes of ``tree`` take their values from exact sums (the one rule of the fit in
+    memory and of the fit on row shards): a criterion of sums and at most EXACT_NODES_MAX nodes."""
+    return criterion != "absolute_error" and 1 < tree.node_count <= EXACT_NODES_MAX
+
+
+def leaf_sums(tree: Tree, X: np.ndarray, stats: np.ndarray):
+    """``(acc, base)`` of :func:`treelearn._exact.exact_sums`: the exact sums of the rows'
+    channels ``stats`` per leaf of ``tree`` that the rows of ``X`` reach (by blocks of rows)."""
+    m = tree.node_count
+    if X.shape[0] <= ROUTE_BLOCK:
+        leaves = route(tree, X)
+    else:
+        leaves = np.concatenate([route(tree, X[i:i + ROUTE_BLOCK]) for i in range(0, X.shape[0], ROUTE_BLOCK)])
+    return exact_sums(np.ascontiguousarray(stats, dtype=np.float64), np.ascontiguousarray(leaves, dtype=np.int64), m)
+
+
+def set_exact_nodes(tree: Tree, acc: np.ndarray, base: np.ndarray, criterion: str, shift: np.ndarray) -> Tree:
+    """The nodes' weights, values (means + ``shift``) and impurities (scikit-learn's units) of a
+    squared-error or Poisson tree from the exact sums of its leaves' channels (``leaf_sums``, or
+    their merge over row shards), set in place."""
+    left = np.asarray(tree.children_left, dtype=np.int64)
+    parent = np.full(left.size, -1, dtype=np.int64)
+    internal = np.flatnonzero(left >= 0)
+    parent[left[internal]] = internal
+    parent[np.asarray(tree.children_right, dtype=np.int64)[internal]] = internal
+    acc = np.ascontiguousarray(acc, dtype=np.int64)
+    merge_up(acc, parent)
+    c = exact_round(acc, np.ascontiguousarray(base, dtype=np.int64))
+    k = shift.size
+    W, S, Q = c[:, 0], c[:, 1:1 + k], c[:, 1 + k:]
+    Wd = np.where(W > 0, W, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if criterion == "poisson":  # half deviance: Q - S log(S / W); a node whose sum is not positive: inf
+            part = Q - S * np.log(np.where(S > 0, S, 1.0) / Wd[:, None])
+            wimp = np.where((S <= np.finfo(float).eps).any(axis=1), np.inf, part.sum(axis=1) / k)
+        else:
+            wimp = (Q - S * S / Wd[:, None]).sum(axis=1) / k
+        tree.impurity = np.where(W > 0, np.maximum(0.0, wimp / Wd), 0.0)
+    tree.weighted_n_node_samples = W.copy()
+    tree.value = S / Wd[:, None] + shift
+    return tree
+
+
 def grow_regression(X, y, w, schema, params: GrowParams, criterion: str) -> Tree:
     """A regression tree grown on the checked arguments (``params.criterion``: one of
-    :data:`REGRESSION_CRITERIA`, named ``criterion``)."""
+    :data:`REGRESSION_CRITERIA`, named ``criterion``); its nodes' values from exact sums."""
     stats, shift = regression_stats(y, w, criterion)
-    return grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=node_values(criterion, shift))
+    tree = grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=node_values(criterion, shift))
+    if exact_nodes(tree, criterion):
+        set_exact_nodes(tree, *leaf_sums(tree, X, stats), criterion, shift)
+    return tree
 
 
 def node_values(criterion: str, shift: np.ndarray):
@@ -212,6 +284,8 @@ class GreedyTreeRegressor(BaseTreeRegressor):
         shift = np.zeros(1) if g.shift is None else g.shift
         tree = g.grown_tree(self._leaf_budget(), np.zeros(0), data.schema(), float(self.ccp_alpha),
                             nodes=node_values(self.criterion, shift))
+        if exact_nodes(tree, self.criterion):  # the local fit's values to the bit: exact sums from the blocks
+            set_exact_nodes(tree, *g.exact_leaf_sums(tree, self.criterion, shift), self.criterion, shift)
         return 1, tree, g.scale
 
     #: scikit-learn's minimal cost-complexity pruning path (the classifier's, on this estimator)

@@ -42,7 +42,8 @@ from treelearn.distributed import report
 from treelearn.distributed.blocks import FirstPass, weights_of
 from treelearn.learn.greedy import _level
 from treelearn.learn.greedy.estimator import CodedFeatures, sample_thresholds, tree_from_growth
-from treelearn.learn.greedy.regressor import check_poisson_target, regression_stats
+from treelearn._exact import merge as exact_merge
+from treelearn.learn.greedy.regressor import check_poisson_target, leaf_sums, regression_stats
 from treelearn.tree.tree import Tree
 
 #: gains closer than this are ties (the compiled grower's GAIN_TOL, greedy/types.h)
@@ -151,6 +152,30 @@ def stat_hist_task(shard: StatShard, nid, slot_of, n_slots, offset):
     return _level.stat_histograms(shard.codes, shard.stats, nid, slot_of, n_slots, offset)
 
 
+def exact_shift(first: FirstPass, scale: float) -> float:
+    """The local fit's centre of the target (``regressor.exact_mean`` of the kept rows, weights
+    divided by ``scale``) from the exact sums of pass 1 (of the weights undivided): the same
+    quotient when ``scale`` is a power of two (both sums scale exactly); when every weight is the
+    scale, the local fit sees ones, and its centre is the sum of the targets over their count."""
+    wsum, wysum, ysum = first.exact_sums
+    if first.wmin == first.wmax == scale:
+        return float(ysum / float(first.n))
+    return float(wysum / wsum)
+
+
+def block_leaf_sums(x, y, w, tree, scale, criterion, shift):
+    """The exact sums of a block's channels (its kept rows') per leaf of the grown ``tree``
+    (``regressor.leaf_sums``: the local fit's, on these rows)."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    wt = weights_of(None if w is None else np.asarray(w, dtype=np.float64).ravel(), y.shape[0])
+    keep = wt > 0
+    xk = np.asarray(x)
+    if not keep.all():
+        xk = xk[keep]
+    stats, _ = regression_stats(y[keep], wt[keep] / scale, criterion, shift=shift)
+    return leaf_sums(tree, xk, stats)
+
+
 def shard_info(shard: Shard):
     return shard.info
 
@@ -252,8 +277,8 @@ class DistributedGreedy:
             self.shift = None
             if self.regression == "poisson":
                 check_poisson_target(first.ymin, [first.ymax])
-            else:  # the weighted mean the local fit centres the target on (to rounding)
-                self.shift = np.array([first.wysum / first.wsum])
+            else:  # the weighted mean the local fit centres the target on, to the bit (exact sums)
+                self.shift = np.array([exact_shift(first, self.scale)])
             self.shards = ex.compute([dask.delayed(make_stat_shard)(x, y, w, self.scale, thr, cand, code_dtype,
                                                                     self.regression, self.shift)
                                       for x, y, w in zip(b.x, b.y, b.w)])
@@ -348,6 +373,16 @@ class DistributedGreedy:
         report.publish("levels", list(self.log))
         coded = CodedFeatures(None, self.n_codes, self.is_cat, self.cat_only, self.thresholds, self.values)
         return tree_from_growth(out if nodes is None else nodes(out), coded, classes, schema, ccp_alpha)
+
+    def exact_leaf_sums(self, tree: Tree, criterion: str, shift):
+        """After a regression growth: the exact sums of the rows' channels per leaf of ``tree``,
+        one task per raw block, merged (``regressor.set_exact_nodes`` makes the nodes' values)."""
+        import dask
+
+        b = self.blocks
+        parts = self.ex.compute([dask.delayed(block_leaf_sums)(x, y, w, tree, self.scale, criterion, shift)
+                                 for x, y, w in zip(b.x, b.y, b.w)])
+        return exact_merge(self.ex.gather(parts))
 
     def grow_best_first(self, max_leaves: int):
         """Best-first growth (BuildTopDownDT, ``max_leaves``) as the local grower: repeatedly split
