@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from treelearn._exact import exact_round, exact_sums
-from treelearn._exact import merge as exact_merge
 from treelearn._validation import TreeLearnValueError, check_target, weight_scale
 from treelearn.data.schema import ColumnSchema
 from treelearn.data.sketch import sketch_mask
@@ -188,8 +186,7 @@ def kept_rows(x, y, w):
 def block_stats(x, y, w, start=None, n_total=None, sample_rows=None, facts=False, regression=False):
     """Pass 1 of a block: its labels, kept rows (weight > 0) and weight range; checks the values.
     ``regression`` (a numeric target of one output): no labels, but the kept rows' target range and
-    sums ``wsum`` (of w) and ``wysum`` (of w y), and the exact sums of w, w y and y (``exact``:
-    :func:`treelearn._exact.exact_sums`).
+    sums ``wsum`` (of w) and ``wysum`` (of w y).
     With ``start`` (the row offsets are known: no sample weights, every row kept) also its rows of
     the threshold sample (pass 2 folded into this one). ``facts`` (the binary learners): missing
     values are allowed and reported (``has_nan``), and, when every value of the kept rows is 0 or
@@ -218,8 +215,7 @@ def block_stats(x, y, w, start=None, n_total=None, sample_rows=None, facts=False
         if not np.isfinite(yk).all():
             raise TreeLearnValueError("y contains NaN or infinite values: a regression target must be finite")
         out.update(ymin=float(yk.min()) if yk.size else np.inf, ymax=float(yk.max()) if yk.size else -np.inf,
-                   wsum=float(wk.sum()), wysum=float(wk @ yk),
-                   exact=exact_sums(np.column_stack([wk, wk * yk, yk]), np.zeros(yk.size, dtype=np.int64), 1))
+                   wsum=float(wk.sum()), wysum=float(wk @ yk))
     if facts:
         xk = x if keep.all() else x[keep]
         out["has_nan"] = bool(x.dtype.kind == "f" and np.isnan(xk).any())
@@ -266,8 +262,6 @@ class FirstPass:
             self.ymax = max(s["ymax"] for s in self.stats)
             self.wysum = float(sum(s["wysum"] for s in self.stats))
             self.wsum = float(sum(s["wsum"] for s in self.stats))
-            # the exact sums of w, w y and y over the kept rows (each rounded once)
-            self.exact_sums = exact_round(*exact_merge([s["exact"] for s in self.stats]))[0]
         else:
             labels = np.unique(np.concatenate([s["labels"] for s in self.stats]))
             self.classes, _ = check_target(labels, labels.shape[0])

@@ -9,15 +9,14 @@ channels of a node or of a split's side. The absolute error is not a sum over ro
 carry their own targets, which the grower ranks per node (a running weighted median over each
 feature's sorted scan, ``ranked.h``). Everything else (exact and histogram modes, missing
 values tried both ways, depth-first and best-first, threads, ``ccp_alpha``) is the classifier's
-growth. The targets of the squared-error criteria are centred on their weighted mean first
-(the second moments then have the scale of the variance, not of the mean's square: fewer
-rounding residues); the means are restored in the Tree's ``value``.
+growth. The targets of the squared-error criteria are centred on their midrange first (the
+second moments then have the scale of the spread, not of the mean's square: fewer rounding
+residues); the centre is added back in the Tree's ``value``.
 
 The nodes' weights, means and impurities (trees of up to ``EXACT_NODES_MAX`` nodes) are computed
 from exact sums of the rows' channels (:mod:`treelearn._exact`: a fixed-point accumulator per
-node, rounded once), as is the weighted mean the targets are centred on: they are then a function
-of the rows alone, not of the order in which they were added, and a fit on Dask row shards gives
-the same bits as the fit in memory.
+node, rounded once): they are then a function of the rows alone, not of the order in which they
+were added, and a fit on Dask row shards gives the same bits as the fit in memory.
 """
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ from treelearn.tree.build import route
 from treelearn.tree.tree import Tree
 
 __all__ = ["GreedyTreeRegressor", "REGRESSION_CRITERIA", "regression_stats", "grow_regression", "node_values",
-           "check_poisson_target", "exact_mean", "exact_nodes", "leaf_sums", "set_exact_nodes"]
+           "check_poisson_target", "centre", "exact_nodes", "leaf_sums", "set_exact_nodes"]
 
 
 class RegressionCriterion(NamedTuple):
@@ -66,8 +65,8 @@ def check_poisson_target(ymin: float, column_sums) -> None:
 def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str, shift=None) -> tuple[np.ndarray, np.ndarray]:
     """The rows' channels for the grower (n, 1 + 2K) and the shift added back to the means (K,).
 
-    Squared error and Friedman's: ``[w, w (y - m), w (y - m)^2]`` with m the weighted mean of each
-    output (or the ``shift`` given: a growth on row shards); Poisson: ``[w, w y, w y log y]`` (y >= 0 and a positive sum per output, as
+    Squared error and Friedman's: ``[w, w (y - m), w (y - m)^2]`` with m the midrange of each
+    output (:func:`centre`; or the ``shift`` given: a growth on row shards); Poisson: ``[w, w y, w y log y]`` (y >= 0 and a positive sum per output, as
     scikit-learn requires); absolute error: ``[w, y, w |y|]`` (the rows' own targets, which the
     grower ranks; the nodes' value channels are their weighted medians)."""
     y2 = y.reshape(y.shape[0], -1)
@@ -86,21 +85,19 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str, shift=None) -
         stats[:, 1:1 + k] = y2
         stats[:, 1 + k:] = w[:, None] * np.abs(y2)
         return stats, np.zeros(k)
-    shift = exact_mean(y2, w) if shift is None else np.asarray(shift, dtype=np.float64).reshape(k)
+    shift = centre(y2) if shift is None else np.asarray(shift, dtype=np.float64).reshape(k)
     yc = y2 - shift
     stats[:, 1:1 + k] = w[:, None] * yc
     stats[:, 1 + k:] = w[:, None] * yc * yc
     return stats, shift
 
 
-def exact_mean(y2: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The weighted mean of each column of ``y2`` (n, K): the exact sums of ``w`` and of ``w y``,
-    each rounded once, divided (the same bits for any split of the rows into blocks)."""
-    chan = np.empty((y2.shape[0], 1 + y2.shape[1]))
-    chan[:, 0] = w
-    chan[:, 1:] = w[:, None] * y2
-    sums = exact_round(*exact_sums(chan, np.zeros(y2.shape[0], dtype=np.int64), 1))[0]
-    return sums[1:] / sums[0]
+def centre(y2: np.ndarray) -> np.ndarray:
+    """What the squared-error channels centre each output of ``y2`` (n, K) on: its midrange, a
+    function of the rows' set alone (the fit on row shards knows the range exactly from its first
+    pass, where a weighted mean would differ in its last bits), and as good a centre as the mean
+    against the rounding of the second moments (|y - c| is at most half the range either way)."""
+    return 0.5 * y2.min(axis=0) + 0.5 * y2.max(axis=0)
 
 
 #: rows routed through a tree at a time (their float64 copy stays small)

@@ -152,17 +152,6 @@ def stat_hist_task(shard: StatShard, nid, slot_of, n_slots, offset):
     return _level.stat_histograms(shard.codes, shard.stats, nid, slot_of, n_slots, offset)
 
 
-def exact_shift(first: FirstPass, scale: float) -> float:
-    """The local fit's centre of the target (``regressor.exact_mean`` of the kept rows, weights
-    divided by ``scale``) from the exact sums of pass 1 (of the weights undivided): the same
-    quotient when ``scale`` is a power of two (both sums scale exactly); when every weight is the
-    scale, the local fit sees ones, and its centre is the sum of the targets over their count."""
-    wsum, wysum, ysum = first.exact_sums
-    if first.wmin == first.wmax == scale:
-        return float(ysum / float(first.n))
-    return float(wysum / wsum)
-
-
 def block_leaf_sums(x, y, w, tree, scale, criterion, shift):
     """The exact sums of a block's channels (its kept rows') per leaf of the grown ``tree``
     (``regressor.leaf_sums``: the local fit's, on these rows)."""
@@ -277,8 +266,8 @@ class DistributedGreedy:
             self.shift = None
             if self.regression == "poisson":
                 check_poisson_target(first.ymin, [first.ymax])
-            else:  # the weighted mean the local fit centres the target on, to the bit (exact sums)
-                self.shift = np.array([exact_shift(first, self.scale)])
+            else:  # the local fit's centre of the target (regressor.centre): its midrange
+                self.shift = np.array([0.5 * first.ymin + 0.5 * first.ymax])
             self.shards = ex.compute([dask.delayed(make_stat_shard)(x, y, w, self.scale, thr, cand, code_dtype,
                                                                     self.regression, self.shift)
                                       for x, y, w in zip(b.x, b.y, b.w)])
