@@ -24,6 +24,60 @@ def test_codes_are_searchsorted_right(m):
         np.testing.assert_array_equal(_binning.code_rows(X, [thr, thr], np.uint8), want)
 
 
+def _reference_thresholds(x, m):
+    """The quantile-threshold rule in NumPy: the present values' midpoints, or (more than m) the
+    ones just above the sorted values at positions (i * n) // (m + 1), i = 1..m."""
+    s = np.sort(x[~np.isnan(x)]) + 0.0  # (-0.0 is 0.0)
+    u = np.unique(s)
+    with np.errstate(over="ignore"):
+        mids = (u[:-1] + u[1:]) / 2.0
+    mids = np.where(mids <= u[:-1], u[1:], mids)
+    if m <= 0 or mids.size <= m:
+        return mids, u
+    ranks = np.searchsorted(u, s[np.minimum((np.arange(1, m + 1) * s.size) // (m + 1), s.size - 1)])
+    return mids[np.unique(ranks[ranks < u.size - 1])], u
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_sample_thresholds_follow_the_quantile_rule(seed):
+    """The threshold sample's thresholds and distinct values per column (sorted as bare keys, no
+    codes) are the rule's, and those of the one-column coding (column_thresholds)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5000))
+    S = np.column_stack([rng.standard_normal(n), np.round(rng.standard_normal(n), 1),
+                         rng.integers(0, 2, n).astype(float), np.full(n, 3.0), rng.standard_normal(n) * 1e300])
+    S[rng.random(S.shape) < 0.1 * (seed % 3)] = np.nan
+    S[0, 2] = -0.0
+    for m in (1, 2, 7, 255, 0):
+        thr, vals = _binning.sample_thresholds(S, m, n_jobs=1 + seed % 2)
+        for j in range(S.shape[1]):
+            want_thr, want_u = _reference_thresholds(S[:, j], m)
+            np.testing.assert_array_equal(thr[j], want_thr)
+            np.testing.assert_array_equal(vals[j], want_u)
+            np.testing.assert_array_equal(thr[j], _binning.column_thresholds(S[:, j], m))
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 1001])
+def test_column_coding_with_missing_values_in_lanes(n):
+    """code_column_missing (eight rows searched at a time, the tail alone): searchsorted's codes,
+    NaN above every bin, and whether every value is one of the given distinct values."""
+    rng = np.random.default_rng(n)
+    u = np.array([-1.0, 0.0, 0.5, 2.0])
+    thr = (u[:-1] + u[1:]) / 2.0
+    x = rng.choice(u, size=n)
+    out = np.empty(n, dtype=np.int32)
+    assert _binning.code_column_missing(x, thr, u, out) == (0, True)
+    np.testing.assert_array_equal(out, np.searchsorted(thr, x, side="right"))
+    if n:
+        x[n // 2] = np.nan
+        x[-1] = 0.25  # not a distinct value of u
+        miss, every = _binning.code_column_missing(x[::-1].copy()[::-1], thr, u, out)
+        assert miss == (1 if n // 2 != n - 1 else 0) and not every
+        want = np.searchsorted(thr, x, side="right")
+        want[np.isnan(x)] = thr.size + 1
+        np.testing.assert_array_equal(out, want)
+
+
 def test_sampled_thresholds_above_the_sample_size(monkeypatch):
     """Above SKETCH_ROWS rows, histogram thresholds are those of the hashed sample; the codes are
     the number of thresholds <= x; columns with few values keep their distinct values."""

@@ -276,6 +276,87 @@ inline void code_columns(const T* X, int64_t n, int64_t rs, int64_t cs, const in
     });
 }
 
+// The distinct values u and the thresholds thr of one column x (n values, stride apart; NaN
+// ignored) exactly as code_column computes them, without codes: a threshold sample needs no
+// ranks written back, so its present values are sorted as bare keys (8 bytes, not a key and a row)
+// by LSD passes of 11-bit digits (a digit constant over the column skipped), and the quantile
+// positions' ranks are read while the distinct values are walked.
+inline void sample_column_thresholds(const double* x, int64_t n, int64_t stride, int64_t max_thr,
+                                     std::vector<double>& u, std::vector<double>& thr,
+                                     std::vector<uint64_t>& keys, std::vector<uint64_t>& tmp) {
+    u.clear();
+    thr.clear();
+    keys.clear();
+    for (int64_t i = 0; i < n; ++i) {
+        const double v = x[i * stride];
+        if (v == v) keys.push_back(sortable_key(v));
+    }
+    const int64_t m = (int64_t)keys.size();
+    if (m == 0) return;
+    if (m <= 64) {
+        std::sort(keys.begin(), keys.end());
+    } else {
+        constexpr int W = 11, B = 1 << W, P = (64 + W - 1) / W;
+        std::vector<size_t> cnt((size_t)B * P, 0);
+        for (int64_t i = 0; i < m; ++i)
+            for (int p = 0; p < P; ++p) cnt[(size_t)p * B + ((keys[i] >> (p * W)) & (B - 1))]++;
+        tmp.resize((size_t)m);
+        uint64_t* from = keys.data();
+        uint64_t* to = tmp.data();
+        for (int p = 0; p < P; ++p) {
+            size_t* c = &cnt[(size_t)p * B];
+            const int shift = p * W;
+            if (c[(from[0] >> shift) & (B - 1)] == (size_t)m) continue;
+            size_t sum = 0;
+            for (int k = 0; k < B; ++k) { const size_t t = c[k]; c[k] = sum; sum += t; }
+            for (int64_t i = 0; i < m; ++i) to[c[(from[i] >> shift) & (B - 1)]++] = from[i];
+            std::swap(from, to);
+        }
+        if (from != keys.data()) std::memcpy(keys.data(), from, (size_t)m * sizeof(uint64_t));
+    }
+    // the distinct values, and the rank of the value at each quantile position (n, the present
+    // values' count, as code_column's quantiles)
+    std::vector<int64_t> pos_rank;
+    const bool quantiles = max_thr > 0;
+    int64_t next_i = 1, next_pos = quantiles ? std::min<int64_t>((1 * m) / (max_thr + 1), m - 1) : m;
+    for (int64_t p = 0; p < m; ++p) {
+        if (p == 0 || keys[p] != keys[p - 1]) u.push_back(key_value(keys[p]));
+        while (quantiles && next_i <= max_thr && p == next_pos) {
+            pos_rank.push_back((int64_t)u.size() - 1);
+            ++next_i;
+            if (next_i <= max_thr) next_pos = std::min<int64_t>((next_i * m) / (max_thr + 1), m - 1);
+        }
+    }
+    const int64_t U = (int64_t)u.size();
+    std::vector<double> mids(U > 1 ? U - 1 : 0);
+    for (int64_t j = 0; j + 1 < U; ++j) {
+        double mid = (u[j] + u[j + 1]) / 2.0;
+        if (mid <= u[j]) mid = u[j + 1];
+        mids[j] = mid;
+    }
+    if (max_thr <= 0 || (int64_t)mids.size() <= max_thr) {
+        thr.swap(mids);
+        return;
+    }
+    std::vector<uint8_t> sel((size_t)U, 0);
+    for (const int64_t j : pos_rank)
+        if (j < U - 1) sel[(size_t)j] = 1;
+    for (int64_t r = 0; r < U; ++r)
+        if (sel[(size_t)r]) thr.push_back(mids[(size_t)r]);
+}
+
+// sample_column_thresholds of the columns 0..d) of a row-major sample S (n x d), on up to T threads
+inline void sample_thresholds(const double* S, int64_t n, int64_t d, int64_t max_thr, int T_,
+                              std::vector<ColumnCode>& out) {
+    out.resize((size_t)d);
+    const int nt = (int)std::max<int64_t>(1, std::min<int64_t>(T_, d));
+    tl::run_workers(nt, [&](int t) {
+        std::vector<uint64_t> keys, tmp;
+        for (int64_t j = t; j < d; j += nt)
+            sample_column_thresholds(S + j, n, d, max_thr, out[(size_t)j].u, out[(size_t)j].thr, keys, tmp);
+    });
+}
+
 // The thresholds of one numeric column x (n values, stride apart; NaN ignored): every midpoint
 // between consecutive distinct values, or (max_thr > 0, more midpoints than that) the quantile
 // ones of code_column.

@@ -1,7 +1,7 @@
 // Histogram codes of numeric values: the code of x is the number of (ascending) thresholds <= x,
 // by a branchless binary search (the comparison picks the half with a conditional move, no
-// mispredicted branch per level: ~3x std::upper_bound on random data). NaN gets the largest code
-// (as numpy.searchsorted sorts NaN last).
+// mispredicted branch per level: ~3x std::upper_bound on random data), eight rows at a time
+// (code_lanes: ~3x again). NaN gets the largest code (as numpy.searchsorted sorts NaN last).
 #pragma once
 
 #include <cstdint>
@@ -21,11 +21,36 @@ static inline int64_t code_of(const double* thr, int64_t m, double v) {
     return (base - thr) + (*base <= v);
 }
 
+// The codes of LANES values v (code_of's, NaN as m) by searches run interleaved: each level's
+// loads are independent across the lanes, so their latencies overlap (one search alone waits for
+// each load before the next). m > 0.
+constexpr int LANES = 8;
+static inline void code_lanes(const double* thr, int64_t m, const double* v, int64_t* c) {
+    const double* base[LANES];
+    for (int k = 0; k < LANES; ++k) base[k] = thr;
+    for (int64_t len = m; len > 1;) {
+        const int64_t half = len >> 1;
+        for (int k = 0; k < LANES; ++k) base[k] = (base[k][half] <= v[k]) ? base[k] + half : base[k];
+        len -= half;
+    }
+    for (int k = 0; k < LANES; ++k) c[k] = v[k] != v[k] ? m : (base[k] - thr) + (*base[k] <= v[k]);
+}
+
 // column x (n values, stride apart) -> out[r * out_stride] as Code
 template <class Code>
 inline void code_column(const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
                         int64_t out_stride) {
-    for (int64_t r = 0; r < n; ++r) out[r * out_stride] = (Code)code_of(thr, m, x[r * stride]);
+    int64_t r = 0;
+    if (m > 0) {
+        double v[LANES];
+        int64_t c[LANES];
+        for (; r + LANES <= n; r += LANES) {
+            for (int k = 0; k < LANES; ++k) v[k] = x[(r + k) * stride];
+            code_lanes(thr, m, v, c);
+            for (int k = 0; k < LANES; ++k) out[(r + k) * out_stride] = (Code)c[k];
+        }
+    }
+    for (; r < n; ++r) out[r * out_stride] = (Code)code_of(thr, m, x[r * stride]);
 }
 
 // column x -> out[r] (contiguous) with NaN coded m + 1 (one above every bin); returns the number
@@ -36,7 +61,25 @@ inline int64_t code_column_nan(const double* x, int64_t n, int64_t stride, const
                                const double* u, bool& all_in_u) {
     int64_t miss = 0;
     bool in = u != nullptr;
-    for (int64_t r = 0; r < n; ++r) {
+    int64_t r = 0;
+    if (m > 0) {
+        double v[LANES];
+        int64_t c[LANES];
+        for (; r + LANES <= n; r += LANES) {
+            for (int k = 0; k < LANES; ++k) v[k] = x[(r + k) * stride];
+            code_lanes(thr, m, v, c);
+            for (int k = 0; k < LANES; ++k) {
+                if (v[k] != v[k]) {
+                    out[r + k] = (Code)(m + 1);
+                    ++miss;
+                    continue;
+                }
+                out[r + k] = (Code)c[k];
+                in = in && u[c[k]] == v[k];
+            }
+        }
+    }
+    for (; r < n; ++r) {
         const double v = x[r * stride];
         if (v != v) {
             out[r] = (Code)(m + 1);

@@ -26,6 +26,30 @@ cdef extern from "_binning.h" namespace "tl::bin":
 cdef extern from "core/coding.h" namespace "tl":
     vector[double] column_thresholds_cpp "tl::column_thresholds"(const double* x, int64_t n, int64_t stride,
                                                                    int64_t max_thr) except + nogil
+    cdef cppclass ColumnCode:
+        vector[double] u, thr
+    void sample_thresholds_cpp "tl::sample_thresholds"(const double* S, int64_t n, int64_t d, int64_t max_thr,
+                                                        int T, vector[ColumnCode]& out) except + nogil
+
+
+def sample_thresholds(S, int64_t max_thresholds, int n_jobs=1):
+    """The thresholds and distinct values of every column of the row sample ``S`` (rows x
+    columns), as ``column_thresholds`` computes them (``core/coding.h``), columns on up to
+    ``n_jobs`` threads. Returns (thresholds, values): a list of arrays each."""
+    cdef const double[:, ::1] sv = np.ascontiguousarray(S, dtype=np.float64)
+    cdef int64_t n = sv.shape[0], d = sv.shape[1], j
+    cdef vector[ColumnCode] out
+    if n == 0 or d == 0:
+        return [np.zeros(0) for _ in range(d)], [np.zeros(0) for _ in range(d)]
+    with nogil:
+        sample_thresholds_cpp(&sv[0, 0], n, d, max_thresholds, max(1, n_jobs), out)
+    thr, vals = [], []
+    for j in range(d):
+        thr.append(np.asarray(<double[:out[j].thr.size()]> out[j].thr.data()).copy() if out[j].thr.size()
+                   else np.zeros(0))
+        vals.append(np.asarray(<double[:out[j].u.size()]> out[j].u.data()).copy() if out[j].u.size()
+                    else np.zeros(0))
+    return thr, vals
 
 
 def column_thresholds(x, int64_t max_thresholds):

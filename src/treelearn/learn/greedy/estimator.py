@@ -278,11 +278,12 @@ class _Midpoints:
 
 # --- histogram thresholds from the fixed row sample of treelearn.data.sketch --------
 def sample_thresholds(sample: np.ndarray, max_thresholds: int):
-    """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), by
-    the compiled coding of :func:`code_features` (the same thresholds as ``numeric_thresholds``)."""
-    sample = np.asarray(sample, dtype=np.float64)
-    scodes = np.empty(sample.shape[::-1], dtype=np.int32)
-    return _greedy.code_numeric(sample, np.arange(sample.shape[1], dtype=np.int64), int(max_thresholds), scodes)
+    """Quantile thresholds and distinct values of each column of ``sample`` (rows x columns), as the
+    compiled coding of :func:`code_features` computes them (the same thresholds as
+    ``numeric_thresholds``; no codes: ``coding.sample_thresholds``). Returns (thresholds, values,
+    None)."""
+    thr, vals = coding.sample_thresholds(np.asarray(sample, dtype=np.float64), int(max_thresholds))
+    return thr, vals, None
 
 
 def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, codes: np.ndarray):
