@@ -37,7 +37,8 @@ SMALL = ["iris", "wine", "breast_cancer"]
 TOPK = ["spambase", "telescope", "dry-bean", "credit-card", "electrical-grid-stability", "occupancy-estimation",
         "avila"]
 NAMES = {"iris": "sklearn/iris", "wine": "sklearn/wine", "breast_cancer": "sklearn/breast_cancer",
-         "avila": "topk/avila-train"}
+         "avila": "topk/avila-train", "sonar": "uci/connectionist-bench-sonar", "ionosphere": "uci/ionosphere",
+         "seeds": "uci/seeds", "haberman": "uci/haberman"}
 # ConTree's suite: its training sets (quantbnb/class/*_train.csv, contree/*_train.csv)
 CONTREE_SUITE = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin", "rice", "room",
                  "segment", "wilt", "avila", "bean", "eeg"]

@@ -108,7 +108,7 @@ def _case(seed):
 
 SWITCHES = ({}, {"use_intervals": False}, {"use_skip": True}, {"use_d2": False}, {"use_cache": False},
             {"start_best": True}, {"large_first": 0}, {"large_first": 1}, {"use_caps": False}, {"use_warm": False},
-            {"use_simd": False})
+            {"use_simd": False}, {"ordered_close": False})
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -166,3 +166,50 @@ def test_vector_kernel_equals_scalar(n, distinct, h):
     b = _continuous.continuous_search(X_fm, y, 2, None, h, use_simd=False)
     for key in ("feature", "threshold", "left", "right", "cost", "lower_bound", "d2_evaluations"):
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def _separable_case(seed):
+    """Labels of a random depth-2 tree over few distinct values: many trees of zero error (ties),
+    so the root's search knows the optimum (0) early and only looks for the rule's tree."""
+    rng = np.random.default_rng(9100 + seed)
+    n, d = int(rng.integers(10, 24)), int(rng.integers(2, 5))
+    X = rng.integers(0, int(rng.integers(3, 7)), size=(n, d)).astype(float)
+    if seed % 3 == 1:
+        X[:, -1] = X[:, 0]  # a duplicated column
+    f, g, h = rng.integers(0, d, size=3)
+    y = np.where(X[:, f] >= 2, X[:, g] >= 1, X[:, h] >= 3).astype(np.int64)
+    y[:2] = (0, 1) if y.min() == y.max() else y[:2]  # both classes (the first rows may then be noise)
+    if seed % 2:
+        y[-1] ^= 1  # noise: depth 2 may now err where depth 3 does not
+    w = rng.integers(1, 4, size=n).astype(float) if seed % 4 == 3 else np.ones(n)
+    return X, y, w
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_zero_error_search_returns_the_rule_tree(seed):
+    """Data with trees of zero error: the root's lanes give way to the least position once the
+    optimum (0) is known (ordered_close), from the search's own incumbent or from the caller's
+    bound; with it on or off, one lane or many, threads and root hints, the rule's tree."""
+    from treelearn.learn.continuous import _continuous
+
+    X, y, w = _separable_case(seed)
+    C = int(y.max()) + 1
+    X_fm, raw = expand_columns(X, None)[:2]
+    weights = None if np.all(w == 1) else w
+    for h in (2, 3):
+        err, pre = rule_tree(X_fm.T, y, w, C, h)
+        want = [(int(raw[f]) if f >= 0 else -1, t) for f, t in pre]
+        zero = 2e-9 * max(1.0, float(w.sum()))  # the caller's bound of a zero-error incumbent (ties kept)
+        runs = [{}, {"ordered_close": False}, {"root_lanes": 1}, {"root_lanes": 2}, {"n_threads": 2},
+                {"upper_bound": zero} if err == 0 else {}, {"upper_bound": zero, "n_threads": 2} if err == 0 else {}]
+        runs += [{"root_hint_feature": f, "root_hint_threshold": t} for f in range(X_fm.shape[0])
+                 for t in _midpoints(X_fm[f])[:2]]
+        for kw in runs:
+            kw = dict(kw)
+            ub = kw.pop("upper_bound", 0.0)
+            res = _continuous.continuous_search(X_fm, y, C, weights, h, ub, **kw)
+            got = [(int(raw[f]) if f >= 0 else -1, t if f >= 0 else 0.0)
+                   for f, t in zip(res["feature"], res["threshold"])]
+            assert res["cost"] == pytest.approx(err, abs=1e-9), (seed, h, kw)
+            assert [g[0] for g in got] == [p[0] for p in want], (seed, h, kw, got, want)
+            np.testing.assert_allclose([g[1] for g in got], [p[1] for p in want], err_msg=f"{seed} {h} {kw}")

@@ -35,7 +35,7 @@ cdef extern from "search.h" namespace "tl::cont":
         double* progress
         int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes, large_first, gini_order, use_caps
-        int use_warm, use_simd
+        int use_warm, use_simd, ordered_close
         int root_hint_feature
         double root_hint_threshold
         interrupt_fn_t interrupt_cb
@@ -112,7 +112,7 @@ cdef double _dummy = 0.0
 
 # the switches of the search (Params in data.h; their defaults are Params' own): none changes the tree
 SWITCHES = ("use_cache", "use_intervals", "use_skip", "use_d2", "start_best", "root_lanes", "large_first", "use_caps",
-            "use_warm", "use_simd")
+            "use_warm", "use_simd", "ordered_close")
 
 
 cdef _set_switches(Params& P, dict switches):
@@ -139,6 +139,8 @@ cdef _set_switches(Params& P, dict switches):
         P.use_warm = int(switches["use_warm"])
     if "use_simd" in switches:
         P.use_simd = int(switches["use_simd"])
+    if "ordered_close" in switches:
+        P.ordered_close = int(switches["ordered_close"])
 
 
 cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, nan_mode,

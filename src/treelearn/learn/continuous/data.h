@@ -68,6 +68,10 @@ struct Params {
     int use_warm = 1;
     // the depth-2 solver's vector kernel where it applies (depth2_simd.h; 0: the scalar kernels)
     int use_simd = 1;
+    // once nothing above the root's bound can be taken (a tree of zero error known: the incumbent,
+    // or the caller's bound), its lanes give way to the lane of the least position (1): only the
+    // order's first tree of that error is left to find
+    int ordered_close = 1;
     // the order of a node's features: by their best depth-1 error (0) or best Gini split (1); bit 0
     // at the root, bit 1 at the other nodes of budget >= 3, bit 2 at nodes of budget 2
     int gini_order = 0;

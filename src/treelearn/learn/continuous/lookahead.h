@@ -53,7 +53,7 @@ class Lookahead {
         std::vector<LaCand> cands;
         if (open(view, m, best, cands)) return best;
         for (const LaCand& c : cands) {
-            if (W.stopped()) break;
+            if (W.stopped() || best.cost <= D.eps) break;  // (no tree beats zero errors)
             double cost;
             Sol sol;
             if (try_split(view, m, d, c, std::min(UB, best.cost), level, cost, sol) && cost < best.cost - D.eps) {
@@ -154,6 +154,7 @@ Res lookahead_round(std::vector<Worker*>& ws, std::atomic<bool>& stop, const Col
                 double ub;
                 {
                     std::lock_guard<std::mutex> lock(mu);
+                    if (best.cost <= D.eps && best_i < i) break;  // a zero-error tree before it: nothing to take
                     ub = i < best_i ? std::min(cap, best.cost + 2.0 * D.eps) : best.cost;
                 }
                 double cost;
@@ -255,7 +256,7 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     const int first = crit_code == 1 || crit_code == 2 ? crit_code : 0;
     for (int k = 1; P.n > 0 && P.F > 0 && P.max_depth >= 1; k = std::min(2 * k, kmax)) {
         round(first, k);
-        if (w.stopped()) break;
+        if (w.stopped() || best.cost <= cols.eps) break;  // (no later round beats zero errors)
         ++res.rounds;
         res.k_done = k;
         if (k >= kmax || P.max_depth <= 2) {
@@ -265,7 +266,8 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     }
     // every column done and budget left: the other criteria rank the columns differently, and one
     // of their trees is often better
-    for (int code = 0; code < 3 && res.complete && P.max_depth >= 3 && P.time_limit > 0.0; ++code) {
+    for (int code = 0; code < 3 && res.complete && P.max_depth >= 3 && P.time_limit > 0.0 && best.cost > cols.eps;
+         ++code) {
         if (code == first || w.stopped()) continue;
         round(code, kmax);
         if (!w.stopped()) ++res.rounds;

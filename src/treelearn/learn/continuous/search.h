@@ -119,6 +119,13 @@ struct Incumbent {
         std::lock_guard<std::mutex> lock(*mu);
         return cost;
     }
+    // nothing above lb can be taken any more (the incumbent, the caller's bound or another share's
+    // best is at lb): what is left is the order's first tree of that error
+    bool at_bound(double lb) const {
+        std::unique_lock<std::mutex> lock;
+        if (mu) lock = std::unique_lock<std::mutex>(*mu);
+        return std::min({cost, UB0 - 2.0 * eps, ext}) <= lb + eps;
+    }
     // split (p, k) whose tree has error total (built by make() only when it is taken)
     template <typename Make>
     void offer(int p, OrderKey k, double total, Make make) {
@@ -527,8 +534,14 @@ inline void Worker::search_root_lanes(Node& nd, Next next_position, double& lb_o
         active += refill(l) ? 1 : 0;
     }
     while (active > 0) {
+        // nothing above the node's bound can be taken (a tree of zero error known): what is left is
+        // the order's first tree of that error, so the lane of the least position runs alone
+        int first = -1;
+        if (P.ordered_close && nd.inc.at_bound(nc.lb))
+            for (int l = 0; l < lanes; ++l)
+                if (scans[l].oi >= 0 && (first < 0 || scans[l].oi < scans[first].oi)) first = l;
         for (int l = 0; l < lanes; ++l) {
-            if (scans[l].oi < 0) continue;
+            if (scans[l].oi < 0 || (first >= 0 && l != first)) continue;
             if (step_feature(nc, scans[l], nd.inc, lb_open)) continue;
             if (stopped()) {  // every lane records what it leaves; features not begun bound nothing
                 for (int o = 0; o < lanes; ++o)
