@@ -60,3 +60,19 @@ def test_probe_spares_small_deep_fits_their_incumbents(monkeypatch):
     ref, _ = continuous_fit(X, y, 2, None, None, max_depth=4, incumbent=False)
     assert tree.feature.tolist() == ref.feature.tolist()
     np.testing.assert_array_equal(tree.threshold, ref.threshold)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_topk_rounds_stop_at_a_zero_error_tree(n_threads):
+    """No tree beats zero errors: the Top-k rounds stop at the first round that finds one (not every
+    column, nor the other criteria), with the tree that round found."""
+    from treelearn.learn.continuous import _continuous
+
+    X, y = _data(300, seed=3, d=8, noise=0.0)
+    y = (X[:, 0] > 0.3).astype(np.int64)  # one split: the first round (k = 1) is exact
+    X_fm = np.ascontiguousarray(X.T)
+    res = _continuous.continuous_lookahead(X_fm, y, 2, None, 4, 0, 60.0, 1e9, n_threads=n_threads)
+    one = _continuous.continuous_lookahead(X_fm, y, 2, None, 4, 0, 60.0, 1e9, k_max=1, n_threads=n_threads)
+    assert res["cost"] == 0.0 and res["k"] == 1 and res["rounds"] == 1 and not res["complete"]
+    assert res["feature"].tolist() == one["feature"].tolist()
+    np.testing.assert_array_equal(res["threshold"], one["threshold"])

@@ -256,9 +256,10 @@ inline void run_lookahead(const Params& P0, int crit_code, int k_max, LookaheadO
     const int first = crit_code == 1 || crit_code == 2 ? crit_code : 0;
     for (int k = 1; P.n > 0 && P.F > 0 && P.max_depth >= 1; k = std::min(2 * k, kmax)) {
         round(first, k);
-        if (w.stopped() || best.cost <= cols.eps) break;  // (no later round beats zero errors)
+        if (w.stopped()) break;
         ++res.rounds;
         res.k_done = k;
+        if (best.cost <= cols.eps) break;  // no later round beats zero errors
         if (k >= kmax || P.max_depth <= 2) {
             res.complete = k >= P.F || P.max_depth <= 2;
             break;
