@@ -24,6 +24,7 @@ _EXPORTS = {
     "treelearn.learn.greedy.regressor": ("GreedyTreeRegressor",),
     # --- top-k and optimal trees ---
     "treelearn.learn.topk.estimator": ("OptimalTreeClassifier", "TopKTreeClassifier", "error_size_front"),
+    "treelearn.learn.continuous.regressor": ("OptimalTreeRegressor", "TopKTreeRegressor"),
     # --- minimum-rank trees ---
     "treelearn.learn.minrank.estimator": (
         "InconsistentSampleError", "MinRankSearch", "MinRankTreeClassifier", "RankSearchLimitError", "eh_sample_size",

@@ -73,7 +73,7 @@ from treelearn.learn.anytime import Incumbent, error_tie, incumbent_bound, incum
 from treelearn.tree.build import node_local_midpoints, recount, route
 from treelearn.tree.tree import Tree, training_errors
 
-__all__ = ["expand_columns", "count_binary_features", "continuous_fit", "search_backend"]
+__all__ = ["expand_columns", "count_binary_features", "continuous_fit", "search_backend", "raw_splits"]
 
 # the compiled search, or a replacement with its arguments and result (the Dask fit farms the
 # root's features out to tasks: this room's sharded.py); see search_backend
@@ -186,14 +186,12 @@ def count_binary_features(Xe, schema) -> int:
     return total
 
 
-def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tree:
-    """The search's preorder tree over searched columns as a Tree over the raw columns. A split of
-    a column with missing values records their direction (its nan_mode); on a one-hot column, the
-    split "missing or not" (a threshold next to the missing rank) becomes the numeric split
-    ``x >= inf`` (missing right) or ``x >= 0`` (every category code right, missing left). The node
-    counts are the training rows' (routed by the compiled router), and each numeric threshold
-    the node-local midpoint of :mod:`treelearn.tree.build` (the search's own splits the rows the
-    same way)."""
+def raw_splits(res, raw, kind, code, nan_mode):
+    """A search's splits over searched columns (``res``: preorder ``feature``, -1 at leaves, and
+    ``threshold``) as splits over the raw columns: ``(feature, threshold, kind, nan_mode)`` per
+    node (leaves: -2, -2.0, -1, 0). A split "missing or not" of a one-hot column (a threshold next
+    to the missing rank) becomes the numeric split ``x >= inf`` (missing right) or ``x >= 0``
+    (every category code right, missing left)."""
     f = res["feature"]
     internal = f >= 0
     fi = np.where(internal, f, 0)
@@ -205,8 +203,21 @@ def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tre
     miss_only = internal & (tkind == 1) & (thr != 0.5)
     tkind[miss_only] = 0
     threshold[miss_only] = np.where(mode[miss_only] == 2, np.inf, 0.0)
-    miss_left = (mode == 1).astype(np.uint8)
+    return feature, threshold, tkind, mode
+
+
+def _to_tree(res, Xe, y, w, n_classes, schema, raw, kind, code, nan_mode) -> Tree:
+    """The search's preorder tree over searched columns as a Tree over the raw columns. A split of
+    a column with missing values records their direction (its nan_mode); on a one-hot column, the
+    split "missing or not" (a threshold next to the missing rank) becomes the numeric split
+    ``x >= inf`` (missing right) or ``x >= 0`` (every category code right, missing left). The node
+    counts are the training rows' (routed by the compiled router), and each numeric threshold
+    the node-local midpoint of :mod:`treelearn.tree.build` (the search's own splits the rows the
+    same way)."""
     left, right = res["left"], res["right"]
+    feature, threshold, tkind, mode = raw_splits(res, raw, kind, code, nan_mode)
+    internal = feature >= 0
+    miss_left = (mode == 1).astype(np.uint8)
     routed = Tree(children_left=left, children_right=right, feature=feature, threshold=threshold, kind=tkind,
                   value=np.zeros((left.size, n_classes)), classes=np.arange(n_classes), schema=schema,
                   missing_go_to_left=miss_left, validate=False)

@@ -1,0 +1,271 @@
+// Optimal regression trees over every threshold of numeric columns, part 1 of 2: parameters,
+// the rows' sufficient statistics, depth-1 scans and the specialised depth-2 evaluation.
+// Part 2 (regression_search.h): branch and bound over deeper trees, Top-k, limits.
+//
+// The objective is the weighted sum of squared errors of the leaves' means, summed over the
+// outputs: a leaf of rows S costs SSE(S) = sum w |y|^2 - |sum w y|^2 / sum w, so a set of rows is
+// summed up by (count, sum w, sum w y_k, sum w |y|^2), and a split's cost along a sorted column is
+// a prefix sum and its complement. The columns are ranked and a node's rows held as per-feature
+// sorted lists ("views") by the classifier's data layer (data.h: Columns, split_view), so
+// children stay sorted by a stable partition, and missing values sort to one end of a column
+// searched twice (nan_mode), as the classifier's search does.
+//
+// The bound that prunes thresholds (both solvers): the optimal SSE of a tree of depth at most k
+// never decreases when rows are added to its set (the superset's tree, restricted to the subset,
+// costs no more), so for thresholds between evaluated positions a < b of one feature the left
+// child holds at least L_a and the right child at least R_b: cost_k(L_a) + cost_k(R_b) bounds
+// every split in between. With min_samples_leaf > 1 a constrained optimum is not monotone
+// (a subset may have no admissible split), so the depth-2 bound uses the unconstrained depth-1
+// optima of the sides, and the deeper search prunes intervals only when min_samples_leaf is 1.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "data.h"
+
+namespace tl::cont {
+
+//: the most outputs the compiled search sums (a multi-output target of more is refused)
+constexpr int REG_MAX_OUTPUTS = 16;
+
+struct RegParams {
+    int n = 0, F = 0, K = 1;
+    const double* X = nullptr;        // feature-major: X[f * n + i]
+    const double* y = nullptr;        // row-major n x K targets (centred by the caller)
+    const double* w = nullptr;        // weights, nullptr = all ones
+    const int8_t* nan_mode = nullptr; // per column: data.h's Params::nan_mode
+    int max_depth = 2;
+    int min_samples_leaf = 1;         // rows (not weight) on either side of a split
+    int top_k = 0;                    // > 0: at a node of budget >= 2 only its top_k best splits
+    double upper_bound = 0.0;         // only trees of SSE < upper_bound are searched; <= 0: none
+    double eps = 0.0;                 // tie tolerance of SSE comparisons (the caller's)
+    double time_limit = 0.0;          // seconds, <= 0: none
+    double mem_limit_bytes = 1e9;
+    int use_intervals = 1, use_d2 = 1;  // ablation switches (the same tree)
+};
+
+struct RegOutput {
+    std::vector<int> feature, left, right;  // preorder tree; leaf: feature -1
+    std::vector<double> threshold;
+    double cost = 0.0, lower_bound = 0.0;
+    bool timed_out = false, interrupted = false, memory_error = false;
+    long long nodes = 0, evaluations = 0, d2_evaluations = 0;
+    double peak_bytes = 0.0, fixed_bytes = 0.0;
+    std::vector<std::pair<double, double>> history;  // (seconds, SSE): each better root incumbent
+};
+
+namespace detail {
+
+// sums over a set of rows; KK > 0: that many outputs known at compile time, 0: RegRows::K
+template <int KK>
+struct Acc {
+    static constexpr int KM = KK > 0 ? KK : REG_MAX_OUTPUTS;
+    int c = 0;        // rows
+    double w = 0.0;   // sum w
+    double q = 0.0;   // sum w |y|^2
+    double s[KM];     // sum w y_k
+};
+
+// the rows' statistics, read-only during the search
+template <int KK>
+struct RegRows {
+    int K = 1;
+    std::vector<double> rw, rq, rs;  // per row: w, w |y|^2, w y (K per row)
+
+    void build(const RegParams& P) {
+        K = P.K;
+        rw.resize(P.n);
+        rq.resize(P.n);
+        rs.resize((size_t)P.n * K);
+        for (int i = 0; i < P.n; ++i) {
+            const double wi = P.w ? P.w[i] : 1.0;
+            double q = 0.0;
+            for (int k = 0; k < K; ++k) {
+                const double yk = P.y[(size_t)i * K + k];
+                rs[(size_t)i * K + k] = wi * yk;
+                q += yk * yk;
+            }
+            rw[i] = wi;
+            rq[i] = wi * q;
+        }
+    }
+
+    int nk() const { return KK > 0 ? KK : K; }
+
+    void clear(Acc<KK>& a) const {
+        a.c = 0;
+        a.w = a.q = 0.0;
+        for (int k = 0; k < nk(); ++k) a.s[k] = 0.0;
+    }
+
+    TL_INLINE void add(Acc<KK>& a, int r) const {
+        a.c += 1;
+        a.w += rw[r];
+        a.q += rq[r];
+        const double* s = rs.data() + (size_t)r * nk();
+        for (int k = 0; k < nk(); ++k) a.s[k] += s[k];
+    }
+
+    TL_INLINE double sse(const Acc<KK>& a) const {
+        if (a.w <= 0.0) return 0.0;
+        double ss = 0.0;
+        for (int k = 0; k < nk(); ++k) ss += a.s[k] * a.s[k];
+        return std::max(0.0, a.q - ss / a.w);
+    }
+
+    // SSE of the rows of t not in a (a a subset of t)
+    TL_INLINE double sse_rest(const Acc<KK>& t, const Acc<KK>& a) const {
+        const double w = t.w - a.w;
+        if (w <= 0.0) return 0.0;
+        double ss = 0.0;
+        for (int k = 0; k < nk(); ++k) {
+            const double d = t.s[k] - a.s[k];
+            ss += d * d;
+        }
+        return std::max(0.0, (t.q - a.q) - ss / w);
+    }
+
+    void totals(const Entry* v, int m, Acc<KK>& t) const {
+        clear(t);
+        for (int i = 0; i < m; ++i) add(t, v[i].row);
+    }
+};
+
+// the best depth-1 tree of a set of rows along one feature, or over all of them
+struct Split1 {
+    double cost = std::numeric_limits<double>::infinity();  // best admissible split (inf: none)
+    double free_cost = std::numeric_limits<double>::infinity();  // best split ignoring min_samples_leaf
+    int pos = -1;          // rows v[0..pos) go left
+    int brl = 0, brr = 0;  // ranks either side of the threshold
+};
+
+// A side of a depth-2 split: its optimal tree of depth <= 1 (leaf or one split).
+struct Side1 {
+    double cost = 0.0;   // optimal SSE (leaf or split)
+    double bound = 0.0;  // a lower bound of the same subset's optimum that is monotone in the rows
+    int f = -1, brl = 0, brr = 0;  // the split (f -1: leaf)
+};
+
+template <int KK>
+struct Scans {
+    const Columns& cols;
+    const RegRows<KK>& rows;
+    int msl = 1;
+    double eps = 0.0;
+
+    Scans(const Columns& c, const RegRows<KK>& r, int min_leaf, double e) : cols(c), rows(r), msl(min_leaf), eps(e) {}
+
+    // the best split of feature list v (m rows, total t): the first strict improvement, thresholds ascending
+    Split1 depth1(const Entry* v, int m, const Acc<KK>& t) const {
+        Split1 s;
+        Acc<KK> a;
+        rows.clear(a);
+        int prev = m > 0 ? v[0].rank : 0;
+        for (int i = 0; i < m; ++i) {
+            const Entry& e = v[i];
+            if (e.rank != prev) {
+                const double c = rows.sse(a) + rows.sse_rest(t, a);
+                if (c < s.free_cost) s.free_cost = c;
+                if (i >= msl && m - i >= msl && c < s.cost - eps) {
+                    s.cost = c;
+                    s.pos = i;
+                    s.brl = prev;
+                    s.brr = e.rank;
+                }
+                prev = e.rank;
+            }
+            rows.add(a, e.row);
+        }
+        return s;
+    }
+
+    // every split of feature list v whose both sides hold msl rows: (cost, position, ranks)
+    template <class Out>
+    void all_splits(const Entry* v, int m, const Acc<KK>& t, Out out) const {
+        Acc<KK> a;
+        rows.clear(a);
+        int prev = m > 0 ? v[0].rank : 0;
+        for (int i = 0; i < m; ++i) {
+            const Entry& e = v[i];
+            if (e.rank != prev) {
+                if (i >= msl && m - i >= msl) out(rows.sse(a) + rows.sse_rest(t, a), i, prev, e.rank);
+                prev = e.rank;
+            }
+            rows.add(a, e.row);
+        }
+    }
+
+    // the positions of a feature's admissible thresholds (rank changes with msl rows either side)
+    void positions(const Entry* v, int m, std::vector<int>& pos) const {
+        pos.clear();
+        for (int i = std::max(1, msl); i <= m - msl; ++i)
+            if (v[i].rank != v[i - 1].rank) pos.push_back(i);
+    }
+
+    // Depth-2 evaluation of the root split "first p rows of feature list vf go left" of a view
+    // (m rows, F features): the optimal depth-<=1 tree of each side, in one pass over every
+    // feature's list with the rows marked by side. side: n scratch bytes.
+    void depth2_sides(const Entry* view, int m, int f, int p, uint8_t* side, Side1& L, Side1& R) const {
+        const Entry* vf = view + (size_t)f * m;
+        Acc<KK> tot[2];
+        rows.clear(tot[0]);
+        rows.clear(tot[1]);
+        for (int i = 0; i < m; ++i) {
+            const int r = vf[i].row;
+            const int s = i < p ? 0 : 1;
+            side[r] = (uint8_t)s;
+            rows.add(tot[s], r);
+        }
+        Side1* out[2] = {&L, &R};
+        double best[2], freeb[2];
+        for (int s = 0; s < 2; ++s) {
+            best[s] = freeb[s] = rows.sse(tot[s]);
+            out[s]->f = -1;
+        }
+        Acc<KK> a[2];
+        for (int g = 0; g < cols.F; ++g) {
+            const Entry* v = view + (size_t)g * m;
+            rows.clear(a[0]);
+            rows.clear(a[1]);
+            int prev[2] = {-1, -1};
+            for (int i = 0; i < m; ++i) {
+                const Entry& e = v[i];
+                const int s = side[e.row];
+                Acc<KK>& as = a[s];
+                if (e.rank != prev[s] && as.c > 0) {
+                    const double c = rows.sse(as) + rows.sse_rest(tot[s], as);
+                    if (c < freeb[s]) freeb[s] = c;
+                    if (as.c >= msl && tot[s].c - as.c >= msl && c < best[s] - eps) {
+                        best[s] = c;
+                        out[s]->f = g;
+                        out[s]->brl = prev[s];
+                        out[s]->brr = e.rank;
+                    }
+                }
+                prev[s] = e.rank;
+                rows.add(as, e.row);
+            }
+        }
+        for (int s = 0; s < 2; ++s) {
+            out[s]->cost = best[s];
+            out[s]->bound = std::min(best[s], freeb[s]);
+        }
+    }
+};
+
+// a depth-1 tree (or a leaf) of a side as a Sol
+inline Sol side1_sol(const Columns& cols, int f, int brl, int brr) {
+    if (f < 0) return leaf_sol();
+    Sol s;
+    s.push_back(TNode{f, cols.thr_of(f, brl, brr), 2, brr});
+    s.push_back(TNode{-1, 0.0, -1});
+    s.push_back(TNode{-1, 0.0, -1});
+    return s;
+}
+
+}  // namespace detail
+}  // namespace tl::cont

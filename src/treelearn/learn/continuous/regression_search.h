@@ -1,0 +1,335 @@
+// Optimal regression trees over every threshold, part 2 of 2: depth-first branch and bound.
+// Part 1 (regression.h): parameters, statistics, depth-1 scans, the depth-2 evaluation.
+//
+// solve(view, depth, ub) returns a tree of the node's rows, its SSE and a lower bound of the
+// node's optimum; when the optimum is below ub (less the tie tolerance), the tree is optimal.
+// At a node: the leaf, then the best depth-1 tree (one pass over every feature), then, per
+// feature in the order of its depth-1 SSE, its thresholds in bisection order (both ends first,
+// then the middle of every open interval) with the interval bound of regression.h: an interval
+// whose bound reaches the incumbent is skipped. Nodes of budget 2 use the depth-2 evaluation
+// (both children's best depth-1 trees in one pass, no view split); deeper nodes split the view
+// (the smaller child first) and solve the children with budgets: the first child below the
+// incumbent less the other's bound, the second below what the first left. Recursion depth is
+// the tree depth. The tie rule: a candidate replaces the incumbent only when strictly better
+// (by the tie tolerance): the leaf before any split, a depth-1 tree before deeper ones.
+//
+// Top-k (top_k > 0): at a node of budget >= 2 only its top_k best splits by one-split SSE
+// (ties: feature order, then threshold) are candidates, each with its children solved the same
+// way; top_k 1 is the greedy tree.
+//
+// Limits: the clock and Ctrl-C flag of core/limits.h, read at every evaluation (adaptive
+// stride); a stop returns the best tree found, with the bound proven so far (0 below a node
+// left unfinished). Memory: the ranked columns, one view buffer per depth level and per-level
+// scratch, all counted before the search starts (memory_error when over the cap).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <vector>
+
+#include "core/limits.h"
+#include "regression.h"
+
+namespace tl::cont {
+namespace detail {
+
+struct RegRes {
+    double lb = 0.0, cost = 0.0;
+    Sol sol;
+};
+
+template <int KK>
+class RegSearch {
+  public:
+    RegSearch(const RegParams& P, const Columns& cols, const RegRows<KK>& rows, tl::Clock& clock, RegOutput& out)
+        : P_(P), cols_(cols), rows_(rows), scans_(cols, rows, std::max(1, P.min_samples_leaf), P.eps), clock_(clock),
+          out_(out), eps_(P.eps) {
+        const int D = std::max(0, P.max_depth);
+        buf_.resize(D + 1);
+        for (int d = first_split_level(); d <= D; ++d) buf_[d].resize((size_t)cols.F * cols.n);
+        side_.assign(cols.n, 0);
+        side32_.assign(cols.n, 0);
+        lvl_.resize(D + 1);
+        t0_ = std::chrono::steady_clock::now();
+    }
+
+    // the levels whose nodes split their view: budget >= 3 (>= 2 without the depth-2 evaluation)
+    int first_split_level() const { return P_.use_d2 ? 3 : 2; }
+
+    // bytes of the search's own buffers for these parameters (before they are allocated)
+    static double buffer_bytes(const RegParams& P, int n, int F) {
+        const int D = std::max(0, P.max_depth);
+        const int first = P.use_d2 ? 3 : 2;
+        const int levels = std::max(0, D - first + 1);
+        return 8.0 * F * (double)n * levels + 5.0 * n + (16.0 * n + 24.0 * F) * (D + 1);
+    }
+
+    RegRes run(double ub) {
+        return solve(cols_.root_view.data(), cols_.n, P_.max_depth, ub > 0.0 ? ub : kInf, true);
+    }
+
+    bool stopped() const { return stopped_; }
+
+  private:
+    struct Level {  // per-level scratch of one node
+        std::vector<int> pos;
+        std::vector<double> lbl, lbr;
+        std::vector<std::pair<int, int>> stack;
+        std::vector<int> order;
+        std::vector<Split1> d1;
+    };
+
+    const RegParams& P_;
+    const Columns& cols_;
+    const RegRows<KK>& rows_;
+    Scans<KK> scans_;
+    tl::Clock& clock_;
+    RegOutput& out_;
+    double eps_;
+    std::vector<std::vector<Entry>> buf_;
+    std::vector<uint8_t> side_;
+    std::vector<int32_t> side32_;
+    std::vector<Level> lvl_;
+    bool stopped_ = false;
+    static constexpr double kInf = std::numeric_limits<double>::infinity();
+    std::chrono::steady_clock::time_point t0_;
+
+    bool check() {
+        if (!stopped_ && clock_.timed_out()) stopped_ = true;
+        return stopped_;
+    }
+
+    void note_root(double cost, bool root) {
+        if (!root) return;
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+        out_.history.emplace_back(s, cost);
+    }
+
+    // the node's leaf and best depth-1 tree (the incumbent), and every feature's best split in d1
+    RegRes leaf_and_depth1(const Entry* view, int m, int depth, std::vector<Split1>& d1, Acc<KK>& tot) {
+        rows_.totals(view, m, tot);
+        RegRes r;
+        r.cost = rows_.sse(tot);
+        r.sol = leaf_sol();
+        d1.assign(cols_.F, Split1());
+        if (depth == 0 || m < 2 * scans_.msl || r.cost <= eps_) return r;
+        int bf = -1;
+        for (int f = 0; f < cols_.F; ++f) {
+            d1[f] = scans_.depth1(view + (size_t)f * m, m, tot);
+            if (d1[f].pos >= 0 && d1[f].cost < r.cost - eps_) {
+                r.cost = d1[f].cost;
+                bf = f;
+            }
+        }
+        if (bf >= 0) r.sol = side1_sol(cols_, bf, d1[bf].brl, d1[bf].brr);
+        return r;
+    }
+
+    RegRes solve(const Entry* view, int m, int depth, double ub, bool root = false) {
+        ++out_.nodes;
+        Level& L = lvl_[depth];
+        Acc<KK> tot;
+        RegRes inc = leaf_and_depth1(view, m, depth, L.d1, tot);
+        note_root(inc.cost, root);
+        if (depth <= 1 || m < 2 * scans_.msl || inc.cost <= eps_ || check()) {
+            inc.lb = (depth <= 1 || m < 2 * scans_.msl || inc.cost <= eps_) ? inc.cost : 0.0;
+            return inc;
+        }
+        // the features in the order of their best depth-1 SSE (ties: column order)
+        L.order.clear();
+        for (int f = 0; f < cols_.F; ++f)
+            if (L.d1[f].pos >= 0) L.order.push_back(f);
+        std::stable_sort(L.order.begin(), L.order.end(), [&](int a, int b) { return L.d1[a].cost < L.d1[b].cost; });
+        if (P_.top_k > 0) return topk(view, m, depth, ub, inc, root, tot);
+        for (int f : L.order) {
+            search_feature(view, m, depth, f, ub, inc, root);
+            if (stopped_) break;
+        }
+        // every split left out had a bound at or above min(incumbent, ub): no tree is below it
+        inc.lb = stopped_ ? 0.0 : std::max(0.0, std::min(inc.cost, ub));
+        return inc;
+    }
+
+    // what a candidate must beat (less the tie tolerance): the incumbent and the node's budget ub
+    double threshold(const RegRes& inc, double ub) const { return std::min(inc.cost, ub); }
+
+    // one feature's thresholds in bisection order with the interval bound
+    void search_feature(const Entry* view, int m, int depth, int f, double ub, RegRes& inc, bool root) {
+        Level& L = lvl_[depth];
+        const Entry* vf = view + (size_t)f * m;
+        scans_.positions(vf, m, L.pos);
+        const int K = (int)L.pos.size();
+        if (K == 0) return;
+        L.lbl.assign(K, 0.0);
+        L.lbr.assign(K, 0.0);
+        const bool intervals = P_.use_intervals && (scans_.msl == 1 || (depth == 2 && P_.use_d2));
+        const std::vector<int>& pos = L.pos;  // (a child's solve uses the levels below only)
+        auto eval = [&](int j, double lbl_hint, double lbr_hint) {
+            evaluate(view, m, depth, f, pos[j], j, lbl_hint, lbr_hint, ub, inc, root);
+        };
+        eval(0, 0.0, 0.0);
+        if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0);
+        L.stack.clear();
+        if (K > 2) L.stack.emplace_back(0, K - 1);
+        while (!L.stack.empty() && !stopped_) {
+            auto [a, b] = L.stack.back();
+            L.stack.pop_back();
+            const double bound = intervals ? L.lbl[a] + L.lbr[b] : 0.0;
+            if (bound >= threshold(inc, ub) - eps_) continue;
+            const int mid = a + (b - a) / 2;
+            eval(mid, intervals ? L.lbl[a] : 0.0, intervals ? L.lbr[b] : 0.0);
+            if (b - mid > 1) L.stack.emplace_back(mid, b);
+            if (mid - a > 1) L.stack.emplace_back(a, mid);
+        }
+    }
+
+    // the split "first p rows of feature f go left" (position j of the feature's list): its
+    // children's bounds into the level's lbl/lbr[j], the incumbent replaced when strictly better
+    void evaluate(const Entry* view, int m, int depth, int f, int p, int j, double lbl_hint, double lbr_hint,
+                  double ub, RegRes& inc, bool root) {
+        if (check()) return;
+        ++out_.evaluations;
+        Level& L = lvl_[depth];
+        const Entry* vf = view + (size_t)f * m;
+        const int brl = vf[p - 1].rank, brr = vf[p].rank;
+        if (depth == 2 && P_.use_d2) {
+            ++out_.d2_evaluations;
+            Side1 a, b;
+            scans_.depth2_sides(view, m, f, p, side_.data(), a, b);
+            L.lbl[j] = a.bound;
+            L.lbr[j] = b.bound;
+            const double c = a.cost + b.cost;
+            if (c < threshold(inc, ub) - eps_) {
+                inc.cost = c;
+                inc.sol = join(f, cols_.thr_of(f, brl, brr), brr, side1_sol(cols_, a.f, a.brl, a.brr),
+                               side1_sol(cols_, b.f, b.brl, b.brr));
+                note_root(c, root);
+            }
+            return;
+        }
+        Entry* out = buf_[depth].data();
+        cols_.split_view(view, m, f, p, out, side32_.data());
+        const Entry* lv = out;
+        const Entry* rv = out + (size_t)cols_.F * p;
+        const int mr = m - p;
+        const double T = threshold(inc, ub);
+        const bool left_first = p <= mr;
+        // the first child below T less the other's bound, the second below what the first left
+        const double hint_other = left_first ? lbr_hint : lbl_hint;
+        RegRes first = left_first ? solve(lv, p, depth - 1, T - hint_other) : solve(rv, mr, depth - 1, T - hint_other);
+        double lb_first = first.lb, lb_second = hint_other;
+        RegRes second;
+        bool done = false;
+        if (!stopped_ && first.lb + hint_other < T - eps_) {
+            second = left_first ? solve(rv, mr, depth - 1, T - first.cost) : solve(lv, p, depth - 1, T - first.cost);
+            lb_second = std::max(second.lb, hint_other);
+            done = true;
+        }
+        L.lbl[j] = left_first ? lb_first : lb_second;
+        L.lbr[j] = left_first ? lb_second : lb_first;
+        if (!done) return;
+        const double c = first.cost + second.cost;
+        if (c < threshold(inc, ub) - eps_) {
+            inc.cost = c;
+            inc.sol = left_first ? join(f, cols_.thr_of(f, brl, brr), brr, first.sol, second.sol)
+                                 : join(f, cols_.thr_of(f, brl, brr), brr, second.sol, first.sol);
+            note_root(c, root);
+        }
+    }
+
+    // Top-k: the node's top_k best splits by one-split SSE, each with its children's subtrees
+    RegRes topk(const Entry* view, int m, int depth, double ub, RegRes inc, bool root, const Acc<KK>& tot) {
+        struct Cand {
+            double cost;
+            int f, pos;
+        };
+        std::vector<Cand> cands;
+        for (int f = 0; f < cols_.F; ++f)
+            scans_.all_splits(view + (size_t)f * m, m, tot,
+                              [&](double c, int pos, int, int) { cands.push_back(Cand{c, f, pos}); });
+        auto better = [](const Cand& a, const Cand& b) {
+            if (a.cost != b.cost) return a.cost < b.cost;
+            return a.f != b.f ? a.f < b.f : a.pos < b.pos;
+        };
+        const size_t k = std::min(cands.size(), (size_t)P_.top_k);
+        std::partial_sort(cands.begin(), cands.begin() + k, cands.end(), better);
+        Level& L = lvl_[depth];
+        L.lbl.assign(1, 0.0);
+        L.lbr.assign(1, 0.0);
+        for (size_t i = 0; i < k && !stopped_; ++i)
+            evaluate(view, m, depth, cands[i].f, cands[i].pos, 0, 0.0, 0.0, ub, inc, root);
+        inc.lb = 0.0;  // (a restricted search proves nothing)
+        return inc;
+    }
+};
+
+inline void write_reg_tree(const Sol& s, RegOutput& out) {
+    const int nn = (int)s.size();
+    out.feature.assign(nn, -1);
+    out.left.assign(nn, -1);
+    out.right.assign(nn, -1);
+    out.threshold.assign(nn, 0.0);
+    for (int i = 0; i < nn; ++i) {
+        if (s[i].feature < 0) continue;
+        out.feature[i] = s[i].feature;
+        out.threshold[i] = s[i].thr;
+        out.left[i] = i + 1;
+        out.right[i] = s[i].right;
+    }
+}
+
+template <int KK>
+void run_regression_k(const RegParams& P, RegOutput& out) {
+    std::atomic<bool> stop{false};
+    tl::Clock clock(tl::steady::now(), P.time_limit, &stop);
+    // the classifier's ranked columns (labels unused: one class)
+    std::vector<int64_t> zeros(P.n, 0);
+    Params CP;
+    CP.n = P.n;
+    CP.F = P.F;
+    CP.C = 1;
+    CP.X = P.X;
+    CP.y = zeros.data();
+    CP.w = nullptr;
+    CP.nan_mode = P.nan_mode;
+    CP.use_warm = 0;
+    CP.max_depth = P.max_depth;
+    const double fixed = 8.0 * P.F * (double)P.n + 8.0 * P.n + 24.0 * P.n + 8.0 * P.n * P.K
+                         + RegSearch<KK>::buffer_bytes(P, P.n, P.F);
+    out.fixed_bytes = fixed;
+    if (fixed > P.mem_limit_bytes) {
+        out.memory_error = true;
+        return;
+    }
+    Columns cols;
+    if (!cols.build(CP, [&]() { return clock.timed_out(); })) {
+        out.timed_out = true;
+        out.interrupted = tl::interrupted();
+        write_reg_tree(leaf_sol(), out);
+        return;
+    }
+    out.fixed_bytes = fixed + cols.value_bytes();
+    out.peak_bytes = out.fixed_bytes;
+    RegRows<KK> rows;
+    rows.build(P);
+    RegSearch<KK> search(P, cols, rows, clock, out);
+    RegRes r = search.run(P.upper_bound);
+    write_reg_tree(r.sol, out);
+    out.cost = r.cost;
+    out.lower_bound = std::min(r.lb, r.cost);
+    out.timed_out = search.stopped();
+    out.interrupted = out.timed_out && tl::interrupted();
+}
+
+}  // namespace detail
+
+// the optimal (or Top-k) regression tree of the parameters (see the header comments)
+inline void run_regression(const RegParams& P, RegOutput& out) {
+    if (P.K == 1)
+        detail::run_regression_k<1>(P, out);
+    else
+        detail::run_regression_k<0>(P, out);
+}
+
+}  // namespace tl::cont

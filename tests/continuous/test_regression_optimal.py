@@ -1,0 +1,293 @@
+"""OptimalTreeRegressor and TopKTreeRegressor against independent references: the training SSE
+of a brute force over every tree of the depth (every node-local threshold, missing values on
+either side, one-hot categories, min_samples_leaf), pystreed's optimal regression on 0/1
+features, the greedy regressor (Top-1 is the greedy tree), and the limits (time, memory, Ctrl-C),
+the parameters and the plumbing of a fitted regressor."""
+import os
+import pickle
+import signal
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import treelearn
+from treelearn import GreedyTreeRegressor, OptimalTreeRegressor, SearchLimitWarning, TopKTreeRegressor
+from treelearn._limits import ResourceLimitError
+from treelearn._validation import TreeLearnValueError
+
+
+# ----------------------------------------------------------------------------- the brute force
+def _sse(y, w):
+    if w.sum() <= 0:
+        return 0.0
+    m = (w[:, None] * y).sum(axis=0) / w.sum()
+    return float((w[:, None] * (y - m) ** 2).sum())
+
+
+def _splits(X, categorical):
+    """Every split of the rows X (a boolean mask of the left side), written independently of the
+    search: numeric columns at every midpoint with missing values on either side and "missing or
+    not"; categorical columns "x == v or not"."""
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        nan = np.isnan(x)
+        u = np.unique(x[~nan])
+        if j in categorical:
+            for v in u:
+                yield x == v
+            continue
+        for t in (u[:-1] + u[1:]) / 2:
+            yield (x < t) & ~nan
+            if nan.any():
+                yield (x < t) | nan
+        if nan.any() and u.size:
+            yield nan
+
+
+def _brute(X, y, w, depth, msl=1, categorical=()):
+    best = _sse(y, w)
+    if depth == 0:
+        return best
+    for left in _splits(X, categorical):
+        if left.sum() < msl or (~left).sum() < msl:
+            continue
+        c = _brute(X[left], y[left], w[left], depth - 1, msl, categorical)
+        if c < best:
+            c += _brute(X[~left], y[~left], w[~left], depth - 1, msl, categorical)
+            best = min(best, c)
+    return best
+
+
+def _case(seed, ties=True, nan=False, cat=False, weighted=False, n=None, k=1):
+    rng = np.random.default_rng(seed)
+    n = n or int(rng.integers(8, 22))
+    d = int(rng.integers(2, 4))
+    if ties:
+        X = rng.integers(0, 5, size=(n, d)).astype(float)
+        y = rng.integers(0, 4, size=(n, k)).astype(float)
+    else:
+        X = rng.normal(size=(n, d))
+        y = rng.normal(size=(n, k))
+    if nan:
+        X[rng.random(n) < 0.25, 0] = np.nan
+    if cat:
+        X[:, -1] = rng.integers(0, 4, size=n)
+    w = rng.integers(1, 4, size=n).astype(float) if weighted else np.ones(n)
+    return X, (y[:, 0] if k == 1 else y), w
+
+
+def _train_sse(est, X, y, w):
+    p = est.predict(X).reshape(len(X), -1)
+    return float((w[:, None] * (y.reshape(len(X), -1) - p) ** 2).sum())
+
+
+CASES = [dict(), dict(ties=False), dict(weighted=True), dict(nan=True), dict(cat=True), dict(nan=True, weighted=True),
+         dict(k=2)]
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_training_sse_equals_brute_force(depth, case):
+    for seed in range(4 if depth < 3 else 2):
+        opts = CASES[case]
+        X, y, w = _case(100 * case + seed, **opts)
+        cat = [X.shape[1] - 1] if opts.get("cat") else []
+        Y = y.reshape(len(y), -1)
+        est = OptimalTreeRegressor(max_depth=depth, categorical=cat or None).fit(X, y, sample_weight=w)
+        ref = _brute(X, Y, w, depth, categorical=cat)
+        assert est.is_optimal_
+        assert est.train_sse_ == pytest.approx(ref, rel=1e-9, abs=1e-9)
+        assert _train_sse(est, X, y, w) == pytest.approx(ref, rel=1e-9, abs=1e-9)  # the Tree predicts so
+        assert est.lower_bound_ == pytest.approx(ref, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("msl", [2, 3])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_min_samples_leaf_equals_brute_force(msl, depth):
+    for seed in range(3):
+        X, y, w = _case(7000 + seed, n=16)
+        est = OptimalTreeRegressor(max_depth=depth, min_samples_leaf=msl).fit(X, y)
+        assert est.train_sse_ == pytest.approx(_brute(X, y[:, None], w, depth, msl), rel=1e-9, abs=1e-9)
+        assert est.tree_.n_node_samples[est.tree_.children_left < 0].min() >= msl
+
+
+def test_ablation_switches_give_the_same_sse():
+    from treelearn.learn.continuous.regressor import regression_fit
+
+    X, y, w = _case(5, n=40, ties=False)
+    base = regression_fit(X, y, w, None, max_depth=3)[1]["sse"]
+    for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_intervals": 0, "use_d2": 0}):
+        assert regression_fit(X, y, w, None, max_depth=3, **sw)[1]["sse"] == pytest.approx(base, rel=1e-9)
+
+
+def test_never_worse_than_greedy_and_the_bound_is_below():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 4))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=400)
+    for depth in (2, 3):
+        opt = OptimalTreeRegressor(max_depth=depth).fit(X, y)
+        greedy = GreedyTreeRegressor(max_depth=depth).fit(X, y)
+        assert opt.train_sse_ <= _train_sse(greedy, X, y, np.ones(400)) + 1e-9
+        assert opt.greedy_error_ == pytest.approx(_train_sse(greedy, X, y, np.ones(400)))
+        assert opt.lower_bound_ <= opt.train_sse_ + 1e-9
+        assert opt.incumbent_history_[-1][1] == pytest.approx(opt.train_sse_)
+
+
+# ----------------------------------------------------------------------------- pystreed on 0/1 features
+@pytest.mark.parametrize("depth", [2, 3])
+def test_equals_pystreed_on_binary_features(depth):
+    pystreed = pytest.importorskip("pystreed")
+    rng = np.random.default_rng(depth)
+    X = rng.integers(0, 2, size=(300, 8)).astype(float)
+    y = X[:, 0] * 2 + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(scale=0.5, size=300)
+    st = pystreed.STreeDRegressor(max_depth=depth, cost_complexity=0.0, time_limit=60)
+    st.fit(X.astype(int), y)
+    ref = float(((y - st.predict(X.astype(int))) ** 2).sum())
+    ours = OptimalTreeRegressor(max_depth=depth).fit(X, y)
+    assert ours.train_sse_ == pytest.approx(ref, rel=1e-7)
+
+
+# ----------------------------------------------------------------------------- Top-k
+def _shape(tree, i=0):
+    """The tree as nested tuples (feature, threshold, left, right) from node i (node numbering aside)."""
+    if tree.children_left[i] < 0:
+        return None
+    return (int(tree.feature[i]), round(float(tree.threshold[i]), 12),
+            _shape(tree, tree.children_left[i]), _shape(tree, tree.children_right[i]))
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_top1_is_the_greedy_tree(depth):
+    rng = np.random.default_rng(10 + depth)
+    X = rng.normal(size=(300, 5))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * (X[:, 2] > 0) + 0.3 * rng.normal(size=300)
+    top1 = TopKTreeRegressor(k=1, max_depth=depth).fit(X, y)
+    greedy = GreedyTreeRegressor(max_depth=depth).fit(X, y)
+    if depth <= 3:
+        assert _shape(top1.tree_) == _shape(greedy.tree_)
+    # (deeper, a node of a few rows may be cut the same way by two columns: either may be taken)
+    np.testing.assert_allclose(top1.predict(X), greedy.predict(X), rtol=1e-12, atol=1e-12)
+    assert top1.train_sse_ == pytest.approx(_train_sse(greedy, X, y, np.ones(len(y))), rel=1e-12)
+    assert top1.lower_bound_ is None
+
+
+def test_topk_between_greedy_and_optimal():
+    X, y, w = _case(11, n=60, ties=False)
+    sse = [TopKTreeRegressor(k=k, max_depth=3).fit(X, y).train_sse_ for k in (1, 2, 4)]
+    opt = OptimalTreeRegressor(max_depth=3).fit(X, y).train_sse_
+    assert sse[0] >= sse[1] - 1e-9 >= sse[2] - 2e-9 >= opt - 3e-9
+    assert TopKTreeRegressor(k="all", max_depth=3).fit(X, y).train_sse_ == pytest.approx(opt)
+    assert TopKTreeRegressor(k=10 ** 6, max_depth=3).fit(X, y).train_sse_ == pytest.approx(opt)
+
+
+# ----------------------------------------------------------------------------- limits
+def _hard(n=6000, d=6, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(3 * X[:, 0]) * X[:, 1] + np.cos(2 * X[:, 2]) + rng.normal(scale=0.5, size=n)
+    return X, y
+
+
+def test_time_limit_returns_a_tree_no_worse_than_greedy():
+    X, y = _hard()
+    with pytest.warns(SearchLimitWarning):
+        est = OptimalTreeRegressor(max_depth=4, time_limit=0.5).fit(X, y)
+    greedy = GreedyTreeRegressor(max_depth=4).fit(X, y)
+    assert not est.is_optimal_ and est.timed_out_
+    assert est.train_sse_ <= _train_sse(greedy, X, y, np.ones(len(y))) + 1e-9
+    assert est.lower_bound_ <= est.train_sse_
+
+
+def test_memory_limit_refuses_with_the_named_error():
+    X, y = _hard(n=20000)
+    with pytest.raises(ResourceLimitError, match="memory_limit_mb"):
+        OptimalTreeRegressor(max_depth=3, memory_limit_mb=1).fit(X, y)
+
+
+def test_ctrl_c_stops_the_fit():
+    X, y = _hard()
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    # SIGINT may be ignored when the test runner is a background job: Python's handler for this test
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as info:
+            OptimalTreeRegressor(max_depth=5, time_limit=None).fit(X, y)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
+    assert time.perf_counter() - t0 < 30
+    partial = getattr(info.value, "partial_tree", None)
+    assert partial is not None and partial.is_regression
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"max_depth": -1}, "max_depth"), ({"min_samples_leaf": 0}, "min_samples_leaf"), ({"k": 0}, "^k must"),
+    ({"time_limit": 0}, "time_limit"), ({"memory_limit_mb": -1}, "memory_limit_mb"), ({"k": "some"}, "^k must")])
+def test_bad_parameters_name_the_problem(params, match):
+    X, y, _ = _case(1)
+    with pytest.raises(TreeLearnValueError, match=match):
+        TopKTreeRegressor(**params).fit(X, y)
+
+
+def test_too_many_outputs_are_refused():
+    rng = np.random.default_rng(0)
+    with pytest.raises(TreeLearnValueError, match="outputs"):
+        OptimalTreeRegressor(max_depth=1).fit(rng.normal(size=(30, 2)), rng.normal(size=(30, 17)))
+
+
+# ----------------------------------------------------------------------------- plumbing
+def test_fitted_regressor_plumbing():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 3))
+    y = X[:, 0] + (X[:, 1] > 0) + 0.1 * rng.normal(size=200)
+    est = OptimalTreeRegressor(max_depth=2).fit(X, y)
+    assert est.score(X, y) > 0.5
+    assert est.apply(X).shape == (200,) and est.decision_path(X).shape[0] == 200
+    assert est.feature_importances_.sum() == pytest.approx(1.0)
+    again = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(again.predict(X), est.predict(X))
+    back = treelearn.tree_from_json(est.tree_.to_json())
+    assert back == est.tree_
+    assert "value" in treelearn.export_text(est) and "digraph" in treelearn.export_graphviz(est)
+    assert "<html" in treelearn.export_html(est).lower()
+    sk = treelearn.to_sklearn(est)
+    np.testing.assert_allclose(sk.predict(X.astype(np.float32)), est.predict(X))
+
+
+def test_constant_target_is_one_leaf():
+    X = np.arange(20.0).reshape(10, 2)
+    est = OptimalTreeRegressor().fit(X, np.full(10, 3.0))
+    assert est.tree_.node_count == 1 and est.is_optimal_ and est.train_sse_ == 0.0
+
+
+def test_sample_weight_units():
+    X, y, w = _case(3, weighted=True, ties=False, n=30)
+    a = OptimalTreeRegressor(max_depth=2).fit(X, y, sample_weight=w)
+    b = OptimalTreeRegressor(max_depth=2).fit(X, y, sample_weight=w * 1e6)
+    assert b.train_sse_ == pytest.approx(a.train_sse_ * 1e6, rel=1e-9)
+    assert b.lower_bound_ == pytest.approx(a.lower_bound_ * 1e6, rel=1e-9)
+
+
+@pytest.mark.parametrize("Est", [OptimalTreeRegressor, TopKTreeRegressor])
+def test_check_estimator(Est):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchLimitWarning)
+        check_estimator(Est(max_depth=2))
+
+
+def test_dask_input_equals_local_fit():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(31)
+    X = rng.normal(size=(600, 4))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.2 * rng.normal(size=600)
+    local = OptimalTreeRegressor(max_depth=2).fit(X, y)
+    dist = OptimalTreeRegressor(max_depth=2).fit(da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200))
+    assert dist.tree_ == local.tree_
+    np.testing.assert_array_equal(dist.tree_.value, local.tree_.value)
