@@ -46,6 +46,7 @@ struct RegParams {
     double time_limit = 0.0;          // seconds, <= 0: none
     double mem_limit_bytes = 1e9;
     int use_intervals = 1, use_d2 = 1;  // ablation switches (the same tree)
+    int large_first = 0;  // which child of a split is solved first: the smaller (0) or the larger (1)
 };
 
 struct RegOutput {
@@ -70,27 +71,28 @@ struct Acc {
     double s[KM];     // sum w y_k
 };
 
-// the rows' statistics, read-only during the search
+// the rows' statistics, read-only during the search: per row (w, w |y|^2, w y_1..w y_K)
+// interleaved, so that a row's sums are one cache line
 template <int KK>
 struct RegRows {
     int K = 1;
-    std::vector<double> rw, rq, rs;  // per row: w, w |y|^2, w y (K per row)
+    std::vector<double> st;
 
     void build(const RegParams& P) {
         K = P.K;
-        rw.resize(P.n);
-        rq.resize(P.n);
-        rs.resize((size_t)P.n * K);
+        const int S = K + 2;
+        st.resize((size_t)P.n * S);
         for (int i = 0; i < P.n; ++i) {
             const double wi = P.w ? P.w[i] : 1.0;
             double q = 0.0;
+            double* row = st.data() + (size_t)i * S;
             for (int k = 0; k < K; ++k) {
                 const double yk = P.y[(size_t)i * K + k];
-                rs[(size_t)i * K + k] = wi * yk;
+                row[2 + k] = wi * yk;
                 q += yk * yk;
             }
-            rw[i] = wi;
-            rq[i] = wi * q;
+            row[0] = wi;
+            row[1] = wi * q;
         }
     }
 
@@ -103,11 +105,11 @@ struct RegRows {
     }
 
     TL_INLINE void add(Acc<KK>& a, int r) const {
+        const double* row = st.data() + (size_t)r * (nk() + 2);
         a.c += 1;
-        a.w += rw[r];
-        a.q += rq[r];
-        const double* s = rs.data() + (size_t)r * nk();
-        for (int k = 0; k < nk(); ++k) a.s[k] += s[k];
+        a.w += row[0];
+        a.q += row[1];
+        for (int k = 0; k < nk(); ++k) a.s[k] += row[2 + k];
     }
 
     TL_INLINE double sse(const Acc<KK>& a) const {
@@ -208,8 +210,13 @@ struct Scans {
 
     // Depth-2 evaluation of the root split "first p rows of feature list vf go left" of a view
     // (m rows, F features): the optimal depth-<=1 tree of each side, in one pass over every
-    // feature's list with the rows marked by side. side: n scratch bytes.
-    void depth2_sides(const Entry* view, int m, int f, int p, uint8_t* side, Side1& L, Side1& R) const {
+    // feature's list with the rows marked by side. side: n scratch bytes. cap[s]: side s matters
+    // only below it (the node's threshold less a bound of the other side); a feature's scan of a
+    // side stops once the SSE of its rows so far reaches the cap or the side's best (the SSE of a
+    // prefix never decreases, and every later split of the side costs at least it), so a side's
+    // cost is exact when below its cap, and its bound is min(best, cap, unconstrained best).
+    void depth2_sides(const Entry* view, int m, int f, int p, uint8_t* side, const double* cap, Side1& L,
+                      Side1& R) const {
         const Entry* vf = view + (size_t)f * m;
         Acc<KK> tot[2];
         rows.clear(tot[0]);
@@ -232,12 +239,22 @@ struct Scans {
             rows.clear(a[0]);
             rows.clear(a[1]);
             int prev[2] = {-1, -1};
-            for (int i = 0; i < m; ++i) {
+            bool live[2] = {tot[0].c >= 2, tot[1].c >= 2};
+            int n_live = (int)live[0] + (int)live[1];
+            for (int i = 0; i < m && n_live > 0; ++i) {
                 const Entry& e = v[i];
                 const int s = side[e.row];
+                if (!live[s]) continue;
                 Acc<KK>& as = a[s];
                 if (e.rank != prev[s] && as.c > 0) {
-                    const double c = rows.sse(as) + rows.sse_rest(tot[s], as);
+                    const double pre = rows.sse(as);
+                    if (pre >= std::min(cap[s], best[s]) - eps) {  // no later split of this side matters
+                        live[s] = false;
+                        freeb[s] = std::min(freeb[s], pre);
+                        --n_live;
+                        continue;
+                    }
+                    const double c = pre + rows.sse_rest(tot[s], as);
                     if (c < freeb[s]) freeb[s] = c;
                     if (as.c >= msl && tot[s].c - as.c >= msl && c < best[s] - eps) {
                         best[s] = c;

@@ -196,7 +196,9 @@ class RegSearch {
         if (depth == 2 && P_.use_d2) {
             ++out_.d2_evaluations;
             Side1 a, b;
-            scans_.depth2_sides(view, m, f, p, side_.data(), a, b);
+            const double T0 = threshold(inc, ub);
+            const double cap[2] = {T0 - lbr_hint, T0 - lbl_hint};
+            scans_.depth2_sides(view, m, f, p, side_.data(), cap, a, b);
             L.lbl[j] = a.bound;
             L.lbr[j] = b.bound;
             const double c = a.cost + b.cost;
@@ -214,7 +216,7 @@ class RegSearch {
         const Entry* rv = out + (size_t)cols_.F * p;
         const int mr = m - p;
         const double T = threshold(inc, ub);
-        const bool left_first = p <= mr;
+        const bool left_first = P_.large_first ? p >= mr : p <= mr;
         // the first child below T less the other's bound, the second below what the first left
         const double hint_other = left_first ? lbr_hint : lbl_hint;
         RegRes first = left_first ? solve(lv, p, depth - 1, T - hint_other) : solve(rv, mr, depth - 1, T - hint_other);
