@@ -18,12 +18,23 @@ Greedy part (this file today):
    ``regression/osrt-binarized`` (80/20, seed 0): test R^2 of the greedy tree and of scikit-learn's
    at depths 2-5.
 
-Optimal part (``OptimalTreeRegressor``: depth 2, 3, 4 vs brute force and pystreed's regression):
-not here yet; it is to be added as ``optimal_section`` beside ``scale_section`` and
-``datasets_section`` below, on the same data loaders.
+Optimal part (``--section optimal``):
+
+3. **Every threshold** on the six ``quantbnb/regress`` training sets (carbon: its first target
+   ``y0``) at depths 2 and 3 under ``--limit`` seconds (default 60): fit time, proven optimal or
+   not, training MSE of ``OptimalTreeRegressor`` next to the greedy tree's, and the lower bound.
+   Goal: every set proven optimal within 60 s at depths 2 and 3.
+4. **0/1 features vs pystreed** (``STreeDRegressor``, ``cost_complexity=0``, the same depth):
+   ``regression/osrt-binarized`` and the quantbnb sets binarized at 5 quantile thresholds per
+   column (``x >= t``), depths 2, 3, 4, side by side in one process: both times, the ratio
+   treelearn / pystreed (geometric mean per depth and overall; goal <= 0.5) and whether the
+   training SSEs agree (relative 1e-7).
+
+``--quick``: the three small quantbnb sets and four small 0/1 sets, depths 2-3, 10 s limits.
 
     python benchmarks/bench_regression.py [--data-dir ../shared/datasets] [--sizes 1e5 1e6 4e6]
-                                          [--depth 8] [--repeats 3] [--section scale|datasets|all]
+                                          [--depth 8] [--repeats 3] [--limit 60] [--quick]
+                                          [--section scale|datasets|optimal|all]
 """
 from __future__ import annotations
 
@@ -37,7 +48,9 @@ import pandas as pd
 from sklearn.metrics import r2_score
 from sklearn.tree import DecisionTreeRegressor
 
-from treelearn import GreedyTreeRegressor
+import warnings
+
+from treelearn import GreedyTreeRegressor, OptimalTreeRegressor, SearchLimitWarning
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -126,18 +139,101 @@ def datasets_section(data_dir: Path, depths=(2, 3, 4, 5)) -> None:
         print(f"| {name} | {len(ytr)} | " + " | ".join(cells) + " |", flush=True)
 
 
+def _mse(est, X, y) -> float:
+    return float(np.mean((np.asarray(y, float) - est.predict(X)) ** 2))
+
+
+def optimal_continuous(data_dir: Path, limit: float, quick: bool) -> None:
+    print(f"## Optimal regression over every threshold: quantbnb/regress, {limit:g} s limit")
+    print("| data | rows x cols | depth | time (s) | proven optimal | train MSE optimal | train MSE greedy "
+          "| lower bound (MSE) |")
+    print("|---|---|---|---|---|---|---|---|")
+    small = {"quantbnb/qsar", "quantbnb/fish", "quantbnb/concrete"}
+    for name, X, y, _, _ in regression_sets(data_dir):
+        if not name.startswith("quantbnb/") or (quick and name not in small):
+            continue
+        y = y[:, 0] if y.ndim > 1 else y
+        for depth in (2, 3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SearchLimitWarning)
+                t0 = time.perf_counter()
+                est = OptimalTreeRegressor(max_depth=depth, time_limit=limit).fit(X, y)
+                t = time.perf_counter() - t0
+            greedy = GreedyTreeRegressor(max_depth=depth).fit(X, y)
+            n = len(y)
+            print(f"| {name} | {n} x {X.shape[1]} | {depth} | {t:.2f} | {est.is_optimal_} | "
+                  f"{est.train_sse_ / n:.6f} | {_mse(greedy, X, y):.6f} | {est.lower_bound_ / n:.6f} |", flush=True)
+
+
+def binary_sets(data_dir: Path, quick: bool):
+    """(name, X 0/1 int, y) of osrt-binarized and of quantbnb/regress binarized at 5 quantiles per column."""
+    keep = {"servo", "airquality", "real-estate", "yacht"}
+    for f in sorted((data_dir / "regression" / "osrt-binarized").glob("*.csv")):
+        if quick and f.stem not in keep:
+            continue
+        df = pd.read_csv(f)
+        yield f"osrt/{f.stem}", df.iloc[:, :-1].to_numpy(int), df.iloc[:, -1].to_numpy(float)
+    if quick:
+        return
+    for name, X, y, _, _ in regression_sets(data_dir):
+        if not name.startswith("quantbnb/"):
+            continue
+        cols = [(X[:, j] >= t).astype(int) for j in range(X.shape[1])
+                for t in np.unique(np.quantile(X[:, j], [0.1, 0.3, 0.5, 0.7, 0.9]))]
+        Xb = np.stack(cols, axis=1)
+        Xb = Xb[:, (Xb.min(axis=0) < Xb.max(axis=0))]
+        yield f"{name} (5 q)", Xb, (y[:, 0] if y.ndim > 1 else y)
+
+
+def optimal_binary(data_dir: Path, limit: float, quick: bool) -> None:
+    import pystreed
+
+    depths = (2, 3) if quick else (2, 3, 4)
+    print(f"## Optimal regression on 0/1 features: treelearn vs pystreed STreeDRegressor, {limit:g} s limits")
+    print("| data | rows x cols | depth | pystreed (s) | treelearn (s) | ratio | SSE equal |")
+    print("|---|---|---|---|---|---|---|")
+    ratios = {d: [] for d in depths}
+    for name, X, y in binary_sets(data_dir, quick):
+        for depth in depths:
+            st = pystreed.STreeDRegressor(max_depth=depth, cost_complexity=0.0, time_limit=limit)
+            t0 = time.perf_counter()
+            st.fit(X, y)
+            t_st = time.perf_counter() - t0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SearchLimitWarning)
+                t0 = time.perf_counter()
+                est = OptimalTreeRegressor(max_depth=depth, time_limit=limit).fit(X.astype(float), y)
+                t_tl = time.perf_counter() - t0
+            sse_st = float(np.sum((y - st.predict(X)) ** 2))
+            same = abs(est.train_sse_ - sse_st) <= 1e-7 * max(1.0, sse_st)
+            ratio = t_tl / max(t_st, 1e-6)
+            ratios[depth].append(ratio)
+            print(f"| {name} | {X.shape[0]} x {X.shape[1]} | {depth} | {t_st:.3f} | {t_tl:.3f} | {ratio:.2f} | "
+                  f"{same}{'' if same else f' ({est.train_sse_:.6g} vs {sse_st:.6g})'} |", flush=True)
+    every = [r for d in depths for r in ratios[d]]
+    for d in depths:
+        print(f"geometric mean ratio, depth {d}: {np.exp(np.mean(np.log(ratios[d]))):.2f}")
+    print(f"geometric mean ratio, depths {depths[0]}-{depths[-1]}: {np.exp(np.mean(np.log(every))):.2f} (goal <= 0.5)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "datasets")
     ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6, 4e6])
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--section", choices=["scale", "datasets", "all"], default="all")
+    ap.add_argument("--section", choices=["scale", "datasets", "optimal", "all"], default="all")
+    ap.add_argument("--limit", type=float, default=60.0, help="time limit of each optimal fit (s)")
+    ap.add_argument("--quick", action="store_true", help="optimal section: small sets, depths 2-3, 10 s limits")
     args = ap.parse_args(argv)
     if args.section in ("scale", "all"):
         scale_section(args.sizes, args.depth, args.repeats)
     if args.section in ("datasets", "all"):
         datasets_section(args.data_dir)
+    if args.section in ("optimal", "all"):
+        limit = min(args.limit, 10.0) if args.quick else args.limit
+        optimal_continuous(args.data_dir, limit, args.quick)
+        optimal_binary(args.data_dir, limit, args.quick)
     return 0
 
 
