@@ -208,15 +208,56 @@ struct Scans {
             if (v[i].rank != v[i - 1].rank) pos.push_back(i);
     }
 
+    // One side's scan of one feature list (cnt rows of the side, in the feature's order, total t)
+    // for the side's best depth-1 split: best/freeb (the best admissible and unconstrained SSE so
+    // far) updated, out's split set on a strict improvement (feature g). The scan stops once the
+    // SSE of the rows so far reaches min(cap, best): that of a prefix never decreases, and every
+    // later split costs at least it. Without a division per threshold: with A = |sum w y|^2 of
+    // the prefix (weight wa) and B that of the rest (wb), sse(prefix) >= X iff (q - X) wa >= A,
+    // and the split's SSE is below G iff A wb + B wa > (q_total - G) wa wb.
+    void side_scan(const Entry* v, int cnt, const Acc<KK>& t, double cap, int g, double& best, double& freeb,
+                   Side1& out) const {
+        Acc<KK> a;
+        rows.clear(a);
+        int prev = cnt > 0 ? v[0].rank : 0;
+        for (int i = 0; i < cnt; ++i) {
+            const Entry e = v[i];
+            if (e.rank != prev) {
+                const double wa = a.w, wb = t.w - wa;
+                double A = 0.0, B = 0.0;
+                for (int k = 0; k < rows.nk(); ++k) {
+                    const double sb = t.s[k] - a.s[k];
+                    A += a.s[k] * a.s[k];
+                    B += sb * sb;
+                }
+                if ((a.q - (std::min(cap, best) - eps)) * wa >= A) {  // no later split matters
+                    freeb = std::min(freeb, rows.sse(a));
+                    return;
+                }
+                if (A * wb + B * wa > (t.q - std::max(freeb, best - eps)) * wa * wb) {  // (rare: the exact SSE)
+                    const double c = rows.sse(a) + rows.sse_rest(t, a);
+                    if (c < freeb) freeb = c;
+                    if (i >= msl && cnt - i >= msl && c < best - eps) {
+                        best = c;
+                        out.f = g;
+                        out.brl = prev;
+                        out.brr = e.rank;
+                    }
+                }
+                prev = e.rank;
+            }
+            rows.add(a, e.row);
+        }
+    }
+
     // Depth-2 evaluation of the root split "first p rows of feature list vf go left" of a view
-    // (m rows, F features): the optimal depth-<=1 tree of each side, in one pass over every
-    // feature's list with the rows marked by side. side: n scratch bytes. cap[s]: side s matters
-    // only below it (the node's threshold less a bound of the other side); a feature's scan of a
-    // side stops once the SSE of its rows so far reaches the cap or the side's best (the SSE of a
-    // prefix never decreases, and every later split of the side costs at least it), so a side's
-    // cost is exact when below its cap, and its bound is min(best, cap, unconstrained best).
-    void depth2_sides(const Entry* view, int m, int f, int p, uint8_t* side, const double* cap, Side1& L,
-                      Side1& R) const {
+    // (m rows, F features): the optimal depth-<=1 tree of each side, every feature's list
+    // partitioned by side (stable, without a branch) and each side scanned (side_scan). side: n
+    // scratch bytes; lo, hi: m scratch entries each. cap[s]: side s matters only below it (the
+    // node's threshold less a bound of the other side), so a side's cost is exact when below its
+    // cap, and its bound is min(best, cap, unconstrained best), monotone in the side's rows.
+    void depth2_sides(const Entry* view, int m, int f, int p, uint8_t* side, Entry* lo, Entry* hi,
+                      const double* cap, Side1& L, Side1& R) const {
         const Entry* vf = view + (size_t)f * m;
         Acc<KK> tot[2];
         rows.clear(tot[0]);
@@ -233,39 +274,20 @@ struct Scans {
             best[s] = freeb[s] = rows.sse(tot[s]);
             out[s]->f = -1;
         }
-        Acc<KK> a[2];
+        Entry* part[2] = {lo, hi};
         for (int g = 0; g < cols.F; ++g) {
             const Entry* v = view + (size_t)g * m;
-            rows.clear(a[0]);
-            rows.clear(a[1]);
-            int prev[2] = {-1, -1};
-            bool live[2] = {tot[0].c >= 2, tot[1].c >= 2};
-            int n_live = (int)live[0] + (int)live[1];
-            for (int i = 0; i < m && n_live > 0; ++i) {
-                const Entry& e = v[i];
+            int n0 = 0, n1 = 0;
+            for (int i = 0; i < m; ++i) {  // both outputs written, one index advanced
+                const Entry e = v[i];
                 const int s = side[e.row];
-                if (!live[s]) continue;
-                Acc<KK>& as = a[s];
-                if (e.rank != prev[s] && as.c > 0) {
-                    const double pre = rows.sse(as);
-                    if (pre >= std::min(cap[s], best[s]) - eps) {  // no later split of this side matters
-                        live[s] = false;
-                        freeb[s] = std::min(freeb[s], pre);
-                        --n_live;
-                        continue;
-                    }
-                    const double c = pre + rows.sse_rest(tot[s], as);
-                    if (c < freeb[s]) freeb[s] = c;
-                    if (as.c >= msl && tot[s].c - as.c >= msl && c < best[s] - eps) {
-                        best[s] = c;
-                        out[s]->f = g;
-                        out[s]->brl = prev[s];
-                        out[s]->brr = e.rank;
-                    }
-                }
-                prev[s] = e.rank;
-                rows.add(as, e.row);
+                lo[n0] = e;
+                hi[n1] = e;
+                n0 += 1 - s;
+                n1 += s;
             }
+            for (int s = 0; s < 2; ++s)
+                if (tot[s].c >= 2) side_scan(part[s], s ? n1 : n0, tot[s], cap[s], g, best[s], freeb[s], *out[s]);
         }
         for (int s = 0; s < 2; ++s) {
             out[s]->cost = best[s];

@@ -50,6 +50,8 @@ class RegSearch {
         for (int d = first_split_level(); d <= D; ++d) buf_[d].resize((size_t)cols.F * cols.n);
         side_.assign(cols.n, 0);
         side32_.assign(cols.n, 0);
+        lo_.resize(cols.n);
+        hi_.resize(cols.n);
         lvl_.resize(D + 1);
         t0_ = std::chrono::steady_clock::now();
     }
@@ -62,7 +64,7 @@ class RegSearch {
         const int D = std::max(0, P.max_depth);
         const int first = P.use_d2 ? 3 : 2;
         const int levels = std::max(0, D - first + 1);
-        return 8.0 * F * (double)n * levels + 5.0 * n + (16.0 * n + 24.0 * F) * (D + 1);
+        return 8.0 * F * (double)n * levels + 21.0 * n + (16.0 * n + 24.0 * F) * (D + 1);
     }
 
     RegRes run(double ub) {
@@ -90,6 +92,7 @@ class RegSearch {
     std::vector<std::vector<Entry>> buf_;
     std::vector<uint8_t> side_;
     std::vector<int32_t> side32_;
+    std::vector<Entry> lo_, hi_;  // the depth-2 evaluation's lists of one feature by side
     std::vector<Level> lvl_;
     bool stopped_ = false;
     static constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -198,7 +201,7 @@ class RegSearch {
             Side1 a, b;
             const double T0 = threshold(inc, ub);
             const double cap[2] = {T0 - lbr_hint, T0 - lbl_hint};
-            scans_.depth2_sides(view, m, f, p, side_.data(), cap, a, b);
+            scans_.depth2_sides(view, m, f, p, side_.data(), lo_.data(), hi_.data(), cap, a, b);
             L.lbl[j] = a.bound;
             L.lbr[j] = b.bound;
             const double c = a.cost + b.cost;
