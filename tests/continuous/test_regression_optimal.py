@@ -119,7 +119,7 @@ def test_ablation_switches_give_the_same_sse():
 
     X, y, w = _case(5, n=40, ties=False)
     base = regression_fit(X, y, w, None, max_depth=3)[1]["sse"]
-    for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_intervals": 0, "use_d2": 0}):
+    for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_intervals": 0, "use_d2": 0}, {"large_first": 1}):
         assert regression_fit(X, y, w, None, max_depth=3, **sw)[1]["sse"] == pytest.approx(base, rel=1e-9)
 
 
@@ -291,3 +291,12 @@ def test_dask_input_equals_local_fit():
     dist = OptimalTreeRegressor(max_depth=2).fit(da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200))
     assert dist.tree_ == local.tree_
     np.testing.assert_array_equal(dist.tree_.value, local.tree_.value)
+
+
+def test_verbose_prints_the_incumbents(capsys):
+    X, y = _hard(n=800, d=4)
+    est = OptimalTreeRegressor(max_depth=3, verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "[OptimalTreeRegressor]" in err and "incumbent SSE" in err
+    assert len(est.incumbent_history_) >= 1
+    assert all(b[1] < a[1] for a, b in zip(est.incumbent_history_, est.incumbent_history_[1:]))

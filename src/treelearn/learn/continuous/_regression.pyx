@@ -50,45 +50,34 @@ MAX_OUTPUTS = REG_MAX_OUTPUTS
 cdef double _dummy = 0.0
 
 
-def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, weights, int max_depth,
+def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const double[::1] weights, int max_depth,
                       int min_samples_leaf=1, int top_k=0, double upper_bound=0.0, double eps=0.0,
-                      double time_limit=0.0, double memory_limit_bytes=1e9, nan_mode=None,
+                      double time_limit=0.0, double memory_limit_bytes=1e9, const int8_t[::1] nan_mode=None,
                       int use_intervals=1, int use_d2=1, int large_first=0):
     """The tree of least weighted SSE (summed over the columns of ``Y``, (n, K), centred) over
     every threshold of the columns of ``X_fm`` (feature-major, (F, n)), depth <= ``max_depth``;
-    ``top_k`` > 0: Top-k (only a node's top_k best splits). Only trees of SSE below
-    ``upper_bound`` (> 0) are searched; ``eps``: the tie tolerance. ``nan_mode`` as
-    ``_continuous.continuous_search``. Returns the preorder tree (``feature`` -1 at leaves,
-    ``threshold``, ``left``, ``right``), ``cost``, ``lower_bound``, ``timed_out``,
-    ``memory_error`` and statistics. Ctrl-C raises KeyboardInterrupt with the best tree so far."""
+    ``top_k`` > 0: Top-k (only a node's top_k best splits). ``weights``: float64 per row, or None
+    (ones). Only trees of SSE below ``upper_bound`` (> 0) are searched; ``eps``: the tie
+    tolerance. ``nan_mode`` (int8 per column, or None) as ``_continuous.continuous_search``.
+    Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``),
+    ``cost``, ``lower_bound``, ``timed_out``, ``memory_error`` and statistics. Ctrl-C raises
+    KeyboardInterrupt with the best tree so far."""
     cdef RegParams P
     cdef RegOutput out
-    cdef const double[::1] wv
-    cdef const int8_t[::1] nm
     cdef Py_ssize_t n = Y.shape[0]
-    if X_fm.shape[0] > 0 and X_fm.shape[1] != n:
-        raise ValueError("X does not match the number of targets")
+    if (X_fm.shape[0] > 0 and X_fm.shape[1] != n) or (weights is not None and weights.shape[0] != n):
+        raise ValueError("X, Y and the weights do not have the same rows")
     if Y.shape[1] < 1 or Y.shape[1] > REG_MAX_OUTPUTS:
         raise ValueError(f"the search sums 1 to {REG_MAX_OUTPUTS} outputs, got {Y.shape[1]}")
+    if nan_mode is not None and nan_mode.shape[0] != X_fm.shape[0]:
+        raise ValueError("nan_mode needs one entry per column")
     P.n = <int>n
     P.F = <int>X_fm.shape[0]
     P.K = <int>Y.shape[1]
     P.X = &X_fm[0, 0] if X_fm.shape[0] > 0 and n > 0 else &_dummy
     P.y = &Y[0, 0] if n > 0 else &_dummy
-    keep = [X_fm, Y]
-    P.w = NULL
-    if weights is not None:
-        wv = np.ascontiguousarray(weights, dtype=np.float64)
-        P.w = &wv[0]
-        keep.append(wv)
-    P.nan_mode = NULL
-    if nan_mode is not None:
-        nm = np.ascontiguousarray(nan_mode, dtype=np.int8)
-        if nm.shape[0] != X_fm.shape[0]:
-            raise ValueError("nan_mode needs one entry per column")
-        if nm.shape[0] > 0:
-            P.nan_mode = &nm[0]
-        keep.append(nm)
+    P.w = &weights[0] if weights is not None and n > 0 else NULL
+    P.nan_mode = &nan_mode[0] if nan_mode is not None and nan_mode.shape[0] > 0 else NULL
     P.max_depth = max_depth
     P.min_samples_leaf = max(1, min_samples_leaf)
     P.top_k = max(0, top_k)
@@ -105,7 +94,9 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, weights
             run_regression(P, out)
     finally:
         close_sigint_scope(scope)
-    res = _tree_arrays(out)
+    # (the tree's few nodes: Cython's vector -> list conversion)
+    res = {"feature": np.asarray(out.feature, dtype=np.int64), "left": np.asarray(out.left, dtype=np.int64),
+           "right": np.asarray(out.right, dtype=np.int64), "threshold": np.asarray(out.threshold, dtype=np.float64)}
     res.update(cost=out.cost, lower_bound=out.lower_bound, timed_out=bool(out.timed_out),
                memory_error=bool(out.memory_error), nodes=out.nodes, evaluations=out.evaluations,
                d2_evaluations=out.d2_evaluations, peak_bytes=out.peak_bytes, fixed_bytes=out.fixed_bytes,
@@ -113,16 +104,3 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, weights
     if out.interrupted:
         raise_interrupted(res, "the optimal regression search")
     return res
-
-
-cdef dict _tree_arrays(RegOutput& out):
-    nn = out.feature.size()
-    if nn:
-        feature = np.asarray(<int[:nn]> out.feature.data(), dtype=np.int64).copy()
-        left = np.asarray(<int[:nn]> out.left.data(), dtype=np.int64).copy()
-        right = np.asarray(<int[:nn]> out.right.data(), dtype=np.int64).copy()
-        threshold = np.asarray(<double[:nn]> out.threshold.data()).copy()
-    else:
-        feature = left = right = np.zeros(0, np.int64)
-        threshold = np.zeros(0)
-    return {"feature": feature, "left": left, "right": right, "threshold": threshold}

@@ -161,44 +161,46 @@ struct Scans {
 
     Scans(const Columns& c, const RegRows<KK>& r, int min_leaf, double e) : cols(c), rows(r), msl(min_leaf), eps(e) {}
 
+    // every threshold of feature list v (m rows, total t): out(SSE of the split, position i (rows
+    // v[0..i) go left), rank before, rank after)
+    template <class Out>
+    void boundaries(const Entry* v, int m, const Acc<KK>& t, Out out) const {
+        Acc<KK> a;
+        rows.clear(a);
+        int prev = m > 0 ? v[0].rank : 0;
+        for (int i = 0; i < m; ++i) {
+            const Entry& e = v[i];
+            if (e.rank != prev) {
+                out(rows.sse(a) + rows.sse_rest(t, a), i, prev, e.rank);
+                prev = e.rank;
+            }
+            rows.add(a, e.row);
+        }
+    }
+
+    bool admissible(int i, int m) const { return i >= msl && m - i >= msl; }
+
     // the best split of feature list v (m rows, total t): the first strict improvement, thresholds ascending
     Split1 depth1(const Entry* v, int m, const Acc<KK>& t) const {
         Split1 s;
-        Acc<KK> a;
-        rows.clear(a);
-        int prev = m > 0 ? v[0].rank : 0;
-        for (int i = 0; i < m; ++i) {
-            const Entry& e = v[i];
-            if (e.rank != prev) {
-                const double c = rows.sse(a) + rows.sse_rest(t, a);
-                if (c < s.free_cost) s.free_cost = c;
-                if (i >= msl && m - i >= msl && c < s.cost - eps) {
-                    s.cost = c;
-                    s.pos = i;
-                    s.brl = prev;
-                    s.brr = e.rank;
-                }
-                prev = e.rank;
+        boundaries(v, m, t, [&](double c, int i, int brl, int brr) {
+            if (c < s.free_cost) s.free_cost = c;
+            if (admissible(i, m) && c < s.cost - eps) {
+                s.cost = c;
+                s.pos = i;
+                s.brl = brl;
+                s.brr = brr;
             }
-            rows.add(a, e.row);
-        }
+        });
         return s;
     }
 
-    // every split of feature list v whose both sides hold msl rows: (cost, position, ranks)
+    // every split of feature list v whose both sides hold msl rows: out(cost, position, ranks)
     template <class Out>
     void all_splits(const Entry* v, int m, const Acc<KK>& t, Out out) const {
-        Acc<KK> a;
-        rows.clear(a);
-        int prev = m > 0 ? v[0].rank : 0;
-        for (int i = 0; i < m; ++i) {
-            const Entry& e = v[i];
-            if (e.rank != prev) {
-                if (i >= msl && m - i >= msl) out(rows.sse(a) + rows.sse_rest(t, a), i, prev, e.rank);
-                prev = e.rank;
-            }
-            rows.add(a, e.row);
-        }
+        boundaries(v, m, t, [&](double c, int i, int brl, int brr) {
+            if (admissible(i, m)) out(c, i, brl, brr);
+        });
     }
 
     // the positions of a feature's admissible thresholds (rank changes with msl rows either side)
@@ -237,7 +239,7 @@ struct Scans {
                 if (A * wb + B * wa > (t.q - std::max(freeb, best - eps)) * wa * wb) {  // (rare: the exact SSE)
                     const double c = rows.sse(a) + rows.sse_rest(t, a);
                     if (c < freeb) freeb = c;
-                    if (i >= msl && cnt - i >= msl && c < best - eps) {
+                    if (admissible(i, cnt) && c < best - eps) {
                         best = c;
                         out.f = g;
                         out.brl = prev;

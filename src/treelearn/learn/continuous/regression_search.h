@@ -80,6 +80,7 @@ class RegSearch {
         std::vector<std::pair<int, int>> stack;
         std::vector<int> order;
         std::vector<Split1> d1;
+        double floor = 0.0;  // the least bound of a split evaluated or skipped at the node
     };
 
     const RegParams& P_;
@@ -145,12 +146,15 @@ class RegSearch {
             if (L.d1[f].pos >= 0) L.order.push_back(f);
         std::stable_sort(L.order.begin(), L.order.end(), [&](int a, int b) { return L.d1[a].cost < L.d1[b].cost; });
         if (P_.top_k > 0) return topk(view, m, depth, ub, inc, root, tot);
+        L.floor = kInf;
         for (int f : L.order) {
             search_feature(view, m, depth, f, ub, inc, root);
             if (stopped_) break;
         }
-        // every split left out had a bound at or above min(incumbent, ub): no tree is below it
-        inc.lb = stopped_ ? 0.0 : std::max(0.0, std::min(inc.cost, ub));
+        // every split left out had a bound at or above min(incumbent, ub), and every split a bound
+        // of at least the floor (the least bound of an evaluated split or a skipped interval): a
+        // child's bound above its budget widens its parent's skipped intervals
+        inc.lb = stopped_ ? 0.0 : std::max(0.0, std::min(inc.cost, std::max(ub, L.floor)));
         return inc;
     }
 
@@ -170,6 +174,7 @@ class RegSearch {
         const std::vector<int>& pos = L.pos;  // (a child's solve uses the levels below only)
         auto eval = [&](int j, double lbl_hint, double lbr_hint) {
             evaluate(view, m, depth, f, pos[j], j, lbl_hint, lbr_hint, ub, inc, root);
+            L.floor = std::min(L.floor, L.lbl[j] + L.lbr[j]);
         };
         eval(0, 0.0, 0.0);
         if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0);
@@ -179,7 +184,10 @@ class RegSearch {
             auto [a, b] = L.stack.back();
             L.stack.pop_back();
             const double bound = intervals ? L.lbl[a] + L.lbr[b] : 0.0;
-            if (bound >= threshold(inc, ub) - eps_) continue;
+            if (bound >= threshold(inc, ub) - eps_) {
+                L.floor = std::min(L.floor, bound);
+                continue;
+            }
             const int mid = a + (b - a) / 2;
             eval(mid, intervals ? L.lbl[a] : 0.0, intervals ? L.lbr[b] : 0.0);
             if (b - mid > 1) L.stack.emplace_back(mid, b);

@@ -120,7 +120,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     if Y.shape[1] > _regression.MAX_OUTPUTS:
         raise TreeLearnValueError(f"the optimal regression search sums at most {_regression.MAX_OUTPUTS} outputs, "
                                   f"got {Y.shape[1]}")
-    w = np.ones(Y.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    w = np.ones(Y.shape[0]) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     shift = (w @ Y) / w.sum()
     Yc = np.ascontiguousarray(Y - shift)  # centred: sums of squares at the scale of the variance
     root_sse = float(np.sum(w[:, None] * Yc * Yc))
@@ -147,7 +147,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     start = time.perf_counter()
     try:
         res = _regression.regression_search(X_fm, Yc, w, int(max_depth), int(min_samples_leaf), int(top_k), ub, eps,
-                                            limit, memory, nan_mode if nan_mode.any() else None, **switches)
+                                            limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8) if nan_mode.any() else None, **switches)
     except KeyboardInterrupt as exc:
         part = getattr(exc, "partial_result", None)
         best = greedy
