@@ -201,6 +201,40 @@ def test_time_limit_returns_a_tree_no_worse_than_greedy():
     assert est.lower_bound_ <= est.train_sse_
 
 
+def _kmeans_brute(y, w, k):
+    """The least weighted SSE over every assignment of the points to at most k groups."""
+    import itertools
+
+    best = np.inf
+    for labels in itertools.product(range(k), repeat=len(y)):
+        lab = np.asarray(labels)
+        best = min(best, sum(_sse(y[lab == c][:, None], w[lab == c]) for c in range(k)))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_kmeans_bound_equals_brute_force(seed):
+    from treelearn.learn.continuous._regression import kmeans_1d_bound
+
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 8)), int(rng.integers(1, 4))
+    y = np.sort(rng.integers(0, 5, size=n).astype(float) if seed % 2 else rng.normal(size=n))
+    w = rng.integers(1, 4, size=n).astype(float) if seed % 3 else np.ones(n)
+    assert kmeans_1d_bound(y, w, k) == pytest.approx(_kmeans_brute(y, w, k), abs=1e-9)
+
+
+def test_a_timed_out_fit_reports_the_kmeans_bound():
+    from treelearn.learn.continuous._regression import kmeans_1d_bound
+
+    X, y = _hard()
+    with pytest.warns(SearchLimitWarning):
+        est = OptimalTreeRegressor(max_depth=4, time_limit=0.3).fit(X, y)
+    ys = np.sort(y)
+    ref = kmeans_1d_bound(ys, np.ones(len(y)), 16)
+    assert 0 < est.lower_bound_ <= est.train_sse_
+    assert est.lower_bound_ == pytest.approx(ref, rel=1e-6)
+
+
 def test_memory_limit_refuses_with_the_named_error():
     X, y = _hard(n=20000)
     with pytest.raises(ResourceLimitError, match="memory_limit_mb"):

@@ -44,6 +44,9 @@ cdef extern from "regression_search.h" namespace "tl::cont":
 
     void run_regression(const RegParams& P, RegOutput& out) except + nogil
 
+cdef extern from "regression.h" namespace "tl::cont::detail":
+    double kmeans_1d(const vector[double]& ys, const vector[double]& ws, int k) except +
+
 #: the most outputs the compiled search sums
 MAX_OUTPUTS = REG_MAX_OUTPUTS
 
@@ -104,3 +107,11 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
     if out.interrupted:
         raise_interrupted(res, "the optimal regression search")
     return res
+
+
+def kmeans_1d_bound(ys, ws, int k):
+    """The least weighted SSE of a partition of the values ``ys`` (ascending, weights ``ws``) into at
+    most ``k`` groups: the one-dimensional k-means bound of a tree of at most ``k`` leaves."""
+    cdef vector[double] y = [float(v) for v in ys]
+    cdef vector[double] w = [float(v) for v in ws]
+    return kmeans_1d(y, w, k)

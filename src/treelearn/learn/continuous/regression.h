@@ -298,6 +298,75 @@ struct Scans {
     }
 };
 
+// The one-dimensional k-means bound (OSRT's): a tree of depth D has at most 2^D leaves, and its
+// SSE on one output is at least the least SSE of any partition of that output's values into at
+// most 2^D groups, which in one dimension is a partition of the sorted values into contiguous
+// runs. The dynamic program over runs, layer by layer, uses that the best start of the last run
+// never decreases with its end (the cost of runs is Monge), so each layer is a divide and conquer
+// over ends (an explicit stack: O(n log n) per layer). ys ascending with their weights ws.
+inline double kmeans_1d(const std::vector<double>& ys, const std::vector<double>& ws, int k) {
+    const int n = (int)ys.size();
+    if (n == 0 || k >= n) return 0.0;
+    std::vector<double> W(n + 1, 0.0), S(n + 1, 0.0), Q(n + 1, 0.0);
+    for (int i = 0; i < n; ++i) {
+        W[i + 1] = W[i] + ws[i];
+        S[i + 1] = S[i] + ws[i] * ys[i];
+        Q[i + 1] = Q[i] + ws[i] * ys[i] * ys[i];
+    }
+    auto cost = [&](int i, int j) {  // the run [i, j)
+        const double w = W[j] - W[i];
+        if (w <= 0.0) return 0.0;
+        const double s = S[j] - S[i];
+        return std::max(0.0, (Q[j] - Q[i]) - s * s / w);
+    };
+    std::vector<double> prev(n + 1), cur(n + 1);
+    for (int j = 0; j <= n; ++j) prev[j] = cost(0, j);
+    struct Task {
+        int jlo, jhi, ilo, ihi;
+    };
+    std::vector<Task> stack;
+    for (int layer = 2; layer <= k; ++layer) {
+        stack.assign(1, Task{0, n, 0, n});
+        while (!stack.empty()) {
+            const Task t = stack.back();
+            stack.pop_back();
+            if (t.jlo > t.jhi) continue;
+            const int j = t.jlo + (t.jhi - t.jlo) / 2;
+            int bi = t.ilo;
+            double bv = std::numeric_limits<double>::infinity();
+            for (int i = t.ilo; i <= std::min(j, t.ihi); ++i) {
+                const double v = prev[i] + cost(i, j);
+                if (v < bv) bv = v, bi = i;
+            }
+            cur[j] = bv;
+            stack.push_back(Task{t.jlo, j - 1, t.ilo, bi});
+            stack.push_back(Task{j + 1, t.jhi, bi, t.ihi});
+        }
+        std::swap(prev, cur);
+    }
+    return prev[n];
+}
+
+// the k-means bound of a depth-D tree summed over the outputs (0 when too costly to compute)
+inline double kmeans_bound(const RegParams& P, int depth) {
+    if (P.n == 0 || depth <= 0) return 0.0;
+    const int k = depth >= 20 ? P.n : std::min(P.n, 1 << depth);
+    if ((double)k * P.n * std::log2((double)P.n + 2.0) > 2e8) return 0.0;
+    double total = 0.0;
+    std::vector<int> idx(P.n);
+    std::vector<double> ys(P.n), ws(P.n);
+    for (int c = 0; c < P.K; ++c) {
+        for (int i = 0; i < P.n; ++i) idx[i] = i;
+        std::sort(idx.begin(), idx.end(), [&](int a, int b) { return P.y[(size_t)a * P.K + c] < P.y[(size_t)b * P.K + c]; });
+        for (int i = 0; i < P.n; ++i) {
+            ys[i] = P.y[(size_t)idx[i] * P.K + c];
+            ws[i] = P.w ? P.w[idx[i]] : 1.0;
+        }
+        total += kmeans_1d(ys, ws, k);
+    }
+    return total;
+}
+
 // a depth-1 tree (or a leaf) of a side as a Sol
 inline Sol side1_sol(const Columns& cols, int f, int brl, int brr) {
     if (f < 0) return leaf_sol();
