@@ -119,8 +119,22 @@ def test_ablation_switches_give_the_same_sse():
 
     X, y, w = _case(5, n=40, ties=False)
     base = regression_fit(X, y, w, None, max_depth=3)[1]["sse"]
-    for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_intervals": 0, "use_d2": 0}, {"large_first": 1}):
+    for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_intervals": 0, "use_d2": 0}, {"large_first": 1},
+               {"use_kmeans": 0}):
         assert regression_fit(X, y, w, None, max_depth=3, **sw)[1]["sse"] == pytest.approx(base, rel=1e-9)
+
+
+def test_kmeans_pruning_keeps_the_optimum():
+    """Targets in a few tight clusters, where the k-means bound reaches the budgets of many nodes:
+    the SSE is the search's without it."""
+    from treelearn.learn.continuous.regressor import regression_fit
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(600, 4))
+    y = 3.0 * (X[:, 0] > 0.3) + 2.0 * (X[:, 1] > -0.5) * (X[:, 2] > 0) + 0.05 * rng.normal(size=600)
+    on = regression_fit(X, y, None, None, max_depth=3)[1]
+    off = regression_fit(X, y, None, None, max_depth=3, use_kmeans=0)[1]
+    assert on["sse"] == pytest.approx(off["sse"], rel=1e-9)
 
 
 def test_never_worse_than_greedy_and_the_bound_is_below():

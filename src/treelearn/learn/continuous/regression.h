@@ -46,6 +46,8 @@ struct RegParams {
     double time_limit = 0.0;          // seconds, <= 0: none
     double mem_limit_bytes = 1e9;
     int use_intervals = 1, use_d2 = 1;  // ablation switches (the same tree)
+    // the k-means bound of a node of budget <= 3 whose budget binds (regression.h; 0: off)
+    int use_kmeans = 1;
     int large_first = 0;  // which child of a split is solved first: the smaller (0) or the larger (1)
 };
 
@@ -365,6 +367,27 @@ inline double kmeans_bound(const RegParams& P, int depth) {
         total += kmeans_1d(ys, ws, k);
     }
     return total;
+}
+
+// the k-means bound of a depth-D tree on the rows of a feature list v (m rows), summed over the
+// outputs of P; ys, ws: scratch
+inline double kmeans_rows(const RegParams& P, const Entry* v, int m, int depth, std::vector<double>& ys,
+                          std::vector<double>& ws, std::vector<int>& idx) {
+    const int k = std::min(m, 1 << std::min(depth, 20));
+    double total = 0.0;
+    idx.resize(m);
+    ys.resize(m);
+    ws.resize(m);
+    for (int c = 0; c < P.K; ++c) {
+        for (int i = 0; i < m; ++i) idx[i] = v[i].row;
+        std::sort(idx.begin(), idx.end(), [&](int a, int b) { return P.y[(size_t)a * P.K + c] < P.y[(size_t)b * P.K + c]; });
+        for (int i = 0; i < m; ++i) {
+            ys[i] = P.y[(size_t)idx[i] * P.K + c];
+            ws[i] = P.w ? P.w[idx[i]] : 1.0;
+        }
+        total += kmeans_1d(ys, ws, k);
+    }
+    return total * (1.0 - 1e-9);
 }
 
 // a depth-1 tree (or a leaf) of a side as a Sol

@@ -17,12 +17,13 @@ order, pruned by the monotone bound (the optimal SSE of a depth-k tree never dec
 are added, so ``cost_k(L_a) + cost_k(R_b)`` bounds every threshold between two evaluated ones
 ``a < b``) and by the budget handed to the children (the smaller child first); nodes of depth
 budget 2 use a specialised evaluation that finds both children's best depth-1 trees in one pass
-over the columns. Anytime: the greedy regression tree of the same depth
+over the columns; a node of depth budget <= 3 whose budget binds is closed when the
+one-dimensional k-means bound (OSRT's: at most 2^depth leaves, so no less SSE than the best
+partition of the node's sorted targets into that many runs) reaches it. Anytime: the greedy regression tree of the same depth
 (:class:`~treelearn.GreedyTreeRegressor`) is the first incumbent, so a fit stopped by
 ``time_limit`` (or Ctrl-C: the best tree so far as the exception's ``partial_tree``) returns a
-tree at least as good on the training data, with the one-dimensional k-means bound (OSRT's: at
-most 2^max_depth leaves, so no less SSE than the best partition of the sorted targets into that
-many runs) as its lower bound. The search runs on one thread (``n_jobs`` is
+tree at least as good on the training data, with the k-means bound of the whole sample as its
+lower bound. The search runs on one thread (``n_jobs`` is
 accepted for the API's sake); on Dask input the gathered blocks are fitted.
 
 Which optimal tree (the tie rule): a candidate replaces the incumbent only when its SSE is lower
