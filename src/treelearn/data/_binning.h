@@ -36,10 +36,10 @@ static inline void code_lanes(const double* thr, int64_t m, const double* v, int
     for (int k = 0; k < LANES; ++k) c[k] = v[k] != v[k] ? m : (base[k] - thr) + (*base[k] <= v[k]);
 }
 
-// column x (n values, stride apart) -> out[r * out_stride] as Code
-template <class Code>
-inline void code_column(const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
-                        int64_t out_stride) {
+// each(r, v, c) for the rows r of column x (n values, stride apart): v its value, c its code
+// (code_of's; NaN m), eight rows searched at a time (code_lanes), the tail one by one
+template <class Each>
+inline void for_codes(const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Each&& each) {
     int64_t r = 0;
     if (m > 0) {
         double v[LANES];
@@ -47,10 +47,20 @@ inline void code_column(const double* x, int64_t n, int64_t stride, const double
         for (; r + LANES <= n; r += LANES) {
             for (int k = 0; k < LANES; ++k) v[k] = x[(r + k) * stride];
             code_lanes(thr, m, v, c);
-            for (int k = 0; k < LANES; ++k) out[(r + k) * out_stride] = (Code)c[k];
+            for (int k = 0; k < LANES; ++k) each(r + k, v[k], c[k]);
         }
     }
-    for (; r < n; ++r) out[r * out_stride] = (Code)code_of(thr, m, x[r * stride]);
+    for (; r < n; ++r) {
+        const double v = x[r * stride];
+        each(r, v, code_of(thr, m, v));
+    }
+}
+
+// column x (n values, stride apart) -> out[r * out_stride] as Code
+template <class Code>
+inline void code_column(const double* x, int64_t n, int64_t stride, const double* thr, int64_t m, Code* out,
+                        int64_t out_stride) {
+    for_codes(x, n, stride, thr, m, [&](int64_t r, double, int64_t c) { out[r * out_stride] = (Code)c; });
 }
 
 // column x -> out[r] (contiguous) with NaN coded m + 1 (one above every bin); returns the number
@@ -61,35 +71,15 @@ inline int64_t code_column_nan(const double* x, int64_t n, int64_t stride, const
                                const double* u, bool& all_in_u) {
     int64_t miss = 0;
     bool in = u != nullptr;
-    int64_t r = 0;
-    if (m > 0) {
-        double v[LANES];
-        int64_t c[LANES];
-        for (; r + LANES <= n; r += LANES) {
-            for (int k = 0; k < LANES; ++k) v[k] = x[(r + k) * stride];
-            code_lanes(thr, m, v, c);
-            for (int k = 0; k < LANES; ++k) {
-                if (v[k] != v[k]) {
-                    out[r + k] = (Code)(m + 1);
-                    ++miss;
-                    continue;
-                }
-                out[r + k] = (Code)c[k];
-                in = in && u[c[k]] == v[k];
-            }
-        }
-    }
-    for (; r < n; ++r) {
-        const double v = x[r * stride];
+    for_codes(x, n, stride, thr, m, [&](int64_t r, double v, int64_t c) {
         if (v != v) {
             out[r] = (Code)(m + 1);
             ++miss;
-            continue;
+            return;
         }
-        const int64_t c = code_of(thr, m, v);
         out[r] = (Code)c;
         in = in && u[c] == v;
-    }
+    });
     all_in_u = in && miss == 0;
     return miss;
 }
