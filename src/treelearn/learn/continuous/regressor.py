@@ -45,8 +45,8 @@ from treelearn._validation import BOOLEAN, COLUMNS, INT32_MAX, Interval, Options
 from treelearn.base import BaseTreeRegressor
 from treelearn.learn.anytime import ERROR_TIE, n_threads, set_search_attributes
 from treelearn.learn.continuous.solver import expand_columns, raw_splits
-from treelearn.learn.greedy.regressor import GreedyTreeRegressor, grow_regression
-from treelearn.tree.build import node_local_midpoints, route
+from treelearn.learn.greedy.regressor import GreedyTreeRegressor, grow_regression, leaf_sums, set_exact_nodes
+from treelearn.tree.build import node_local_midpoints, recount, route
 from treelearn.tree.tree import Tree
 
 __all__ = ["OptimalTreeRegressor", "TopKTreeRegressor", "regression_fit", "tree_sse"]
@@ -64,26 +64,19 @@ def tree_sse(tree: Tree, Xe, Y, w) -> float:
     return float(max(0.0, np.sum(Q[keep] - (S[keep] ** 2).sum(axis=1) / W[keep])))
 
 
-def _node_stats(tree: Tree, Xe, Y, w):
-    """Per node of ``tree``: rows, weight, mean of each output and impurity (the weighted MSE,
-    averaged over outputs, as scikit-learn's), from the training rows."""
-    leaves = route(tree, Xe)
-    nn, K = tree.node_count, Y.shape[1]
-    left, right = tree.children_left, tree.children_right
-    cnt = np.bincount(leaves, minlength=nn).astype(np.float64)
-    W = np.bincount(leaves, weights=w, minlength=nn)
-    S = np.stack([np.bincount(leaves, weights=w * Y[:, k], minlength=nn) for k in range(K)], axis=1)
-    Q = np.stack([np.bincount(leaves, weights=w * Y[:, k] ** 2, minlength=nn) for k in range(K)], axis=1)
-    for i in range(nn - 1, -1, -1):  # preorder: children after parents
-        if left[i] >= 0:
-            cnt[i] = cnt[left[i]] + cnt[right[i]]
-            W[i] = W[left[i]] + W[right[i]]
-            S[i] = S[left[i]] + S[right[i]]
-            Q[i] = Q[left[i]] + Q[right[i]]
-    Wd = np.where(W > 0, W, 1.0)[:, None]
-    mean = S / Wd
-    impurity = np.maximum(Q / Wd - mean ** 2, 0.0).mean(axis=1)
-    return cnt.astype(np.int64), W, mean, impurity
+def _node_stats(tree: Tree, Xe, Y, w, shift):
+    """``tree``'s node statistics from the training rows (``Y`` centred on ``shift``): the rows
+    per node (the compiled router and counter), and the weights, means and impurities from exact
+    sums of the rows' channels, as the greedy regressor's nodes (``greedy.regressor.set_exact_nodes``)."""
+    K = Y.shape[1]
+    stats = np.empty((Y.shape[0], 1 + 2 * K))
+    stats[:, 0] = w
+    stats[:, 1:1 + K] = w[:, None] * Y
+    stats[:, 1 + K:] = w[:, None] * Y * Y
+    set_exact_nodes(tree, *leaf_sums(tree, Xe, stats), "squared_error", np.asarray(shift, dtype=np.float64).reshape(K))
+    _, cnt = recount(tree.children_left, tree.children_right, route(tree, Xe), np.zeros(Y.shape[0], dtype=np.int64),
+                     None, 1)
+    return cnt
 
 
 def _to_tree(res, Xe, Y, w, shift, schema, columns) -> Tree:
@@ -97,10 +90,10 @@ def _to_tree(res, Xe, Y, w, shift, schema, columns) -> Tree:
                   value=np.zeros((left.size, 1)), classes=np.arange(1), schema=schema, missing_go_to_left=miss_left,
                   validate=False)
     node_local_midpoints(routed, Xe)
-    cnt, W, mean, impurity = _node_stats(routed, Xe, Y, w)
+    cnt = _node_stats(routed, Xe, Y, w, shift)
     fields = dict(children_left=left, children_right=right, feature=feature, threshold=routed.threshold, kind=kind,
-                  value=mean + shift, n_node_samples=cnt, impurity=impurity, classes=None, schema=schema,
-                  task="regression", weighted_n_node_samples=W)
+                  value=routed.value, n_node_samples=cnt, impurity=routed.impurity, classes=None, schema=schema,
+                  task="regression", weighted_n_node_samples=routed.weighted_n_node_samples)
     tree = Tree(**fields)
     if not (mode > 0).any():
         return tree  # no missing value in training: the Tree's default directions
