@@ -124,6 +124,57 @@ def test_ablation_switches_give_the_same_sse():
         assert regression_fit(X, y, w, None, max_depth=3, **sw)[1]["sse"] == pytest.approx(base, rel=1e-9)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_quantile_warm_start_and_threads_keep_the_optimum(depth, threads):
+    """The warm start's restricted searches (here 2 and 8 quantile cells, so that they run on
+    brute-force sizes) and threads sharing the root: the SSE and the bound stay the optimum's."""
+    from treelearn.learn.continuous.regressor import regression_fit
+
+    for case in (0, 1, 2, 3, 6):  # ties, no ties, weights, NaN, two outputs
+        X, y, w = _case(100 * case + 7, n=20, **CASES[case])
+        ref = _brute(X, y.reshape(len(y), -1), w, depth)
+        info = regression_fit(X, y, w, None, max_depth=depth, warm_cells=2, n_threads=threads)[1]
+        assert not info["timed_out"]
+        assert info["sse"] == pytest.approx(ref, rel=1e-9, abs=1e-9)
+        assert info["lower_bound"] == pytest.approx(ref, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_threads_give_the_same_tree(depth):
+    """Ties everywhere (few values, a duplicated column, integer targets): the tree of 2 and 3
+    threads is the tree of one, node for node."""
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 40, size=(160, 4)).astype(float)
+        X[:, 3] = X[:, 1]
+        y = rng.integers(0, 3, size=160).astype(float)
+        trees = [OptimalTreeRegressor(max_depth=depth, n_jobs=j).fit(X, y).tree_ for j in (None, 2, 3)]
+        for t in trees[1:]:
+            for a in ("feature", "threshold", "children_left", "children_right", "value"):
+                assert np.array_equal(getattr(t, a), getattr(trees[0], a)), a
+
+
+def test_the_warm_start_bounds_the_search():
+    """On many distinct values the quantile trees come first and the search ends at the same
+    optimum as without them; when a quantile tree is optimal, it is the answer."""
+    from treelearn.learn.continuous.regressor import regression_fit
+
+    X, y = _hard(n=400, d=3, seed=4)
+    on = regression_fit(X, y, None, None, max_depth=2)[1]
+    off = regression_fit(X, y, None, None, max_depth=2, warm_cells=0)[1]
+    assert on["sse"] == pytest.approx(off["sse"], rel=1e-9)
+    assert on["nodes"] > off["nodes"]  # the restricted searches ran
+    # XOR of two halves: no single split helps (greedy misses it), and the root's threshold is
+    # the 8th of 16 quantile cuts of 100 distinct values
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.permutation(100), rng.permutation(100)]).astype(float)
+    y = ((X[:, 0] >= 50) ^ (X[:, 1] >= 50)).astype(float)
+    est = OptimalTreeRegressor(max_depth=2).fit(X, y)
+    assert est.train_sse_ == 0.0 and est.is_optimal_
+    assert est.greedy_error_ > 0 and est.incumbent_source_ == "quantiles"
+
+
 def test_kmeans_pruning_keeps_the_optimum():
     """Targets in a few tight clusters, where the k-means bound reaches the budgets of many nodes:
     the SSE is the search's without it."""
@@ -205,10 +256,11 @@ def _hard(n=6000, d=6, seed=1):
     return X, y
 
 
-def test_time_limit_returns_a_tree_no_worse_than_greedy():
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_time_limit_returns_a_tree_no_worse_than_greedy(n_jobs):
     X, y = _hard()
     with pytest.warns(SearchLimitWarning):
-        est = OptimalTreeRegressor(max_depth=4, time_limit=0.5).fit(X, y)
+        est = OptimalTreeRegressor(max_depth=4, time_limit=0.5, n_jobs=n_jobs).fit(X, y)
     greedy = GreedyTreeRegressor(max_depth=4).fit(X, y)
     assert not est.is_optimal_ and est.timed_out_
     assert est.train_sse_ <= _train_sse(greedy, X, y, np.ones(len(y))) + 1e-9
@@ -255,7 +307,8 @@ def test_memory_limit_refuses_with_the_named_error():
         OptimalTreeRegressor(max_depth=3, memory_limit_mb=1).fit(X, y)
 
 
-def test_ctrl_c_stops_the_fit():
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_ctrl_c_stops_the_fit(n_jobs):
     X, y = _hard()
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     # SIGINT may be ignored when the test runner is a background job: Python's handler for this test
@@ -264,7 +317,7 @@ def test_ctrl_c_stops_the_fit():
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt) as info:
-            OptimalTreeRegressor(max_depth=5, time_limit=None).fit(X, y)
+            OptimalTreeRegressor(max_depth=5, time_limit=None, n_jobs=n_jobs).fit(X, y)
     finally:
         timer.cancel()
         signal.signal(signal.SIGINT, previous)

@@ -31,7 +31,7 @@ cdef extern from "regression_search.h" namespace "tl::cont":
         const int8_t* nan_mode
         int max_depth, min_samples_leaf, top_k
         double upper_bound, eps, time_limit, mem_limit_bytes
-        int use_intervals, use_d2, large_first, use_kmeans
+        int use_intervals, use_d2, large_first, use_kmeans, warm_cells, n_threads
 
     cdef cppclass RegOutput:
         vector[int] feature, left, right
@@ -39,6 +39,8 @@ cdef extern from "regression_search.h" namespace "tl::cont":
         double cost, lower_bound
         cbool timed_out, interrupted, memory_error
         long long nodes, evaluations, d2_evaluations
+        cbool warm_tree
+        int threads_used
         double peak_bytes, fixed_bytes
         vector[pair[double, double]] history
 
@@ -56,14 +58,16 @@ cdef double _dummy = 0.0
 def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const double[::1] weights, int max_depth,
                       int min_samples_leaf=1, int top_k=0, double upper_bound=0.0, double eps=0.0,
                       double time_limit=0.0, double memory_limit_bytes=1e9, const int8_t[::1] nan_mode=None,
-                      int use_intervals=1, int use_d2=1, int large_first=0, int use_kmeans=1):
+                      int use_intervals=1, int use_d2=1, int large_first=0, int use_kmeans=1, int warm_cells=16, int n_threads=1):
     """The tree of least weighted SSE (summed over the columns of ``Y``, (n, K), centred) over
     every threshold of the columns of ``X_fm`` (feature-major, (F, n)), depth <= ``max_depth``;
     ``top_k`` > 0: Top-k (only a node's top_k best splits). ``weights``: float64 per row, or None
     (ones). Only trees of SSE below ``upper_bound`` (> 0) are searched; ``eps``: the tie
     tolerance. ``nan_mode`` (int8 per column, or None) as ``_continuous.continuous_search``.
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``),
-    ``cost``, ``lower_bound``, ``timed_out``, ``memory_error`` and statistics. Ctrl-C raises
+    ``cost``, ``lower_bound``, ``timed_out``, ``memory_error``, ``warm_tree`` (the tree is the warm
+    start's: the optimum over about ``warm_cells`` quantile thresholds per feature, searched first;
+    0: no warm start) and statistics. Ctrl-C raises
     KeyboardInterrupt with the best tree so far."""
     cdef RegParams P
     cdef RegOutput out
@@ -92,6 +96,8 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
     P.use_d2 = use_d2
     P.large_first = large_first
     P.use_kmeans = use_kmeans
+    P.warm_cells = max(0, warm_cells)
+    P.n_threads = max(1, n_threads)
     cdef SigintScope* scope = open_sigint_scope()  # Ctrl-C stops the search (core/limits.h)
     try:
         with nogil:
@@ -103,7 +109,7 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
            "right": np.asarray(out.right, dtype=np.int64), "threshold": np.asarray(out.threshold, dtype=np.float64)}
     res.update(cost=out.cost, lower_bound=out.lower_bound, timed_out=bool(out.timed_out),
                memory_error=bool(out.memory_error), nodes=out.nodes, evaluations=out.evaluations,
-               d2_evaluations=out.d2_evaluations, peak_bytes=out.peak_bytes, fixed_bytes=out.fixed_bytes,
+               d2_evaluations=out.d2_evaluations, warm_tree=bool(out.warm_tree), threads_used=out.threads_used, peak_bytes=out.peak_bytes, fixed_bytes=out.fixed_bytes,
                history=[(out.history[i].first, out.history[i].second) for i in range(out.history.size())])
     if out.interrupted:
         raise_interrupted(res, "the optimal regression search")

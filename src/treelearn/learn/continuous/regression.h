@@ -49,6 +49,10 @@ struct RegParams {
     // the k-means bound of a node of budget <= 3 whose budget binds (regression.h; 0: off)
     int use_kmeans = 1;
     int large_first = 0;  // which child of a split is solved first: the smaller (0) or the larger (1)
+    // the warm start (regression_search.h): first the optimal tree over about warm_cells quantile
+    // thresholds per feature at nodes of budget >= 2 (every threshold at budget 1); 0: off
+    int warm_cells = 16;
+    int n_threads = 1;  // threads sharing the root's features (the same tree on any number)
 };
 
 struct RegOutput {
@@ -57,6 +61,8 @@ struct RegOutput {
     double cost = 0.0, lower_bound = 0.0;
     bool timed_out = false, interrupted = false, memory_error = false;
     long long nodes = 0, evaluations = 0, d2_evaluations = 0;
+    bool warm_tree = false;
+    int threads_used = 1;  // the tree is the warm start's (nothing better found after it)
     double peak_bytes = 0.0, fixed_bytes = 0.0;
     std::vector<std::pair<double, double>> history;  // (seconds, SSE): each better root incumbent
 };
@@ -160,6 +166,9 @@ struct Scans {
     const RegRows<KK>& rows;
     int msl = 1;
     double eps = 0.0;
+    // a restricted threshold set (the warm start): per feature, the number of marked ranks <= r
+    // at [r + 1]; a threshold between ranks rl < rr is kept when a marked rank lies in (rl, rr]
+    const std::vector<std::vector<int32_t>>* marks = nullptr;
 
     Scans(const Columns& c, const RegRows<KK>& r, int min_leaf, double e) : cols(c), rows(r), msl(min_leaf), eps(e) {}
 
@@ -206,8 +215,14 @@ struct Scans {
     }
 
     // the positions of a feature's admissible thresholds (rank changes with msl rows either side)
-    void positions(const Entry* v, int m, std::vector<int>& pos) const {
+    void positions(const Entry* v, int m, int f, std::vector<int>& pos) const {
         pos.clear();
+        if (marks) {
+            const int32_t* c = (*marks)[f].data();
+            for (int i = std::max(1, msl); i <= m - msl; ++i)
+                if (c[v[i].rank + 1] != c[v[i - 1].rank + 1]) pos.push_back(i);
+            return;
+        }
         for (int i = std::max(1, msl); i <= m - msl; ++i)
             if (v[i].rank != v[i - 1].rank) pos.push_back(i);
     }

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <vector>
 
 #include "core/limits.h"
@@ -37,6 +38,40 @@ namespace detail {
 struct RegRes {
     double lb = 0.0, cost = 0.0;
     Sol sol;
+};
+
+// What the threads of one search share at the root: each takes the next feature of the root's
+// order and searches its thresholds alone, against the best SSE any thread has found. A tree at
+// position k must beat the trees of earlier positions, and may tie those of later ones (their
+// SSE plus twice the tie tolerance is its bound), so the features' results, combined in order
+// with the one-thread tie rule, give the tree one thread finds.
+struct RegShare {
+    std::mutex mu;
+    std::vector<double> best;  // per position of the root's order: the least SSE found there
+    std::atomic<int> next{0};
+    double eps = 0.0;
+
+    double bound(int k) {
+        std::lock_guard<std::mutex> g(mu);
+        double b = std::numeric_limits<double>::infinity();
+        for (int j = 0; j < (int)best.size(); ++j) b = std::min(b, j < k ? best[j] : best[j] + 2.0 * eps);
+        return b;
+    }
+    void publish(int k, double c) {
+        std::lock_guard<std::mutex> g(mu);
+        if (k >= 0 && k < (int)best.size()) best[k] = std::min(best[k], c);
+    }
+};
+
+// one thread's part of a shared root: the root's leaf and depth-1 tree (pre), and per position
+// of its feature order that the thread searched, the best tree and the least interval bound
+struct RootPart {
+    RegRes pre;
+    std::vector<int> order;
+    std::vector<RegRes> res;
+    std::vector<double> floor;
+    std::vector<char> done;
+    bool settled = false;  // the root is a leaf or its depth-1 tree (nothing to search)
 };
 
 template <int KK>
@@ -73,6 +108,44 @@ class RegSearch {
 
     bool stopped() const { return stopped_; }
 
+    // this thread's part of the root's features (RegShare): the positions it takes, in turn
+    void run_shared(double ub, RegShare& S, RootPart& part) {
+        const Entry* view = cols_.root_view.data();
+        const int m = cols_.n, depth = P_.max_depth;
+        ub = ub > 0.0 ? ub : kInf;
+        Level& L = lvl_[depth];
+        Acc<KK> tot;
+        part.pre = leaf_and_depth1(view, m, depth, L.d1, tot);
+        if (depth <= 1 || m < 2 * scans_.msl || part.pre.cost <= eps_ || check()) {
+            part.settled = true;
+            part.pre.lb = stopped_ ? 0.0 : part.pre.cost;
+            return;
+        }
+        L.order.clear();
+        for (int f = 0; f < cols_.F; ++f)
+            if (L.d1[f].pos >= 0) L.order.push_back(f);
+        std::stable_sort(L.order.begin(), L.order.end(), [&](int a, int b) { return L.d1[a].cost < L.d1[b].cost; });
+        const int K = (int)L.order.size();
+        part.order = L.order;
+        part.res.assign(K, RegRes());
+        part.floor.assign(K, kInf);
+        part.done.assign(K, 0);
+        share_ = &S;
+        for (int k = S.next++; k < K && !stopped_; k = S.next++) {
+            share_pos_ = k;
+            RegRes inc = part.pre;
+            L.floor = kInf;
+            search_feature(view, m, depth, L.order[k], ub, inc, true);
+            part.res[k] = inc;
+            part.floor[k] = L.floor;
+            part.done[k] = 1;  // (a feature stopped early: its best tree so far; no bound is claimed)
+        }
+        share_ = nullptr;
+    }
+
+    // search only the marked thresholds at nodes of budget >= 2 (Scans::marks; the warm start)
+    void restrict_to(const std::vector<std::vector<int32_t>>* marks) { scans_.marks = marks; }
+
   private:
     struct Level {  // per-level scratch of one node
         std::vector<int> pos;
@@ -98,6 +171,8 @@ class RegSearch {
     std::vector<int> kidx_;
     long long km_tries_ = 0, km_hits_ = 0;
     std::vector<Level> lvl_;
+    RegShare* share_ = nullptr;  // the root's threads (run_shared), or none
+    int share_pos_ = -1;         // the root feature's position this thread searches
     bool stopped_ = false;
     static constexpr double kInf = std::numeric_limits<double>::infinity();
     std::chrono::steady_clock::time_point t0_;
@@ -109,6 +184,7 @@ class RegSearch {
 
     void note_root(double cost, bool root) {
         if (!root) return;
+        if (share_) share_->publish(share_pos_, cost);
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
         out_.history.emplace_back(s, cost);
     }
@@ -176,11 +252,14 @@ class RegSearch {
     // what a candidate must beat (less the tie tolerance): the incumbent and the node's budget ub
     double threshold(const RegRes& inc, double ub) const { return std::min(inc.cost, ub); }
 
+    // a root's budget with what the other threads found (RegShare::bound)
+    double root_ub(double ub, bool root) const { return root && share_ ? std::min(ub, share_->bound(share_pos_)) : ub; }
+
     // one feature's thresholds in bisection order with the interval bound
     void search_feature(const Entry* view, int m, int depth, int f, double ub, RegRes& inc, bool root) {
         Level& L = lvl_[depth];
         const Entry* vf = view + (size_t)f * m;
-        scans_.positions(vf, m, L.pos);
+        scans_.positions(vf, m, f, L.pos);
         const int K = (int)L.pos.size();
         if (K == 0) return;
         L.lbl.assign(K, 0.0);
@@ -191,13 +270,16 @@ class RegSearch {
             evaluate(view, m, depth, f, pos[j], j, lbl_hint, lbr_hint, ub, inc, root);
             L.floor = std::min(L.floor, L.lbl[j] + L.lbr[j]);
         };
+        ub = root_ub(ub, root);
         eval(0, 0.0, 0.0);
+        ub = root_ub(ub, root);
         if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0);
         L.stack.clear();
         if (K > 2) L.stack.emplace_back(0, K - 1);
         while (!L.stack.empty() && !stopped_) {
             auto [a, b] = L.stack.back();
             L.stack.pop_back();
+            ub = root_ub(ub, root);
             const double bound = intervals ? L.lbl[a] + L.lbr[b] : 0.0;
             if (bound >= threshold(inc, ub) - eps_) {
                 L.floor = std::min(L.floor, bound);
@@ -292,6 +374,35 @@ class RegSearch {
     }
 };
 
+// The warm start's thresholds: per feature, the first rank change at or after each of the
+// positions j n / cells (j = 1 .. cells - 1) of the sorted column, and the boundary next to the
+// missing values' rank; as prefix counts (Scans::marks). False when no feature has more than
+// 2 cells distinct values (the restricted search would be the full one).
+inline bool quantile_marks(const Columns& cols, int cells, std::vector<std::vector<int32_t>>& marks) {
+    const int n = cols.n;
+    bool useful = false;
+    for (int f = 0; f < cols.F; ++f) useful = useful || (int)cols.vals[f].size() > 2 * cells;
+    if (!useful) return false;
+    marks.assign(cols.F, std::vector<int32_t>());
+    for (int f = 0; f < cols.F; ++f) {
+        const int nr = (int)cols.vals[f].size();
+        std::vector<int32_t>& c = marks[f];
+        c.assign(nr + 1, 0);
+        const Entry* v = cols.root_view.data() + (size_t)f * n;
+        int i = 1;
+        for (int j = 1; j < cells; ++j) {
+            i = std::max(i, (int)(((long long)j * n + cells - 1) / cells));
+            while (i < n && v[i].rank == v[i - 1].rank) ++i;
+            if (i >= n) break;
+            c[v[i].rank + 1] = 1;
+        }
+        if (nr >= 2 && std::isnan(cols.vals[f][0])) c[1 + 1] = 1;
+        if (nr >= 2 && std::isnan(cols.vals[f][nr - 1])) c[nr - 1 + 1] = 1;
+        for (int r = 1; r <= nr; ++r) c[r] += c[r - 1];
+    }
+    return true;
+}
+
 inline void write_reg_tree(const Sol& s, RegOutput& out) {
     const int nn = (int)s.size();
     out.feature.assign(nn, -1);
@@ -305,6 +416,59 @@ inline void write_reg_tree(const Sol& s, RegOutput& out) {
         out.left[i] = i + 1;
         out.right[i] = s[i].right;
     }
+}
+
+using Marks = std::vector<std::vector<int32_t>>;
+
+// the search of the whole space (marks null) or of the marked thresholds, on T threads that
+// share the root's features (RegShare); the same tree on any number of threads
+template <int KK>
+RegRes search_root(const RegParams& P, const Columns& cols, const RegRows<KK>& rows, tl::Clock& clock,
+                   std::atomic<bool>& stop, RegOutput& out, double ub, const Marks* marks, int T, bool& stopped) {
+    if (T <= 1 || P.max_depth < 2 || P.top_k > 0) {
+        RegSearch<KK> s(P, cols, rows, clock, out);
+        s.restrict_to(marks);
+        RegRes r = s.run(ub);
+        stopped = s.stopped();
+        return r;
+    }
+    RegShare S;
+    S.eps = P.eps;
+    S.best.assign(cols.F, std::numeric_limits<double>::infinity());
+    std::vector<RootPart> parts(T);
+    std::vector<RegOutput> outs(T);
+    std::vector<char> stops(T, 0);
+    tl::run_workers(T, [&](int t) {
+        tl::Clock ck(clock.t0, P.time_limit, &stop);
+        RegSearch<KK> s(P, cols, rows, ck, outs[t]);
+        s.restrict_to(marks);
+        s.run_shared(ub, S, parts[t]);
+        stops[t] = s.stopped() ? 1 : 0;
+    });
+    stopped = stop.load();
+    out.nodes += 1;
+    for (int t = 0; t < T; ++t) {
+        stopped = stopped || stops[t];
+        out.nodes += outs[t].nodes;
+        out.evaluations += outs[t].evaluations;
+        out.d2_evaluations += outs[t].d2_evaluations;
+        out.history.insert(out.history.end(), outs[t].history.begin(), outs[t].history.end());
+    }
+    // the positions' results in order, with the one-thread tie rule
+    RegRes fin = parts[0].pre;
+    if (parts[0].settled) return fin;
+    double floor = std::numeric_limits<double>::infinity();
+    const int K = (int)parts[0].order.size();
+    for (int k = 0; k < K; ++k)
+        for (int t = 0; t < T; ++t) {
+            const RootPart& q = parts[t];
+            if ((int)q.done.size() <= k || !q.done[k]) continue;
+            if (q.res[k].cost < fin.cost - P.eps) fin = q.res[k];
+            floor = std::min(floor, q.floor[k]);
+        }
+    const double u = ub > 0.0 ? ub : std::numeric_limits<double>::infinity();
+    fin.lb = stopped ? 0.0 : std::max(0.0, std::min(fin.cost, std::max(u, floor)));
+    return fin;
 }
 
 template <int KK>
@@ -323,9 +487,14 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     CP.nan_mode = P.nan_mode;
     CP.use_warm = 0;
     CP.max_depth = P.max_depth;
-    const double fixed = 8.0 * P.F * (double)P.n + 8.0 * P.n + 24.0 * P.n + 8.0 * P.n * P.K
-                         + RegSearch<KK>::buffer_bytes(P, P.n, P.F);
+    const double mark_bytes = P.top_k == 0 && P.warm_cells > 0 ? 4.0 * P.F * (P.n + 1.0) : 0.0;
+    const double base = 8.0 * P.F * (double)P.n + 8.0 * P.n + 24.0 * P.n + 8.0 * P.n * P.K + mark_bytes;
+    const double per_thread = RegSearch<KK>::buffer_bytes(P, P.n, P.F);
+    int T = std::max(1, std::min(P.n_threads, std::max(1, P.F)));
+    while (T > 1 && base + T * per_thread > P.mem_limit_bytes) --T;  // fewer threads within the cap
+    const double fixed = base + T * per_thread;
     out.fixed_bytes = fixed;
+    out.threads_used = T;
     if (fixed > P.mem_limit_bytes) {
         out.memory_error = true;
         return;
@@ -341,11 +510,34 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     out.peak_bytes = out.fixed_bytes;
     RegRows<KK> rows;
     rows.build(P);
-    RegSearch<KK> search(P, cols, rows, clock, out);
-    RegRes r = search.run(P.upper_bound);
+    // the warm start: the optimal tree over quantile thresholds, whose SSE bounds the search
+    double ub = P.upper_bound;
+    RegRes warm;
+    bool have_warm = false, stopped = false;
+    std::vector<std::vector<int32_t>> marks;
+    // (two rounds, the second with 4x more cells, while a feature has more than twice as many
+    // distinct values)
+    for (int cells = P.warm_cells; P.top_k == 0 && cells > 0 && cells <= 4 * P.warm_cells && P.max_depth >= 2 && !stopped;
+         cells *= 4) {
+        if (!quantile_marks(cols, cells, marks)) break;
+        RegRes r0 = search_root<KK>(P, cols, rows, clock, stop, out, ub, &marks, T, stopped);
+        if (ub <= 0.0 || r0.cost < ub - P.eps || (stopped && !have_warm)) {
+            warm = r0;
+            have_warm = true;
+            ub = r0.cost + P.eps;  // (a tie with it is then the warm tree)
+        }
+    }
+    RegRes r;
+    if (!stopped) r = search_root<KK>(P, cols, rows, clock, stop, out, ub, nullptr, T, stopped);
+    if (have_warm && (r.sol.empty() || !(r.cost < warm.cost))) {
+        r.sol = warm.sol;
+        r.cost = warm.cost;
+        r.lb = stopped ? 0.0 : std::min(r.lb, warm.cost);
+        out.warm_tree = true;
+    }
     write_reg_tree(r.sol, out);
     out.cost = r.cost;
-    out.timed_out = search.stopped();
+    out.timed_out = stopped;
     // a search stopped early proves no bound of its own: the one-dimensional k-means bound
     // (regression.h) holds for every tree of the depth (less a relative rounding margin)
     const double lb = out.timed_out && P.top_k == 0 ? kmeans_bound(P, P.max_depth) * (1.0 - 1e-9) : r.lb;

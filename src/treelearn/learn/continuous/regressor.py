@@ -23,8 +23,11 @@ partition of the node's sorted targets into that many runs) reaches it. Anytime:
 (:class:`~treelearn.GreedyTreeRegressor`) is the first incumbent, so a fit stopped by
 ``time_limit`` (or Ctrl-C: the best tree so far as the exception's ``partial_tree``) returns a
 tree at least as good on the training data, with the k-means bound of the whole sample as its
-lower bound. The search runs on one thread (``n_jobs`` is
-accepted for the API's sake); on Dask input the gathered blocks are fitted.
+lower bound. Before the search over every threshold, the optimal trees over about 16 and 64
+quantile thresholds per feature (every threshold at the nodes above the leaves) are found the
+same way; the better one's SSE bounds the search, so a good tree comes early. ``n_jobs``
+threads share the root's features, each against the best SSE any has found; the tree is the
+one a single thread finds. On Dask input the gathered blocks are fitted.
 
 Which optimal tree (the tie rule): a candidate replaces the incumbent only when its SSE is lower
 by more than the tie tolerance (``ERROR_TIE`` of the root's SSE): the leaf before any split, the
@@ -104,11 +107,12 @@ def _to_tree(res, Xe, Y, w, shift, schema, columns) -> Tree:
 
 
 def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, time_limit=None,
-                   memory_limit_mb=1024.0, greedy_incumbent=True, **switches):
+                   memory_limit_mb=1024.0, greedy_incumbent=True, n_threads=1, **switches):
     """Fit the optimal (``top_k`` 0) or Top-k regression tree. Returns ``(tree, info)``; ``info``
     has ``sse``, ``lower_bound`` (0 for Top-k: it proves nothing about the optimum), ``timed_out``,
-    ``source`` ("search" or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
-    ``switches`` (ablation, same tree): ``use_intervals``, ``use_d2``."""
+    ``source`` ("search", "quantiles": the warm start's tree, or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
+    ``switches`` (ablation, same SSE): ``use_intervals``, ``use_d2``, ``warm_cells`` (0: no
+    quantile warm start; the tree may then differ where optima tie)."""
     from treelearn.learn.continuous import _regression
 
     t0 = time.perf_counter()
@@ -143,7 +147,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     start = time.perf_counter()
     try:
         res = _regression.regression_search(X_fm, Yc, w, int(max_depth), int(min_samples_leaf), int(top_k), ub, eps,
-                                            limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8) if nan_mode.any() else None, **switches)
+                                            limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8) if nan_mode.any() else None,
+                                            n_threads=max(1, int(n_threads)), **switches)
     except KeyboardInterrupt as exc:
         part = getattr(exc, "partial_result", None)
         best = greedy
@@ -156,7 +161,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     if res["memory_error"]:
         raise _too_small(memory_limit_mb, res["fixed_bytes"])
     tree = _to_tree(res, Xe, Yc, w, shift, schema, columns)
-    sse, source = tree_sse(tree, Xe, Y, w), "search"
+    sse, source = tree_sse(tree, Xe, Y, w), "quantiles" if res["warm_tree"] else "search"
     if greedy is not None and sse > greedy_sse + eps:  # nothing as good found (stopped, or greedy optimal)
         tree, sse, source = greedy, greedy_sse, "greedy"
     history = [(start - t0 + s, c) for s, c in res["history"]]
@@ -204,7 +209,9 @@ class TopKTreeRegressor(BaseTreeRegressor):
     memory_limit_mb : float > 0, default 1024
         The cap of the search's sorted columns and buffers; a problem that cannot fit is refused
         with :class:`~treelearn.ResourceLimitError` before anything is allocated.
-    n_jobs : accepted for scikit-learn's API; the regression search runs on one thread.
+    n_jobs : int or None, default None
+        Threads sharing the root's features (scikit-learn's convention: None 1, -1 every core);
+        the same tree on any number of threads.
     verbose : int, default 0
         Progress lines on stderr while the fit runs, and the incumbent history at the end.
     categorical : column indices or names of categorical columns (one-hot conditions ``x == v``).
@@ -219,7 +226,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
     lower_bound_ : a lower bound of the optimal training SSE (the optimal regressor; Top-k: None)
     is_optimal_ : whether the search finished (optimal over the searched space: every threshold
         for ``k="all"``; the Top-k space otherwise)
-    timed_out_, incumbent_source_ ("search" or "greedy"), greedy_error_ (the greedy tree's SSE),
+    timed_out_, incumbent_source_ ("search", "quantiles" or "greedy"), greedy_error_ (the greedy tree's SSE),
     n_nodes_searched_, incumbent_history_ ((seconds, SSE) of each better tree), fit_time_
     """
 
@@ -251,7 +258,6 @@ class TopKTreeRegressor(BaseTreeRegressor):
         return self.k
 
     def _fit(self, sample, params) -> Tree:
-        n_threads(self.n_jobs)  # (checked; the search runs on one thread)
         k = self._k_value()
         top_k = 0 if k == "all" else int(k)
         with ProgressReporter(type(self).__name__, self.verbose) as progress:
@@ -259,7 +265,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
             tree, info = regression_fit(sample.encoded, sample.y, sample.weights, sample.schema,
                                         max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                                         top_k=top_k, time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
-                                        greedy_incumbent=self.greedy_incumbent)
+                                        greedy_incumbent=self.greedy_incumbent, n_threads=n_threads(self.n_jobs))
             for sec, sse in info["history"] if self.verbose else ():
                 progress.emit(f"incumbent SSE {sse:g} at {sec:.3f} s")
         self._search_info = info
