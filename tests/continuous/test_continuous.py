@@ -376,6 +376,26 @@ def test_small_data_time_out_falls_back_to_greedy(n_jobs):
     assert 0 <= m.lower_bound_ <= m.training_error_
 
 
+def test_depth2_grows_the_greedy_tree_only_after_a_time_out():
+    """At depth 2 the search alone is about as fast as the greedy tree: below
+    GREEDY_FIRST_CELLS_DEPTH2 cells a finished search grows none (no greedy error), at depth 3 the
+    same data (over GREEDY_FIRST_CELLS) grows it first; the tree is the optimum either way."""
+    from treelearn.learn.continuous.solver import GREEDY_FIRST_CELLS, GREEDY_FIRST_CELLS_DEPTH2, continuous_fit
+
+    rng = np.random.default_rng(5)
+    n, d = 4000, 8
+    assert GREEDY_FIRST_CELLS <= n * d < GREEDY_FIRST_CELLS_DEPTH2
+    X = rng.normal(size=(n, d))
+    y = ((X[:, 0] > 0.2) ^ (X[:, 1] < -0.3)).astype(np.int64)
+    y[rng.random(n) < 0.1] ^= 1
+    tree2, info2 = continuous_fit(X, y, 2, None, None, max_depth=2)
+    assert not info2["timed_out"] and info2["greedy_error"] is None
+    always = continuous_fit(X, y, 2, None, None, max_depth=2, incumbent=True)[1]
+    assert info2["error"] == always["error"] and always["greedy_error"] is not None
+    info3 = continuous_fit(X, y, 2, None, None, max_depth=3)[1]
+    assert info3["greedy_error"] is not None
+
+
 def brute_force_missing(X, y, w, n_classes, depth):
     """brute_force with missing values: every split x_f >= t (t between adjacent distinct present
     values at the node) with its missing rows sent left or right, and the split "missing or not"."""

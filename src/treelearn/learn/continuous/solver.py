@@ -39,8 +39,8 @@ fractional weights, trees closer than that may be taken in either order. ``n_job
 
 Anytime: the greedy tree of the same depth and criterion
 (:class:`~treelearn.GreedyTreeClassifier`) is the first incumbent (on data of fewer than
-``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, it is grown only if
-the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
+``GREEDY_FIRST_CELLS`` rows x columns, where the search takes milliseconds, and at depth 2 of fewer
+than ``GREEDY_FIRST_CELLS_DEPTH2``, it is grown only if the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
 the training data, with ``lower_bound_``. From depth ``LOOKAHEAD_MIN_DEPTH`` on, where the exact
 search rarely finishes within minutes on large data but in milliseconds on small data, the exact
 search first runs alone for ``PROBE_SHARE`` of the time limit (at most ``PROBE_MAX`` seconds): a
@@ -252,8 +252,12 @@ def _grow_greedy(Xe, y, n_classes, w, schema, criterion, max_depth, time_limit=N
 
 
 # below this many (rows x searched columns) the greedy tree is grown only if the search times out:
-# a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time
+# a search this small finishes in milliseconds, and the greedy tree would be most of the fit's time;
+# at depth 2 up to GREEDY_FIRST_CELLS_DEPTH2, where the search takes about as long as the greedy
+# tree and gains nothing from its bound (wilt, 4,339 x 5: 6 ms alone, 10.6 ms after the greedy
+# tree's 4.5 ms; bidding 11 vs 16 ms; room, 8,103 x 16: 52 vs 57 ms)
 GREEDY_FIRST_CELLS = 20_000
+GREEDY_FIRST_CELLS_DEPTH2 = 250_000
 # the Top-k incumbent (module doc): from this depth on, within this share of the time limit;
 # without a time limit, rounds while k^(depth-2) <= LOOKAHEAD_NODES
 LOOKAHEAD_MIN_DEPTH = 4
@@ -315,7 +319,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     "greedy"), ``history`` (the incumbent over time, :class:`_History`) and the search statistics.
     ``n_jobs``: threads over the root's features (the same tree: the tie rule of the module doc).
     ``incumbent``: True grows the greedy tree first and searches only for trees at least as good;
-    "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on, and on smaller data grows it only when
+    "auto" does so from :data:`GREEDY_FIRST_CELLS` cells on (depth 2: :data:`GREEDY_FIRST_CELLS_DEPTH2`), and on smaller data grows it only when
     the search times out (either way a timed-out fit is never worse than the greedy tree); False
     never. ``topk_incumbent`` False (ablation of the anytime answer) skips the Top-k incumbent,
     ``probe`` False (ablation) the probe. ``switches`` (ablation, same result): the search's
@@ -377,7 +381,8 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
             history.add_run(start, res)
             return _result(res, None, greedy, X_fm, tree_args, t0, history, incumbent)
         probe_nodes = int(res["nodes"])  # (its tree is dropped: the incumbents and the search do better)
-    first = incumbent is True or (incumbent == "auto" and X_fm.size >= GREEDY_FIRST_CELLS)
+    cells = GREEDY_FIRST_CELLS_DEPTH2 if max_depth <= 2 else GREEDY_FIRST_CELLS
+    first = incumbent is True or (incumbent == "auto" and X_fm.size >= cells)
     if first:
         # (the search's tree has node-local midpoint thresholds, the greedy tree its own)
         ub = incumbent_bound(greedy.error, W) + tie
