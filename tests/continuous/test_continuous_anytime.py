@@ -76,3 +76,19 @@ def test_topk_rounds_stop_at_a_zero_error_tree(n_threads):
     assert res["cost"] == 0.0 and res["k"] == 1 and res["rounds"] == 1 and not res["complete"]
     assert res["feature"].tolist() == one["feature"].tolist()
     np.testing.assert_array_equal(res["threshold"], one["threshold"])
+
+
+def test_the_returned_tree_keeps_the_time_it_was_found():
+    """A tree found before the end keeps its own time in the history (the anytime curve reads the
+    error reached by a checkpoint from it); the bound is stamped at the close, in a point of its own."""
+    t0 = solver.time.perf_counter()
+    h = solver._History(t0, 1e-9)
+    h.add(0.5, 10.0)
+    h.add(1.5, 7.0)
+    points = h.close(7.0, 6.0)
+    assert points[:2] == [(0.5, 10.0, 0.0), (1.5, 7.0, 0.0)]
+    assert points[2][1:] == (7.0, 6.0) and points[2][0] >= 0.0
+    h2 = solver._History(t0, 1e-9)
+    h2.add(0.5, 10.0)
+    points = h2.close(4.0, 4.0)  # a tree better than every recorded one: one point, at the close
+    assert len(points) == 2 and points[1][1:] == (4.0, 4.0)

@@ -307,8 +307,15 @@ class _History:
             self.add(start - self.t0 + sec, err)
 
     def close(self, error, bound):
-        self.add(time.perf_counter() - self.t0, error)
-        self.points[-1] = (time.perf_counter() - self.t0, float(error), float(bound))
+        """The returned tree's point, with the proven bound: a tree found earlier keeps the time it
+        was found at (the anytime curve), and the bound is stamped at the close in a point of its own."""
+        now = time.perf_counter() - self.t0
+        n = len(self.points)
+        self.add(now, error)
+        if len(self.points) > n:
+            self.points[-1] = (now, float(error), float(bound))
+        else:
+            self.points.append((now, float(error), float(bound)))
         return list(self.points)
 
 
