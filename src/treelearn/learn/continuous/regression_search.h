@@ -175,6 +175,7 @@ class RegSearch {
     int share_pos_ = -1;         // the root feature's position this thread searches
     bool stopped_ = false;
     static constexpr double kInf = std::numeric_limits<double>::infinity();
+    static constexpr double kSecondSlack = 1.5;  // (evaluate: the second child's budget factor)
     std::chrono::steady_clock::time_point t0_;
 
     bool check() {
@@ -332,7 +333,12 @@ class RegSearch {
         RegRes second;
         bool done = false;
         if (!stopped_ && first.lb + hint_other < T - eps_) {
-            second = left_first ? solve(rv, mr, depth - 1, T - first.cost) : solve(lv, p, depth - 1, T - first.cost);
+            // the second child gets half again what the first leaves it: the bound it returns is
+            // what prunes the intervals next to this threshold (lbl[a] + lbr[j]: a bound just at
+            // its budget prunes none of them, and depth 3 then evaluated nearly every threshold)
+            const double left = T - first.cost;
+            const double B2 = left > 0.0 ? kSecondSlack * left : left;
+            second = left_first ? solve(rv, mr, depth - 1, B2) : solve(lv, p, depth - 1, B2);
             lb_second = std::max(second.lb, hint_other);
             done = true;
         }
