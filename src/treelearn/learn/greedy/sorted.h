@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "core/criteria.h"
@@ -28,14 +29,20 @@ namespace tl::greedy {
 struct SortedWork {
     std::vector<double> buf, buf2, pre, gpre, mis, aux;
     std::vector<Entry> tmp;  // partition buffer (a node's range)
+    std::vector<VEntry> vtmp;  // (the same, of a criterion of sums)
     RankWork rk;             // a ranked criterion's passes
     void init(int C) {
         buf.resize(C); buf2.resize(C); pre.resize(C); gpre.resize(C); mis.resize(C); aux.resize(C);
     }
+    template <class T> std::vector<T>& buffer() {
+        if constexpr (std::is_same<T, VEntry>::value) return vtmp;
+        else return tmp;
+    }
 };
 
 // stable counting sort of src[0..n) into dst by the digit (code >> shift) & (2^bits - 1)
-inline void code_digit_pass(const Entry* src, Entry* dst, int64_t n, int shift, int bits, std::vector<int64_t>& cnt) {
+template <class T>
+inline void code_digit_pass(const T* src, T* dst, int64_t n, int shift, int bits, std::vector<int64_t>& cnt) {
     const uint32_t mask = (uint32_t(1) << bits) - 1;
     cnt.assign((size_t)1 << bits, 0);
     for (int64_t i = 0; i < n; ++i) cnt[((uint32_t)src[i].code >> shift) & mask]++;
@@ -49,19 +56,20 @@ inline void code_digit_pass(const Entry* src, Entry* dst, int64_t n, int shift, 
 // 2048 blocks of tmp, then each block (a few thousand entries when the codes spread: in cache)
 // is sorted by its low bits back into a with at most two in-cache passes. Two LSD passes over
 // the whole array instead would scatter twice to 2048 places out of cache (a TLB miss each).
-inline void sort_by_code(Entry* a, int64_t n, Entry* tmp, int32_t n_codes) {
+template <class T>
+inline void sort_by_code(T* a, int64_t n, T* tmp, int32_t n_codes) {
     const int BITS = 11;
     int bits = 0;
     while (bits < 31 && (int64_t(1) << bits) < (int64_t)n_codes) ++bits;
     std::vector<int64_t> cnt;
     if (bits <= BITS || n <= (int64_t(1) << 16)) {  // short codes or few entries (in cache): LSD passes
-        Entry* src = a;
-        Entry* dst = tmp;
+        T* src = a;
+        T* dst = tmp;
         for (int shift = 0; shift < bits; shift += BITS) {
             code_digit_pass(src, dst, n, shift, std::min(BITS, bits - shift), cnt);
             std::swap(src, dst);
         }
-        if (src != a) std::memcpy(a, src, (size_t)n * sizeof(Entry));
+        if (src != a) std::memcpy(a, src, (size_t)n * sizeof(T));
         return;
     }
     const int TOP = BITS;
@@ -78,9 +86,9 @@ inline void sort_by_code(Entry* a, int64_t n, Entry* tmp, int32_t n_codes) {
         const int64_t s = start[b], m = start[b + 1] - s;
         if (m == 0) continue;
         if (m <= 16) {  // insertion sort (stable)
-            Entry* d = a + s;
+            T* d = a + s;
             for (int64_t i = 0; i < m; ++i) {
-                const Entry x = tmp[s + i];
+                const T x = tmp[s + i];
                 int64_t k = i;
                 for (; k > 0 && d[k - 1].code > x.code; --k) d[k] = d[k - 1];
                 d[k] = x;
@@ -91,7 +99,7 @@ inline void sort_by_code(Entry* a, int64_t n, Entry* tmp, int32_t n_codes) {
             const int l1 = (low + 1) / 2;
             code_digit_pass(tmp + s, a + s, m, 0, l1, cnt);
             code_digit_pass(a + s, tmp + s, m, l1, low - l1, cnt);
-            std::memcpy(a + s, tmp + s, (size_t)m * sizeof(Entry));
+            std::memcpy(a + s, tmp + s, (size_t)m * sizeof(T));
         }
     }
 }
@@ -99,14 +107,19 @@ inline void sort_by_code(Entry* a, int64_t n, Entry* tmp, int32_t n_codes) {
 template <class Crit>
 class SortedFinder {
 public:
+    // a criterion of sums keeps the row's target channel in the entry (VEntry); classes and the
+    // ranked criterion keep the row's class (Entry)
+    static constexpr bool streamed = Crit::moments && !Crit::ranked;
+    using Ent = std::conditional_t<streamed, VEntry, Entry>;
     const Problem& P;
     const Crit& crit;
     int64_t msl;
     double mwl = 0.0;  // min_weight_leaf (set by the grower)
-    std::vector<Entry> E;          // d * n
+    std::vector<Ent> E;          // d * n
     std::vector<uint64_t> right;   // bit per row: goes right
     const double* w;
     bool unit = true;              // every weight is 1: counts are row counts
+    bool squares = false;          // streamed, unit weights, channels (1, v, v * v): a row's channels are its entry's
     int threads = 1;
     std::vector<SortedWork> work;  // per thread
     std::vector<std::vector<Split>> recs;  // per feature: its thread's records (n_jobs > 1)
@@ -120,6 +133,13 @@ public:
         : P(p), crit(c), msl(min_samples_leaf), w(p.w) {
         const int64_t n = P.n;
         for (int64_t i = 0; i < n && unit; ++i) unit = P.w[i] == 1.0;
+        if constexpr (streamed) {
+            squares = unit && P.C == 3;
+            for (int64_t i = 0; i < n && squares; ++i) {
+                const double* c = P.stats + (size_t)i * 3;
+                squares = c[0] == 1.0 && c[2] == c[1] * c[1];
+            }
+        }
         threads = Crit::batched ? 1 : std::max(1, std::min(n_jobs, std::max(1, P.d)));
         work.resize(threads);
         for (auto& wk : work) wk.init(P.C);
@@ -129,15 +149,20 @@ public:
         E.resize((size_t)P.d * n);
         // per feature, entries in row order, then a stable sort by code (ties in row order)
         tl::run_workers(threads, [&](int t) {
-            std::vector<Entry>& tmp = work[t].tmp;
+            std::vector<Ent>& tmp = work[t].template buffer<Ent>();
             tmp.resize(n);
             for (int f = t; f < P.d; f += threads) {
                 const int32_t* cf = P.codes + (size_t)f * n;
-                Entry* a = &E[(size_t)f * n];
-                for (int64_t i = 0; i < n; ++i) a[i] = Entry{(int32_t)i, cf[i], P.y ? (int32_t)P.y[i] : 0};
+                Ent* a = &E[(size_t)f * n];
+                for (int64_t i = 0; i < n; ++i) a[i] = entry(i, cf[i]);
                 sort_by_code(a, n, tmp.data(), P.n_codes[f]);
             }
         });
+    }
+
+    TL_INLINE Ent entry(int64_t i, int32_t code) const {
+        if constexpr (streamed) return VEntry{(int32_t)i, code, P.stats[(size_t)i * P.C + 1]};
+        else return Entry{(int32_t)i, code, P.y ? (int32_t)P.y[i] : 0};
     }
 
     void init_root(Node& root) { root.start = 0; root.end = P.n; }
@@ -149,7 +174,7 @@ public:
     template <bool BIN, bool UNIT, bool ADD, class PK>
     void scan_numeric(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te,
                       const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = te, m = nd.end - s;
         if (e[s].code == e[t - 1].code) return;  // constant in this node
         // unit weights: integer counters (no floating-point add latency chain); the counts are the
@@ -160,7 +185,7 @@ public:
         if (!BIN) std::fill(wk.pre.begin(), wk.pre.end(), 0.0);
         int32_t prev = e[s].code;
         for (int64_t p = s; p < t; ++p) {
-            const Entry x = e[p];
+            const Ent x = e[p];
             if (x.code != prev) {
                 const int64_t nl = p - s + (ADD ? nadd : 0), nr = m - nl;
                 if (nl >= msl && nr >= msl) {
@@ -192,9 +217,52 @@ public:
         }
     }
 
+    // a criterion of sums with one output (channels w, w y, w y^2): the left side's sum of w y
+    // streams from the entries, its count (unit weights) or weight beside it. A side's score
+    // reads its weight and that sum only; the sums, weights and scores are the generic scan's to
+    // the bit (the same additions in the same order).
+    template <bool UNIT, bool ADD, class PK>
+    void scan_sums(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te,
+                   const double* add, int64_t nadd, double wadd) {
+        const Ent* e = &E[(size_t)f * P.n];
+        const int64_t s = nd.start, t = te, m = nd.end - s;
+        if (e[s].code == e[t - 1].code) return;  // constant in this node
+        double L[3] = {0.0, 0.0, 0.0};
+        double wl = 0.0, sl = 0.0;
+        int32_t prev = e[s].code;
+        for (int64_t p = s; p < t; ++p) {
+            const Ent x = e[p];
+            if (x.code != prev) {
+                const int64_t nl = p - s + (ADD ? nadd : 0), nr = m - nl;
+                if (nl >= msl && nr >= msl) {
+                    const double wp = UNIT ? (double)(p - s) : wl;
+                    if (ADD) {
+                        L[0] = wp + wadd;
+                        L[1] = sl + add[1];
+                        pk.rest(L, tot, wp + wadd, nd.W - wp - wadd, wk.buf.data(), f, x.code, prev, 1);
+                    } else {
+                        L[0] = wp;
+                        L[1] = sl;
+                        pk.rest(L, tot, wp, nd.W - wp, wk.buf.data(), f, x.code, prev);
+                    }
+                }
+                prev = x.code;
+            }
+            sl += x.v;
+            if (!UNIT) wl += w[x.row];
+        }
+    }
+
     template <bool ADD, class PK>
     void scan_numeric_any(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te,
                           const double* add = nullptr, int64_t nadd = 0, double wadd = 0.0) {
+        if constexpr (streamed) {
+            if (P.C == 3) {
+                if (unit) scan_sums<true, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
+                else scan_sums<false, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
+                return;
+            }
+        }
         if (!Crit::moments && P.C == 2) {
             if (unit) scan_numeric<true, true, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
             else scan_numeric<true, false, ADD>(f, nd, tot, pk, wk, te, add, nadd, wadd);
@@ -205,7 +273,7 @@ public:
     // the node's rows of feature f with a missing value sit at the end of its range (the largest
     // code): te = the end of the present rows; their class counts into wk.mis (weight wm)
     int64_t missing_tail(int f, const Node& nd, SortedWork& wk, int64_t& te, double& wm) {
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         const int32_t M = P.miss_code[f];
         te = nd.end;
         while (te > nd.start && e[te - 1].code == M) --te;
@@ -228,7 +296,7 @@ public:
     // a numeric feature with missing values (scikit-learn's order: missing right, left, alone)
     template <class PK>
     void scan_numeric_missing(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk) {
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         int64_t te;
         double wm;
         const int64_t nmiss = missing_tail(f, nd, wk, te, wm);
@@ -245,7 +313,7 @@ public:
     template <class PK>
     void scan_categorical(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, int64_t te = -1,
                           const double* radd = nullptr, int64_t nradd = 0, double wradd = 0.0, uint8_t ml = 0) {
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         const int64_t s = nd.start, t = te < 0 ? nd.end : te, m = nd.end - s;
         if (e[s].code == e[t - 1].code) return;
         const int C = P.C;
@@ -276,7 +344,7 @@ public:
                 std::copy(wk.pre.begin(), wk.pre.end(), wk.gpre.begin());
                 gw = wl;
             }
-            const Entry x = e[p];
+            const Ent x = e[p];
             add_row<Crit>(P, pre, x.row, x.cls, w[x.row]);
             wl += w[x.row];
         }
@@ -318,7 +386,7 @@ public:
     // a ranked criterion: the node's targets ranked, for every feature's scan
     void rank_node(const Node& nd) {
         if constexpr (Crit::ranked) {
-            const Entry* e = &E[nd.start];
+            const Ent* e = &E[nd.start];
             rt.build(P, nd.end - nd.start, [&](int64_t i) { return e[i].row; });
         }
     }
@@ -354,7 +422,7 @@ public:
 
     // whether feature f has two present values at the node (scikit-learn's non-constant feature)
     bool varies(int f, const Node& nd) const {
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         const int32_t M = P.miss_code[f];
         int64_t te = nd.end;
         if (M >= 0) while (te > nd.start && e[te - 1].code == M) --te;
@@ -367,7 +435,7 @@ public:
     // among the node's present categories. Missing rows: both directions are candidates.
     template <class PK>
     void scan_random(int f, const Node& nd, const double* tot, PK& pk, SortedWork& wk, NodeRng& rng) {
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         int64_t te = nd.end, nmiss = 0;
         double wm = 0.0;
         if (P.miss_code[f] >= 0) nmiss = missing_tail(f, nd, wk, te, wm);
@@ -435,18 +503,21 @@ public:
 
     // mark rows going right; children class counts and sizes; nm: the node's rows missing the feature
     void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
+        if constexpr (streamed) {
+            if (squares) { mark_sums(nd, cl, cr, nl, nr, nm); return; }
+        }
         const int f = nd.best.feature;
         const int32_t k = nd.best.code;
         const bool cat = P.is_cat[f];
         const int32_t M = P.miss_code[f];  // -1 (no missing value) equals no code
         const bool mright = !nd.best.mleft;
-        const Entry* e = &E[(size_t)f * P.n];
+        const Ent* e = &E[(size_t)f * P.n];
         uint64_t* rt = right.data();
         nl = nr = nm = 0;
         lrows.clear();
         rrows.clear();
         for (int64_t p = nd.start; p < nd.end; ++p) {
-            const Entry x = e[p];
+            const Ent x = e[p];
             if constexpr (Crit::ranked) {
                 const bool miss = x.code == M;
                 ((miss ? mright : (cat ? (x.code == k) : (x.code >= k))) ? rrows : lrows).push_back(x.row);
@@ -463,22 +534,54 @@ public:
         }
     }
 
+    // mark (squares): the children's channels (1, v, v * v) summed from the entries, the same
+    // additions in the same order as add_row's of the rows' channels
+    void mark_sums(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
+        const int f = nd.best.feature;
+        const int32_t k = nd.best.code;
+        const bool cat = P.is_cat[f];
+        const int32_t M = P.miss_code[f];
+        const bool mright = !nd.best.mleft;
+        const Ent* e = &E[(size_t)f * P.n];
+        uint64_t* rt = right.data();
+        nm = 0;
+        int64_t cnt[2] = {0, 0};
+        double* acc[2] = {cl, cr};
+        for (int64_t p = nd.start; p < nd.end; ++p) {
+            const Ent x = e[p];
+            const bool miss = x.code == M;
+            nm += miss;
+            const int r = miss ? mright : (cat ? (x.code == k) : (x.code >= k));
+            const uint64_t bit = uint64_t(1) << (x.row & 63);
+            uint64_t& word = rt[(uint32_t)x.row >> 6];
+            word = r ? (word | bit) : (word & ~bit);
+            double* a = acc[r];
+            a[0] += 1.0;
+            a[1] += x.v;
+            a[2] += x.v * x.v;
+            ++cnt[r];
+        }
+        nl = cnt[0];
+        nr = cnt[1];
+    }
+
     // stable partition of feature f's range of nd: the left rows first, the right rows after
     void partition_feature(int f, const Node& nd, SortedWork& wk) {
-        Entry* e = &E[(size_t)f * P.n];
+        Ent* e = &E[(size_t)f * P.n];
         if (e[nd.start].code == e[nd.end - 1].code) return;  // constant: any order is sorted
-        if (wk.tmp.size() < (size_t)(nd.end - nd.start)) wk.tmp.resize(nd.end - nd.start);
-        Entry* tp = wk.tmp.data();
+        std::vector<Ent>& buf = wk.template buffer<Ent>();
+        if (buf.size() < (size_t)(nd.end - nd.start)) buf.resize(nd.end - nd.start);
+        Ent* tp = buf.data();
         int64_t li = nd.start, ri = 0;
         for (int64_t p = nd.start; p < nd.end; ++p) {
-            const Entry x = e[p];
+            const Ent x = e[p];
             const int64_t r = goes_right(x.row);
             e[li] = x;
             tp[ri] = x;
             li += 1 - r;
             ri += r;
         }
-        std::memcpy(e + li, tp, (size_t)ri * sizeof(Entry));
+        std::memcpy(e + li, tp, (size_t)ri * sizeof(Ent));
     }
 
     // stable partition of every feature's range; children get [start, start+nl), [start+nl, end)

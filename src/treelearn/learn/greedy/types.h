@@ -28,6 +28,16 @@ struct Entry {
     int32_t cls;
 };
 
+// the entry of a criterion of sums (regression): the row's first target channel (w (y - m), the
+// only channel a one-output scan adds up) in place of a class, so the scan streams through the
+// sorted array instead of reading the rows' channels by random access
+struct VEntry {
+    int32_t row;
+    int32_t code;
+    double v;
+    static constexpr int32_t cls = 0;
+};
+
 struct Params {
     int n_classes;
     int criterion;          // 0 entropy, 1 gini, 2 kearns-mansour, -1 user G (cost_cb)
