@@ -149,3 +149,30 @@ def test_compiled_sample_mask_equals_the_hash_in_numpy():
         cutoff = np.uint64(min(2**64 - 1, (rows << 64) // n))
         expected = _splitmix64(np.arange(start, stop, dtype=np.uint64)) < cutoff
         np.testing.assert_array_equal(sketch.sketch_mask(start, stop, n, rows), expected if rows < n else True)
+
+
+@pytest.mark.parametrize("n", [0, 5, 4096, 4097, 9001])
+def test_columns_coded_by_row_blocks_match_searchsorted(n):
+    """code_columns_missing (a block of rows for every column at a time, across block edges):
+    searchsorted's codes, NaN above every bin, the missing counts, and per column whether every
+    value is one of its distinct values (columns without values given: False)."""
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 4))
+    X[:, 1] = rng.choice([0.0, 1.0, 3.0], size=n)
+    X[:, 3] = X[:, 1]
+    if n:
+        X[rng.random(n) < 0.1, 2] = np.nan
+        X[-1, 3] = 2.0  # not one of column 3's distinct values
+    cols = np.array([3, 2, 1])
+    u = np.array([0.0, 1.0, 3.0])
+    thr = [np.array([0.5, 2.0]), np.array([-1.0, 0.0, 0.7]), np.array([0.5, 2.0])]
+    vals = [u, None, u]
+    codes = np.full((4, n), -7, dtype=np.int32)
+    miss, every = _binning.code_columns_missing(X, cols, thr, vals, codes)
+    for i, j in enumerate(cols):
+        want = np.searchsorted(thr[i], X[:, j], side="right")
+        want[np.isnan(X[:, j])] = thr[i].size + 1
+        np.testing.assert_array_equal(codes[j], want)
+        assert miss[i] == np.isnan(X[:, j]).sum()
+    assert every == [n == 0, False, True]
+    np.testing.assert_array_equal(codes[0], -7)  # a column not asked for is left alone

@@ -4,6 +4,7 @@
 // (code_lanes: ~3x again). NaN gets the largest code (as numpy.searchsorted sorts NaN last).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace tl::bin {
@@ -82,6 +83,26 @@ inline int64_t code_column_nan(const double* x, int64_t n, int64_t stride, const
     });
     all_in_u = in && miss == 0;
     return miss;
+}
+
+// code_column_nan of k columns of a row-major matrix (column j's values x[j][r * stride], its
+// thresholds thr[j] (m[j]), codes out[j], values u[j] or nullptr) by blocks of rows: a block's
+// rows are read once for every column, where a column at a time reads each cache line of the
+// matrix once per column. miss[j], all_in_u[j]: code_column_nan's for column j.
+template <class Code>
+inline void code_columns_nan(const double* const* x, int64_t n, int64_t stride, const double* const* thr,
+                             const int64_t* m, Code* const* out, const double* const* u, int k, int64_t* miss,
+                             uint8_t* all_in_u) {
+    const int64_t B = 4096;  // rows per block (a multiple of LANES)
+    for (int j = 0; j < k; ++j) { miss[j] = 0; all_in_u[j] = u[j] != nullptr; }
+    for (int64_t r0 = 0; r0 < n; r0 += B) {
+        const int64_t len = std::min(B, n - r0);
+        for (int j = 0; j < k; ++j) {
+            bool in = false;
+            miss[j] += code_column_nan(x[j] + r0 * stride, len, stride, thr[j], m[j], out[j] + r0, u[j], in);
+            all_in_u[j] = all_in_u[j] && in;
+        }
+    }
 }
 
 }  // namespace tl::bin

@@ -21,6 +21,9 @@ cdef extern from "_binning.h" namespace "tl::bin":
                            int64_t out_stride) nogil
     int64_t code_column_nan[Code](const double* x, int64_t n, int64_t stride, const double* thr, int64_t m,
                                   Code* out, const double* u, cbool& all_in_u) nogil
+    void code_columns_nan[Code](const double* const* x, int64_t n, int64_t stride, const double* const* thr,
+                                const int64_t* m, Code* const* out, const double* const* u, int k, int64_t* miss,
+                                uint8_t* all_in_u) nogil
 
 
 cdef extern from "core/coding.h" namespace "tl":
@@ -131,6 +134,51 @@ def code_column_missing(x, thresholds, values, int32_t[::1] out):
         miss = code_column_nan[int32_t](&xv[0], n, xv.strides[0] // sizeof(double), &t[0] if m else &dummy, m,
                                         &out[0], up, in_u)
     return int(miss), bool(in_u)
+
+
+def code_columns_missing(X, cols, list thresholds, list values, int32_t[:, ::1] codes):
+    """:func:`code_column_missing` of the columns ``cols`` of the 2-D ``X`` (their thresholds and
+    values, or None, in that order) into the rows ``codes[cols[i]]``, by blocks of rows (``X``
+    read once whatever its layout). Returns ``(n_missing per column, every value in values and
+    none missing per column)``."""
+    cdef const double[:, :] xv = np.asarray(X, dtype=np.float64)
+    cdef const int64_t[::1] cv = np.ascontiguousarray(cols, dtype=np.int64)
+    cdef int k = cv.shape[0], j
+    cdef int64_t n = xv.shape[0]
+    if codes.shape[1] != n or len(thresholds) != k or len(values) != k:
+        raise ValueError("one row of codes per column of X; thresholds and values per coded column")
+    keep = []  # the contiguous float64 arrays the pointers below point into
+    cdef vector[const double*] xp, tp, up
+    cdef vector[int32_t*] op
+    cdef vector[int64_t] m
+    cdef const double[::1] a
+    cdef double dummy = 0.0
+    for j in range(k):
+        if not 0 <= cv[j] < codes.shape[0] or cv[j] >= xv.shape[1]:
+            raise ValueError("column index out of range")
+        xp.push_back(&xv[0, cv[j]] if n else &dummy)
+        a = np.ascontiguousarray(thresholds[j], dtype=np.float64)
+        keep.append(a)
+        m.push_back(a.shape[0])
+        tp.push_back(&a[0] if a.shape[0] else &dummy)
+        if values[j] is None:
+            up.push_back(NULL)
+        else:
+            a = np.ascontiguousarray(values[j], dtype=np.float64)
+            if a.shape[0] != m[j] + 1:
+                raise ValueError("values must have thresholds.size + 1 entries")
+            keep.append(a)
+            up.push_back(&a[0])
+        op.push_back(&codes[cv[j], 0] if n else NULL)
+    miss = np.zeros(k, dtype=np.int64)
+    if n == 0 or k == 0:
+        return miss, [values[j] is not None for j in range(k)]
+    cdef int64_t[::1] mv = miss
+    cdef vector[uint8_t] ev = vector[uint8_t](k)
+    with nogil:
+        code_columns_nan[int32_t](xp.data(), n, xv.strides[0] // sizeof(double), tp.data(), m.data(), op.data(),
+                                  up.data(), k, &mv[0], ev.data())
+    return miss, [bool(ev[j]) for j in range(k)]
 
 
 cdef inline uint64_t _splitmix64(uint64_t x) noexcept nogil:

@@ -99,6 +99,8 @@ from treelearn.tree.tree import Tree, kernel_nodes
 
 __all__ = ["GreedyTreeClassifier", "grow_greedy", "grow_checked", "code_features", "tree_from_growth"]
 
+#: numeric columns coded per block from the threshold sample (the time limit is checked between blocks)
+SKETCH_BLOCK = 8
 _HIST_CODE_FRACTION = 0.1  # "auto" finder in exact mode: histograms when sum(codes)*classes <= this * n * d
 
 
@@ -177,7 +179,9 @@ def code_features(Xe: np.ndarray, schema: ColumnSchema | None = None,
             thr = [None] * len(numeric)
             vals = [_RankValues(Xe, j, codes[j], int(u)) for j, u in zip(numeric, np.asarray(n_distinct).tolist())]
         elif n > sketch.SKETCH_ROWS:  # thresholds of a fixed sample (the Dask fit's too)
-            thr, vals, n_missing = _by_blocks(lambda c: sketch_code_numeric(Xe, c, m, codes), cols, check, n_jobs)
+            # (blocks of SKETCH_BLOCK columns: the coding reads a block's columns in one pass over the rows)
+            thr, vals, n_missing = _by_blocks(lambda c: sketch_code_numeric(Xe, c, m, codes), cols, check,
+                                              max(SKETCH_BLOCK, int(n_jobs)))
         else:
             thr, vals, n_missing = _by_blocks(lambda c: _greedy.code_numeric(Xe, c, m, codes, True, int(n_jobs)),
                                               cols, check, n_jobs)
@@ -294,15 +298,11 @@ def sketch_code_numeric(Xe: np.ndarray, cols: np.ndarray, max_thresholds: int, c
     (thresholds, values, missing counts) as ``_greedy.code_numeric``."""
     rows = sketch.sample_rows(Xe.shape[0])
     thr, vals, _ = sample_thresholds(Xe[rows[:, None], cols], max_thresholds)
-    n_missing = np.zeros(len(cols), dtype=np.int64)
-    for i, j in enumerate(cols.tolist()):
-        # one compiled pass per column: codes, missing values (code thr.size + 1), and whether the
-        # sample's distinct values are every value of the column
-        u = vals[i]
-        check = u is not None and thr[i].size == u.size - 1
-        n_missing[i], every = coding.code_column_missing(Xe[:, j], thr[i], u if check else None, codes[j])
-        if not every:
-            vals[i] = None
+    # one compiled pass over the rows for every column: codes, missing values (code thr.size + 1),
+    # and whether the sample's distinct values are every value of the column
+    checked = [u if u is not None and t.size == u.size - 1 else None for t, u in zip(thr, vals)]
+    n_missing, every = coding.code_columns_missing(Xe, cols, list(thr), checked, codes)
+    vals = [u if e else None for u, e in zip(vals, every)]
     return thr, vals, n_missing
 
 
