@@ -34,7 +34,7 @@ Optimal part (``--section optimal``):
 
     python benchmarks/bench_regression.py [--data-dir ../shared/datasets] [--sizes 1e5 1e6 4e6]
                                           [--depth 8] [--repeats 3] [--limit 60] [--quick]
-                                          [--section scale|datasets|optimal|all]
+                                          [--section scale|datasets|optimal|binary|all]
 """
 from __future__ import annotations
 
@@ -225,7 +225,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6, 4e6])
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--section", choices=["scale", "datasets", "optimal", "all"], default="all")
+    ap.add_argument("--section", choices=["scale", "datasets", "optimal", "binary", "all"], default="all",
+                    help="binary: only the 0/1 features vs pystreed part of the optimal section")
     ap.add_argument("--limit", type=float, default=60.0, help="time limit of each optimal fit (s)")
     ap.add_argument("--n-jobs", type=int, default=-1, help="threads of the every-threshold optimal fits")
     ap.add_argument("--quick", action="store_true", help="optimal section: small sets, depths 2-3, 10 s limits")
@@ -238,6 +239,8 @@ def main(argv=None) -> int:
         limit = min(args.limit, 10.0) if args.quick else args.limit
         optimal_continuous(args.data_dir, limit, args.quick, args.n_jobs)
         optimal_binary(args.data_dir, limit, args.quick)
+    if args.section == "binary":
+        optimal_binary(args.data_dir, min(args.limit, 10.0) if args.quick else args.limit, args.quick)
     return 0
 
 

@@ -47,6 +47,7 @@ from treelearn._limits import DEFAULT_TIME_LIMIT, SPENT, VERBOSE, ProgressReport
 from treelearn._validation import BOOLEAN, COLUMNS, INT32_MAX, Interval, Options, TreeLearnValueError
 from treelearn.base import BaseTreeRegressor
 from treelearn.learn.anytime import ERROR_TIE, n_threads, set_search_attributes
+from treelearn.learn.continuous.binary_regression import binary_columns, binary_search
 from treelearn.learn.continuous.solver import expand_columns, raw_splits
 from treelearn.learn.greedy.regressor import GreedyTreeRegressor, grow_regression, leaf_sums, set_exact_nodes
 from treelearn.tree.build import node_local_midpoints, recount, route
@@ -112,7 +113,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     has ``sse``, ``lower_bound`` (0 for Top-k: it proves nothing about the optimum), ``timed_out``,
     ``source`` ("search", "quantiles": the warm start's tree, or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
     ``switches`` (ablation, same SSE): ``use_intervals``, ``use_d2``, ``warm_cells`` (0: no
-    quantile warm start; the tree may then differ where optima tie)."""
+    quantile warm start; the tree may then differ where optima tie); ``use_binary`` False: the
+    every-threshold search on 0/1 data too (``binary_regression``; ``info["solver"]`` says which ran)."""
     from treelearn.learn.continuous import _regression
 
     t0 = time.perf_counter()
@@ -126,8 +128,11 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     root_sse = float(np.sum(w[:, None] * Yc * Yc))
     eps = ERROR_TIE * max(root_sse, 1e-300)
     n, d = Xe.shape
+    cap = float(memory_limit_mb) * 2.0 ** 20
+    binary = None if not switches.pop("use_binary", True) else binary_columns(
+        Xe, schema, top_k=top_k, min_samples_leaf=min_samples_leaf, memory_bytes=cap, n_outputs=Y.shape[1])
     need = 8.0 * n * d * (2 + max(0, int(max_depth) - 2)) + 8.0 * n * (Y.shape[1] + 8)
-    if need > float(memory_limit_mb) * 2.0 ** 20:  # refused before the columns are copied and ranked
+    if binary is None and need > cap:  # refused before the columns are copied and ranked
         raise _too_small(memory_limit_mb, need)
 
     def remaining():
@@ -139,16 +144,24 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
                                      .grow_params(n), time_limit=remaining())
         greedy = grow_regression(Xe, Y if y.ndim > 1 else Y[:, 0], w, schema, params, "squared_error")
     greedy_sse = None if greedy is None else tree_sse(greedy, Xe, Y, w)
-    X_fm, *columns = expand_columns(Xe, schema)
+    if binary is None:
+        X_fm, *columns = expand_columns(Xe, schema)
+    else:
+        X_fm, keep = binary
+        columns = [keep, np.zeros(keep.size, np.int8), np.zeros(keep.size, np.int64), np.zeros(keep.size, np.int8)]
     nan_mode = columns[3]
     ub = 0.0 if greedy_sse is None else greedy_sse + eps  # ties with the greedy tree are searched too
     limit = 0.0 if time_limit is None else remaining()
-    memory = float(memory_limit_mb) * 2.0 ** 20 - float(X_fm.nbytes + Yc.nbytes)
+    memory = cap - float(X_fm.nbytes + Yc.nbytes)
     start = time.perf_counter()
     try:
-        res = _regression.regression_search(X_fm, Yc, w, int(max_depth), int(min_samples_leaf), int(top_k), ub, eps,
-                                            limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8) if nan_mode.any() else None,
-                                            n_threads=max(1, int(n_threads)), **switches)
+        if binary is not None:
+            res = binary_search(X_fm, Yc, w, max_depth, ub, eps, limit, memory)
+        else:
+            res = _regression.regression_search(X_fm, Yc, w, int(max_depth), int(min_samples_leaf), int(top_k), ub,
+                                                eps, limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8)
+                                                if nan_mode.any() else None, n_threads=max(1, int(n_threads)),
+                                                **switches)
     except KeyboardInterrupt as exc:
         part = getattr(exc, "partial_result", None)
         best = greedy
@@ -161,7 +174,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     if res["memory_error"]:
         raise _too_small(memory_limit_mb, res["fixed_bytes"])
     tree = _to_tree(res, Xe, Yc, w, shift, schema, columns)
-    sse, source = tree_sse(tree, Xe, Y, w), "quantiles" if res["warm_tree"] else "search"
+    sse, source = tree_sse(tree, Xe, Y, w), "quantiles" if res.get("warm_tree") else "search"
     if greedy is not None and sse > greedy_sse + eps:  # nothing as good found (stopped, or greedy optimal)
         tree, sse, source = greedy, greedy_sse, "greedy"
     history = [(start - t0 + s, c) for s, c in res["history"]]
@@ -170,7 +183,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     bound = 0.0 if top_k else min(float(res["lower_bound"]), sse)
     info = dict(res, sse=sse, lower_bound=bound, source=source, greedy_sse=greedy_sse,
                 history=_improvements(history), fit_time=time.perf_counter() - t0,
-                n_search_features=int(X_fm.shape[0]))
+                n_search_features=int(keep.size if binary is not None else X_fm.shape[0]),
+                solver="continuous" if binary is None else "binary")
     return tree, info
 
 
@@ -280,6 +294,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
             self.train_sse_, self.incumbent_history_ = 0.0, []
             return
         del self._search_info
+        self._solver = info["solver"]  # which search ran: "binary" (0/1 data) or "continuous"
         optimal = self._k_value() == "all"
         greedy = info["greedy_sse"]
         set_search_attributes(self, training_error=info["sse"] * scale,
