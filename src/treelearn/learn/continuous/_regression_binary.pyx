@@ -84,12 +84,21 @@ def binary_regression_search(const uint8_t[:, ::1] X, const double[:, ::1] Y, co
             run_binary_regression(P, out)
     finally:
         close_sigint_scope(scope)
+    if not out.interrupted:
+        return _result(out)
+    try:
+        res = _result(out)
+    except KeyboardInterrupt as exc:  # Python's handler ran inside the conversion: the tree goes with it
+        exc.partial_result = _result(out)
+        raise
+    raise_interrupted(res, "the optimal regression search on 0/1 features")
+
+
+cdef dict _result(RegOutput& out):
     res = {"feature": np.asarray(out.feature, dtype=np.int64), "left": np.asarray(out.left, dtype=np.int64),
            "right": np.asarray(out.right, dtype=np.int64), "threshold": np.asarray(out.threshold, dtype=np.float64)}
     res.update(cost=out.cost, lower_bound=out.lower_bound, timed_out=bool(out.timed_out),
                memory_error=bool(out.memory_error), nodes=out.nodes, cache_hits=out.evaluations,
                d2_evaluations=out.d2_evaluations, peak_bytes=out.peak_bytes, fixed_bytes=out.fixed_bytes,
                history=[(out.history[i].first, out.history[i].second) for i in range(out.history.size())])
-    if out.interrupted:
-        raise_interrupted(res, "the optimal regression search on 0/1 features")
     return res

@@ -452,7 +452,6 @@ void run_binary_k(const BinRegParams& P, RegOutput& out) {
     write_reg_tree(r.sol, out);
     out.cost = r.cost;
     out.timed_out = search.stopped();
-    out.evaluations = 0;
     double lb = r.lb;
     if (out.timed_out) {  // the one-dimensional k-means bound of the whole sample (regression.h)
         RegParams RP;

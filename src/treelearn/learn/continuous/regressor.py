@@ -138,12 +138,15 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     def remaining():
         return None if time_limit is None else max(float(time_limit) - (time.perf_counter() - t0), SPENT)
 
-    greedy = None
-    if greedy_incumbent:
+    def grow_greedy(limit):
         params = dataclasses.replace(GreedyTreeRegressor(max_depth=int(max_depth), min_samples_leaf=min_samples_leaf)
-                                     .grow_params(n), time_limit=remaining())
-        greedy = grow_regression(Xe, Y if y.ndim > 1 else Y[:, 0], w, schema, params, "squared_error")
-    greedy_sse = None if greedy is None else tree_sse(greedy, Xe, Y, w)
+                                     .grow_params(n), time_limit=limit)
+        tree = grow_regression(Xe, Y if y.ndim > 1 else Y[:, 0], w, schema, params, "squared_error")
+        return tree, tree_sse(tree, Xe, Y, w)
+
+    # the 0/1 search finds its first trees at once: the greedy tree is grown only if it stops
+    greedy, greedy_sse = grow_greedy(remaining()) if greedy_incumbent and binary is None else (None, None)
+    late_greedy = greedy_incumbent and binary is not None
     if binary is None:
         X_fm, *columns = expand_columns(Xe, schema)
     else:
@@ -164,7 +167,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
                                                 **switches)
     except KeyboardInterrupt as exc:
         part = getattr(exc, "partial_result", None)
-        best = greedy
+        best = greedy  # (on 0/1 data none yet: growing it now would meet the same Ctrl-C)
         if part is not None and len(part["feature"]):
             tree = _to_tree(part, Xe, Yc, w, shift, schema, columns)
             if greedy is None or tree_sse(tree, Xe, Y, w) < greedy_sse:
@@ -173,12 +176,14 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
         raise
     if res["memory_error"]:
         raise _too_small(memory_limit_mb, res["fixed_bytes"])
+    if late_greedy and res["timed_out"]:  # (the anytime guarantee: never worse than the greedy tree)
+        greedy, greedy_sse = grow_greedy(None)
     tree = _to_tree(res, Xe, Yc, w, shift, schema, columns)
     sse, source = tree_sse(tree, Xe, Y, w), "quantiles" if res.get("warm_tree") else "search"
     if greedy is not None and sse > greedy_sse + eps:  # nothing as good found (stopped, or greedy optimal)
         tree, sse, source = greedy, greedy_sse, "greedy"
     history = [(start - t0 + s, c) for s, c in res["history"]]
-    if greedy_sse is not None:
+    if greedy_sse is not None and not late_greedy:
         history.insert(0, (start - t0, greedy_sse))
     bound = 0.0 if top_k else min(float(res["lower_bound"]), sse)
     info = dict(res, sse=sse, lower_bound=bound, source=source, greedy_sse=greedy_sse,
@@ -240,7 +245,9 @@ class TopKTreeRegressor(BaseTreeRegressor):
     lower_bound_ : a lower bound of the optimal training SSE (the optimal regressor; Top-k: None)
     is_optimal_ : whether the search finished (optimal over the searched space: every threshold
         for ``k="all"``; the Top-k space otherwise)
-    timed_out_, incumbent_source_ ("search", "quantiles" or "greedy"), greedy_error_ (the greedy tree's SSE),
+    timed_out_, incumbent_source_ ("search", "quantiles" or "greedy"), greedy_error_ (the greedy
+        tree's SSE; on 0/1 data, where the greedy tree is grown only when the search stops, None
+        if it finished),
     n_nodes_searched_, incumbent_history_ ((seconds, SSE) of each better tree), fit_time_
     """
 
