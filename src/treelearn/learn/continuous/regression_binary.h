@@ -12,6 +12,10 @@
 // A child's table is built from its rows only for the smaller child of a split; the larger one's
 // is the parent's table less it.
 //
+// Lower bound of a node (any depth): rows with the same features end in the same leaf of every
+// tree, so no tree costs less than the SSE of the node's rows grouped by their feature vectors
+// (a leaf's SSE is at least the sum of its groups'); a node whose incumbent reaches it is closed.
+//
 // Search: depth-first dynamic programming over branches. A node of depth budget <= 2 is solved
 // exactly from its table; a deeper node starts from its best depth-<=2 tree (the incumbent) and
 // tries every feature in the order of that feature's best depth-2 tree, each child with the
@@ -34,6 +38,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -84,8 +89,8 @@ class BinSearch {
     static double fixed_bytes(const BinRegParams& P) {
         const double D = std::max(1, P.max_depth) + 1.0;
         const double nc = P.K + 3.0;
-        return 8.0 * nc * P.n + 4.0 * ((double)P.n * P.F + P.n + 1) + 2.0 * D * (4.0 * P.n + 8.0 * nc * P.F * (double)P.F)
-               + 16.0 * P.F;
+        return 8.0 * nc * P.n * 2 + 4.0 * ((double)P.n * P.F + 3.0 * P.n + 1) + (double)P.n * P.F
+               + 2.0 * D * (4.0 * P.n + 8.0 * nc * P.F * (double)P.F) + 16.0 * P.F;
     }
 
     BRes run() {
@@ -104,8 +109,12 @@ class BinSearch {
         m_[D][0] = P_.n;
         build_table(rows_[D][0].data(), P_.n, tab_[D][0]);
         std::vector<int> key;
-        return solve(D, 0, key, P_.upper_bound > 0.0 ? P_.upper_bound : kInf, true);
+        root_lb_ = group_lb(rows_[D][0].data(), P_.n);
+        return solve(D, 0, key, P_.upper_bound > 0.0 ? P_.upper_bound : kInf, root_lb_, true);
     }
+
+    // the grouped-rows bound of the whole sample
+    double root_bound() const { return root_lb_; }
 
     bool stopped() const { return stopped_; }
     double cache_bytes() const { return cache_bytes_; }
@@ -130,6 +139,11 @@ class BinSearch {
     double eps_;
     std::vector<double> st_;         // per row: its channels
     std::vector<int> off_, ones_;    // per row: the features it has at 1 (CSR)
+    std::vector<int> gid_;           // per row: its group (rows of the same features)
+    std::vector<double> gacc_;       // per group: the channels of a node's rows in it
+    std::vector<int> gstamp_, touched_;
+    int stamp_ = 0;
+    double root_lb_ = 0.0;
     std::vector<std::array<std::vector<int>, 2>> rows_;  // per level and side: the node's rows
     std::vector<std::array<int, 2>> m_;
     std::vector<std::array<Table, 2>> tab_;
@@ -174,6 +188,35 @@ class BinSearch {
                 if (x[f]) ones_.push_back(f);
             off_[i + 1] = (int)ones_.size();
         }
+        std::unordered_map<std::string, int> groups;
+        gid_.resize(P_.n);
+        for (int i = 0; i < P_.n; ++i) {
+            std::string k((const char*)(P_.X + (size_t)i * F_), (size_t)F_);
+            gid_[i] = groups.emplace(std::move(k), (int)groups.size()).first->second;
+        }
+        gacc_.assign(groups.size() * C, 0.0);
+        gstamp_.assign(groups.size(), 0);
+    }
+
+    // the grouped-rows lower bound of rows idx[0..m) (less a relative rounding margin)
+    double group_lb(const int* idx, int m) {
+        const int C = nc();
+        ++stamp_;
+        touched_.clear();
+        for (int i = 0; i < m; ++i) {
+            const int r = idx[i], g = gid_[r];
+            double* a = gacc_.data() + (size_t)g * C;
+            if (gstamp_[g] != stamp_) {
+                gstamp_[g] = stamp_;
+                std::fill(a, a + C, 0.0);
+                touched_.push_back(g);
+            }
+            const double* s = st_.data() + (size_t)r * C;
+            for (int c = 0; c < C; ++c) a[c] += s[c];
+        }
+        double lb = 0.0;
+        for (int g : touched_) lb += sse(gacc_.data() + (size_t)g * C);
+        return lb * (1.0 - 1e-12);
     }
 
     // the table of rows idx[0..m): every row added to the total and to the pairs of its ones
@@ -337,8 +380,9 @@ class BinSearch {
         return e && (e->lb >= e->cost - eps_ || e->lb >= budget - eps_);
     }
 
-    // the node of level depth, side s (its rows and table set), below budget ub
-    BRes solve(int depth, int s, std::vector<int>& key, double ub, bool root = false) {
+    // the node of level depth, side s (its rows and table set), below budget ub; nlb: its
+    // grouped-rows bound
+    BRes solve(int depth, int s, std::vector<int>& key, double ub, double nlb, bool root = false) {
         ++out_.nodes;
         const Table& tb = tab_[depth][s];
         if (depth <= 2) {
@@ -350,8 +394,9 @@ class BinSearch {
         std::vector<double> rc;
         BRes inc = depth2(tb, depth, &rc);
         note_root(inc.cost, root);
-        if (inc.cost <= eps_ || check()) {
-            inc.lb = inc.cost <= eps_ ? inc.cost : 0.0;
+        if (inc.cost <= nlb + eps_ || check()) {  // (closed: no tree is below the bound)
+            inc.lb = inc.cost <= nlb + eps_ ? inc.cost : 0.0;
+            if (!stopped_) store(key, inc);
             return inc;
         }
         std::vector<int> order;
@@ -381,9 +426,11 @@ class BinSearch {
         with_literal(key, 2 * f + 1, kc[1]);
         const Entry* e[2] = {lookup(kc[0]), lookup(kc[1])};
         double lb[2] = {e[0] ? e[0]->lb : 0.0, e[1] ? e[1]->lb : 0.0};
+        double glb[2] = {0.0, 0.0};
         double T = std::min(inc.cost, ub);
         if (lb[0] + lb[1] >= T - eps_) return lb[0] + lb[1];
-        // the children's rows (level depth - 1), and their tables unless both are answered
+        // the children's rows (level depth - 1), their grouped-rows bounds, and their tables
+        // unless both are answered
         const int* idx = rows_[depth][s].data();
         const int m = m_[depth][s];
         std::vector<int>& L = rows_[depth - 1][0];
@@ -396,6 +443,12 @@ class BinSearch {
         }
         m_[depth - 1][0] = nl;
         m_[depth - 1][1] = nr;
+        for (int c = 0; c < 2; ++c)
+            if (!e[c] || e[c]->lb < e[c]->cost - eps_) {
+                glb[c] = group_lb(rows_[depth - 1][c].data(), m_[depth - 1][c]);
+                lb[c] = std::max(lb[c], glb[c]);
+            }
+        if (lb[0] + lb[1] >= T - eps_) return lb[0] + lb[1];
         const int small = nl <= nr ? 0 : 1;
         bool built = false;
         auto child = [&](int c, double budget) {
@@ -408,7 +461,7 @@ class BinSearch {
                 subtract(tab_[depth][s], tab_[depth - 1][small], tab_[depth - 1][1 - small]);
                 built = true;
             }
-            return solve(depth - 1, c, kc[c], budget);
+            return solve(depth - 1, c, kc[c], budget, glb[c]);
         };
         BRes res[2];
         // the smaller child first, below T less the other's bound; the other below what it left
@@ -453,13 +506,13 @@ void run_binary_k(const BinRegParams& P, RegOutput& out) {
     out.cost = r.cost;
     out.timed_out = search.stopped();
     double lb = r.lb;
-    if (out.timed_out) {  // the one-dimensional k-means bound of the whole sample (regression.h)
+    if (out.timed_out) {  // the whole sample's grouped-rows or k-means bound (regression.h)
         RegParams RP;
         RP.n = P.n;
         RP.K = P.K;
         RP.y = P.y;
         RP.w = P.w;
-        lb = kmeans_bound(RP, P.max_depth) * (1.0 - 1e-9);
+        lb = std::max(search.root_bound(), kmeans_bound(RP, P.max_depth) * (1.0 - 1e-9));
     }
     out.lower_bound = std::min(lb, r.cost);
     out.interrupted = out.timed_out && tl::interrupted();
