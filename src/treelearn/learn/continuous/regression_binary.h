@@ -12,9 +12,11 @@
 // A child's table is built from its rows only for the smaller child of a split; the larger one's
 // is the parent's table less it.
 //
-// Lower bound of a node (any depth): rows with the same features end in the same leaf of every
-// tree, so no tree costs less than the SSE of the node's rows grouped by their feature vectors
-// (a leaf's SSE is at least the sum of its groups'); a node whose incumbent reaches it is closed.
+// Points: rows with the same features take the same side of every split, so the search works on
+// the distinct feature vectors, each with its rows' summed channels. Lower bound of a node (any
+// depth): they end in the same leaf of every tree, so no tree costs less than the sum of the
+// node's points' own SSEs (a leaf's SSE is at least the sum of its points'); a node whose
+// incumbent reaches it is closed.
 //
 // Search: depth-first dynamic programming over branches. A node of depth budget <= 2 is solved
 // exactly from its table; a deeper node starts from its best depth-<=2 tree (the incumbent) and
@@ -95,21 +97,22 @@ class BinSearch {
 
     BRes run() {
         build_rows();
+        const int n = G_;
         const int D = std::max(0, P_.max_depth);
         rows_.resize(D + 1);
         tab_.resize(D + 1);
         for (int d = 0; d <= D; ++d)
             for (int s = 0; s < 2; ++s) {
-                rows_[d][s].resize(P_.n);
+                rows_[d][s].resize(n);
                 tab_[d][s].p.assign((size_t)F_ * F_ * nc(), 0.0);
                 tab_[d][s].t.assign(nc(), 0.0);
             }
-        for (int i = 0; i < P_.n; ++i) rows_[D][0][i] = i;
+        for (int i = 0; i < n; ++i) rows_[D][0][i] = i;
         m_.assign(D + 1, {0, 0});
-        m_[D][0] = P_.n;
-        build_table(rows_[D][0].data(), P_.n, tab_[D][0]);
+        m_[D][0] = n;
+        build_table(rows_[D][0].data(), n, tab_[D][0]);
         std::vector<int> key;
-        root_lb_ = group_lb(rows_[D][0].data(), P_.n);
+        root_lb_ = group_lb(rows_[D][0].data(), n);
         return solve(D, 0, key, P_.upper_bound > 0.0 ? P_.upper_bound : kInf, root_lb_, true);
     }
 
@@ -137,14 +140,12 @@ class BinSearch {
     tl::Clock& clock_;
     RegOutput& out_;
     double eps_;
-    std::vector<double> st_;         // per row: its channels
-    std::vector<int> off_, ones_;    // per row: the features it has at 1 (CSR)
-    std::vector<int> gid_;           // per row: its group (rows of the same features)
-    std::vector<double> gacc_;       // per group: the channels of a node's rows in it
-    std::vector<int> gstamp_, touched_;
-    int stamp_ = 0;
+    int G_ = 0;                      // points (distinct feature vectors)
+    std::vector<int> rep_;           // per point: a row of it
+    std::vector<double> st_, gsse_;  // per point: its rows' channels, their SSE
+    std::vector<int> off_, ones_;    // per point: the features it has at 1 (CSR)
     double root_lb_ = 0.0;
-    std::vector<std::array<std::vector<int>, 2>> rows_;  // per level and side: the node's rows
+    std::vector<std::array<std::vector<int>, 2>> rows_;  // per level and side: the node's points
     std::vector<std::array<int, 2>> m_;
     std::vector<std::array<Table, 2>> tab_;
     std::unordered_map<std::vector<int>, Entry, KeyHash> cache_;
@@ -166,60 +167,55 @@ class BinSearch {
         out_.history.emplace_back(s, cost);
     }
 
+    // the distinct feature vectors ("points"): rows of the same features take the same side of
+    // every split, so the search works on the points, each with the summed channels of its rows
+    // (the channels are sums), its SSE (the grouped-rows bound's term) and its ones (CSR)
     void build_rows() {
         const int K = P_.K, C = nc();
-        st_.assign((size_t)P_.n * C, 0.0);
-        off_.assign(P_.n + 1, 0);
-        ones_.clear();
+        std::unordered_map<std::string, int> ids;
+        std::vector<int> gid(P_.n);
+        rep_.clear();
+        for (int i = 0; i < P_.n; ++i) {
+            std::string k((const char*)(P_.X + (size_t)i * F_), (size_t)F_);
+            auto it = ids.emplace(std::move(k), (int)rep_.size());
+            if (it.second) rep_.push_back(i);
+            gid[i] = it.first->second;
+        }
+        G_ = (int)rep_.size();
+        st_.assign((size_t)G_ * C, 0.0);
         for (int i = 0; i < P_.n; ++i) {
             const double wi = P_.w ? P_.w[i] : 1.0;
-            double* row = st_.data() + (size_t)i * C;
+            double* row = st_.data() + (size_t)gid[i] * C;
             double q = 0.0;
             for (int k = 0; k < K; ++k) {
                 const double yk = P_.y[(size_t)i * K + k];
-                row[3 + k] = wi * yk;
+                row[3 + k] += wi * yk;
                 q += yk * yk;
             }
-            row[0] = 1.0;
-            row[1] = wi;
-            row[2] = wi * q;
-            const uint8_t* x = P_.X + (size_t)i * F_;
+            row[0] += 1.0;
+            row[1] += wi;
+            row[2] += wi * q;
+        }
+        gsse_.resize(G_);
+        off_.assign(G_ + 1, 0);
+        ones_.clear();
+        for (int g = 0; g < G_; ++g) {
+            gsse_[g] = sse(st_.data() + (size_t)g * C);
+            const uint8_t* x = P_.X + (size_t)rep_[g] * F_;
             for (int f = 0; f < F_; ++f)
                 if (x[f]) ones_.push_back(f);
-            off_[i + 1] = (int)ones_.size();
+            off_[g + 1] = (int)ones_.size();
         }
-        std::unordered_map<std::string, int> groups;
-        gid_.resize(P_.n);
-        for (int i = 0; i < P_.n; ++i) {
-            std::string k((const char*)(P_.X + (size_t)i * F_), (size_t)F_);
-            gid_[i] = groups.emplace(std::move(k), (int)groups.size()).first->second;
-        }
-        gacc_.assign(groups.size() * C, 0.0);
-        gstamp_.assign(groups.size(), 0);
     }
 
-    // the grouped-rows lower bound of rows idx[0..m) (less a relative rounding margin)
-    double group_lb(const int* idx, int m) {
-        const int C = nc();
-        ++stamp_;
-        touched_.clear();
-        for (int i = 0; i < m; ++i) {
-            const int r = idx[i], g = gid_[r];
-            double* a = gacc_.data() + (size_t)g * C;
-            if (gstamp_[g] != stamp_) {
-                gstamp_[g] = stamp_;
-                std::fill(a, a + C, 0.0);
-                touched_.push_back(g);
-            }
-            const double* s = st_.data() + (size_t)r * C;
-            for (int c = 0; c < C; ++c) a[c] += s[c];
-        }
+    // the grouped-rows lower bound of the points idx[0..m) (less a relative rounding margin)
+    double group_lb(const int* idx, int m) const {
         double lb = 0.0;
-        for (int g : touched_) lb += sse(gacc_.data() + (size_t)g * C);
+        for (int i = 0; i < m; ++i) lb += gsse_[idx[i]];
         return lb * (1.0 - 1e-12);
     }
 
-    // the table of rows idx[0..m): every row added to the total and to the pairs of its ones
+    // the table of points idx[0..m): every point added to the total and to the pairs of its ones
     void build_table(const int* idx, int m, Table& tb) {
         const int C = nc();
         std::fill(tb.p.begin(), tb.p.end(), 0.0);
@@ -438,7 +434,7 @@ class BinSearch {
         int nl = 0, nr = 0;
         for (int i = 0; i < m; ++i) {
             const int r = idx[i];
-            if (P_.X[(size_t)r * F_ + f]) R[nr++] = r;
+            if (P_.X[(size_t)rep_[r] * F_ + f]) R[nr++] = r;
             else L[nl++] = r;
         }
         m_[depth - 1][0] = nl;
