@@ -17,7 +17,8 @@ import numpy as np
 __all__ = ["binary_columns", "binary_search"]
 
 
-def binary_columns(Xe, schema, *, top_k: int, min_samples_leaf: int, memory_bytes: float, n_outputs: int):
+def binary_columns(Xe, schema, *, top_k: int, min_samples_leaf: int, memory_bytes: float, n_outputs: int,
+                   max_depth: int = 2):
     """The 0/1 searched columns of ``Xe`` as ``(X01, keep)`` (row-major uint8 of the columns that
     vary, their raw indices), or None when the binary search does not apply (see the module doc)."""
     n, d = Xe.shape
@@ -29,7 +30,8 @@ def binary_columns(Xe, schema, *, top_k: int, min_samples_leaf: int, memory_byte
     if not ((Xe == 0) | (Xe == 1)).all():  # (NaN fails too)
         return None
     keep = np.flatnonzero(Xe.min(axis=0) < Xe.max(axis=0))
-    if 16.0 * keep.size ** 2 * (n_outputs + 3) * 8.0 > memory_bytes:  # the pair tables of the levels
+    # the pair tables of the levels (two per level: regression_binary.h's fixed_bytes)
+    if 2.0 * (max(1, max_depth) + 1) * keep.size ** 2 * (n_outputs + 3) * 8.0 > memory_bytes:
         return None
     return np.ascontiguousarray(Xe[:, keep], dtype=np.uint8), keep.astype(np.int64)
 

@@ -130,7 +130,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     n, d = Xe.shape
     cap = float(memory_limit_mb) * 2.0 ** 20
     binary = None if not switches.pop("use_binary", True) else binary_columns(
-        Xe, schema, top_k=top_k, min_samples_leaf=min_samples_leaf, memory_bytes=cap, n_outputs=Y.shape[1])
+        Xe, schema, top_k=top_k, min_samples_leaf=min_samples_leaf, memory_bytes=cap, n_outputs=Y.shape[1],
+        max_depth=int(max_depth))
     need = 8.0 * n * d * (2 + max(0, int(max_depth) - 2)) + 8.0 * n * (Y.shape[1] + 8)
     if binary is None and need > cap:  # refused before the columns are copied and ranked
         raise _too_small(memory_limit_mb, need)
