@@ -87,7 +87,7 @@ def test_binary_and_continuous_searches_agree(seed, depth, weighted):
 
 def test_the_cache_keeps_the_optimum():
     from treelearn.learn.continuous.binary_regression import binary_columns
-    from treelearn.learn.continuous._regression_binary import binary_regression_search
+    from treelearn.learn.continuous._regression import binary_regression_search
 
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, size=(400, 10)).astype(float)
@@ -165,7 +165,7 @@ def test_time_limit_returns_a_tree_no_worse_than_greedy():
 
 
 def test_memory_limit_refuses_with_the_named_error():
-    from treelearn.learn.continuous._regression_binary import binary_regression_search
+    from treelearn.learn.continuous._regression import binary_regression_search
 
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(200000, 6)).astype(np.uint8)

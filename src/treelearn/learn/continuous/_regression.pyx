@@ -1,7 +1,8 @@
-# Binding of the optimal (and Top-k) regression search over every threshold (regression_search.h).
+# Binding of the optimal (and Top-k) regression search over every threshold (regression_search.h)
+# and of the search on 0/1 features (regression_binary.h).
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int8_t
+from libc.stdint cimport int8_t, uint8_t
 from libcpp.vector cimport vector
 from libcpp.utility cimport pair
 from libcpp cimport bool as cbool
@@ -46,6 +47,18 @@ cdef extern from "regression_search.h" namespace "tl::cont":
 
     void run_regression(const RegParams& P, RegOutput& out) except + nogil
 
+cdef extern from "regression_binary.h" namespace "tl::cont":
+    cdef cppclass BinRegParams:
+        int n, F, K
+        const uint8_t* X
+        const double* y
+        const double* w
+        int max_depth
+        double upper_bound, eps, time_limit, mem_limit_bytes
+        int use_cache
+
+    void run_binary_regression(const BinRegParams& P, RegOutput& out) except + nogil
+
 cdef extern from "regression.h" namespace "tl::cont::detail":
     double kmeans_1d(const vector[double]& ys, const vector[double]& ws, int k) except +
 
@@ -53,6 +66,7 @@ cdef extern from "regression.h" namespace "tl::cont::detail":
 MAX_OUTPUTS = REG_MAX_OUTPUTS
 
 cdef double _dummy = 0.0
+cdef uint8_t _dummy8 = 0
 
 
 def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const double[::1] weights, int max_depth,
@@ -104,15 +118,70 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
             run_regression(P, out)
     finally:
         close_sigint_scope(scope)
+    return _finish(out, "the optimal regression search")
+
+
+def binary_regression_search(const uint8_t[:, ::1] X, const double[:, ::1] Y, const double[::1] weights,
+                             int max_depth, double upper_bound=0.0, double eps=0.0, double time_limit=0.0,
+                             double memory_limit_bytes=1e9, int use_cache=1):
+    """The tree of least weighted SSE (summed over the columns of ``Y``, (n, K), centred) over
+    the 0/1 columns of ``X`` (row-major uint8, (n, F), every value 0 or 1), depth <= ``max_depth``;
+    a split of column f sends its 1-rows right. ``weights``, ``upper_bound``, ``eps``, the limits
+    and the result as :func:`regression_search` (``cache_hits``: subproblems answered by the
+    cache). Ctrl-C raises KeyboardInterrupt with the best tree so far."""
+    cdef BinRegParams P
+    cdef RegOutput out
+    cdef Py_ssize_t n = Y.shape[0]
+    if X.shape[0] != n or (weights is not None and weights.shape[0] != n):
+        raise ValueError("X, Y and the weights do not have the same rows")
+    if Y.shape[1] < 1 or Y.shape[1] > REG_MAX_OUTPUTS:
+        raise ValueError(f"the search sums 1 to {REG_MAX_OUTPUTS} outputs, got {Y.shape[1]}")
+    if n > 0 and X.shape[1] > 0 and np.asarray(X).max() > 1:
+        raise ValueError("X must hold 0/1 values only")
+    P.n = <int>n
+    P.F = <int>X.shape[1]
+    P.K = <int>Y.shape[1]
+    P.X = &X[0, 0] if X.shape[1] > 0 and n > 0 else &_dummy8
+    P.y = &Y[0, 0] if n > 0 else &_dummy
+    P.w = &weights[0] if weights is not None and n > 0 else NULL
+    P.max_depth = max_depth
+    P.upper_bound = upper_bound
+    P.eps = eps
+    P.time_limit = time_limit
+    P.mem_limit_bytes = memory_limit_bytes
+    P.use_cache = use_cache
+    cdef SigintScope* scope = open_sigint_scope()  # Ctrl-C stops the search (core/limits.h)
+    try:
+        with nogil:
+            run_binary_regression(P, out)
+    finally:
+        close_sigint_scope(scope)
+    res = _finish(out, "the optimal regression search on 0/1 features")
+    res["cache_hits"] = res.pop("evaluations")
+    return res
+
+
+cdef dict _finish(RegOutput& out, str what):
+    """The search's result as a dict; Ctrl-C: KeyboardInterrupt carrying it (``partial_result``)."""
+    if not out.interrupted:
+        return _result(out)
+    try:
+        res = _result(out)
+    except KeyboardInterrupt as exc:  # Python's handler ran inside the conversion: the tree goes with it
+        exc.partial_result = _result(out)
+        raise
+    raise_interrupted(res, what)
+
+
+cdef dict _result(RegOutput& out):
     # (the tree's few nodes: Cython's vector -> list conversion)
     res = {"feature": np.asarray(out.feature, dtype=np.int64), "left": np.asarray(out.left, dtype=np.int64),
            "right": np.asarray(out.right, dtype=np.int64), "threshold": np.asarray(out.threshold, dtype=np.float64)}
     res.update(cost=out.cost, lower_bound=out.lower_bound, timed_out=bool(out.timed_out),
                memory_error=bool(out.memory_error), nodes=out.nodes, evaluations=out.evaluations,
-               d2_evaluations=out.d2_evaluations, warm_tree=bool(out.warm_tree), threads_used=out.threads_used, peak_bytes=out.peak_bytes, fixed_bytes=out.fixed_bytes,
+               d2_evaluations=out.d2_evaluations, warm_tree=bool(out.warm_tree), threads_used=out.threads_used,
+               peak_bytes=out.peak_bytes, fixed_bytes=out.fixed_bytes,
                history=[(out.history[i].first, out.history[i].second) for i in range(out.history.size())])
-    if out.interrupted:
-        raise_interrupted(res, "the optimal regression search")
     return res
 
 

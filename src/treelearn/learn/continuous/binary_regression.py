@@ -38,8 +38,8 @@ def binary_columns(Xe, schema, *, top_k: int, min_samples_leaf: int, memory_byte
 
 def binary_search(X01, Yc, w, max_depth: int, upper_bound: float, eps: float, time_limit: float,
                   memory_bytes: float) -> dict:
-    """The compiled search's result over the columns of ``X01`` (see ``_regression_binary``)."""
-    from treelearn.learn.continuous import _regression_binary
+    """The compiled search's result over the columns of ``X01`` (``_regression.binary_regression_search``)."""
+    from treelearn.learn.continuous import _regression
 
-    return _regression_binary.binary_regression_search(X01, Yc, w, int(max_depth), upper_bound, eps, time_limit,
-                                                       memory_bytes)
+    return _regression.binary_regression_search(X01, Yc, w, int(max_depth), upper_bound, eps, time_limit,
+                                                 memory_bytes)

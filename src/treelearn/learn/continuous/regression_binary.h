@@ -486,6 +486,15 @@ class BinSearch {
     }
 };
 
+// the output of a finished or stopped search: its tree, SSE, bound (at most the SSE) and stop
+inline void finish_output(const Sol& sol, double cost, double lb, bool stopped, RegOutput& out) {
+    write_reg_tree(sol, out);
+    out.cost = cost;
+    out.timed_out = stopped;
+    out.lower_bound = std::min(lb, cost);
+    out.interrupted = stopped && tl::interrupted();
+}
+
 template <int NC>
 void run_binary_k(const BinRegParams& P, RegOutput& out) {
     std::atomic<bool> stop{false};
@@ -498,11 +507,8 @@ void run_binary_k(const BinRegParams& P, RegOutput& out) {
     }
     BinSearch<NC> search(P, clock, out);
     BRes r = search.run();
-    write_reg_tree(r.sol, out);
-    out.cost = r.cost;
-    out.timed_out = search.stopped();
     double lb = r.lb;
-    if (out.timed_out) {  // the whole sample's grouped-rows or k-means bound (regression.h)
+    if (search.stopped()) {  // the whole sample's grouped-rows or k-means bound (regression.h)
         RegParams RP;
         RP.n = P.n;
         RP.K = P.K;
@@ -510,8 +516,7 @@ void run_binary_k(const BinRegParams& P, RegOutput& out) {
         RP.w = P.w;
         lb = std::max(search.root_bound(), kmeans_bound(RP, P.max_depth) * (1.0 - 1e-9));
     }
-    out.lower_bound = std::min(lb, r.cost);
-    out.interrupted = out.timed_out && tl::interrupted();
+    finish_output(r.sol, r.cost, lb, search.stopped(), out);
 }
 
 }  // namespace binreg
