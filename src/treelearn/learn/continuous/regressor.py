@@ -27,7 +27,10 @@ lower bound. Before the search over every threshold, the optimal trees over abou
 quantile thresholds per feature (every threshold at the nodes above the leaves) are found the
 same way; the better one's SSE bounds the search, so a good tree comes early. ``n_jobs``
 threads share the root's features, each against the best SSE any has found; the tree is the
-one a single thread finds. On Dask input the gathered blocks are fitted.
+one a single thread finds. On Dask input the gathered blocks are fitted. When every column is
+0/1 the search of :mod:`~treelearn.learn.continuous.binary_regression` runs instead (one
+thread; the same optimum; the greedy tree is grown only if it stops on its time limit, and
+after Ctrl-C ``partial_tree`` is that search's best tree).
 
 Which optimal tree (the tie rule): a candidate replaces the incumbent only when its SSE is lower
 by more than the tie tolerance (``ERROR_TIE`` of the root's SSE): the leaf before any split, the
