@@ -86,10 +86,7 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
     cdef RegParams P
     cdef RegOutput out
     cdef Py_ssize_t n = Y.shape[0]
-    if (X_fm.shape[0] > 0 and X_fm.shape[1] != n) or (weights is not None and weights.shape[0] != n):
-        raise ValueError("X, Y and the weights do not have the same rows")
-    if Y.shape[1] < 1 or Y.shape[1] > REG_MAX_OUTPUTS:
-        raise ValueError(f"the search sums 1 to {REG_MAX_OUTPUTS} outputs, got {Y.shape[1]}")
+    _check_rows(X_fm.shape[1] if X_fm.shape[0] > 0 else n, n, weights, Y.shape[1])
     if nan_mode is not None and nan_mode.shape[0] != X_fm.shape[0]:
         raise ValueError("nan_mode needs one entry per column")
     P.n = <int>n
@@ -132,10 +129,7 @@ def binary_regression_search(const uint8_t[:, ::1] X, const double[:, ::1] Y, co
     cdef BinRegParams P
     cdef RegOutput out
     cdef Py_ssize_t n = Y.shape[0]
-    if X.shape[0] != n or (weights is not None and weights.shape[0] != n):
-        raise ValueError("X, Y and the weights do not have the same rows")
-    if Y.shape[1] < 1 or Y.shape[1] > REG_MAX_OUTPUTS:
-        raise ValueError(f"the search sums 1 to {REG_MAX_OUTPUTS} outputs, got {Y.shape[1]}")
+    _check_rows(X.shape[0], n, weights, Y.shape[1])
     if n > 0 and X.shape[1] > 0 and np.asarray(X).max() > 1:
         raise ValueError("X must hold 0/1 values only")
     P.n = <int>n
@@ -159,6 +153,14 @@ def binary_regression_search(const uint8_t[:, ::1] X, const double[:, ::1] Y, co
     res = _finish(out, "the optimal regression search on 0/1 features")
     res["cache_hits"] = res.pop("evaluations")
     return res
+
+
+cdef _check_rows(Py_ssize_t x_rows, Py_ssize_t n, const double[::1] weights, Py_ssize_t n_outputs):
+    """Both searches' shape checks: as many rows in X, Y and the weights, 1..MAX_OUTPUTS outputs."""
+    if x_rows != n or (weights is not None and weights.shape[0] != n):
+        raise ValueError("X, Y and the weights do not have the same rows")
+    if n_outputs < 1 or n_outputs > REG_MAX_OUTPUTS:
+        raise ValueError(f"the search sums 1 to {REG_MAX_OUTPUTS} outputs, got {n_outputs}")
 
 
 cdef dict _finish(RegOutput& out, str what):

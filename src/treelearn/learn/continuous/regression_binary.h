@@ -486,15 +486,6 @@ class BinSearch {
     }
 };
 
-// the output of a finished or stopped search: its tree, SSE, bound (at most the SSE) and stop
-inline void finish_output(const Sol& sol, double cost, double lb, bool stopped, RegOutput& out) {
-    write_reg_tree(sol, out);
-    out.cost = cost;
-    out.timed_out = stopped;
-    out.lower_bound = std::min(lb, cost);
-    out.interrupted = stopped && tl::interrupted();
-}
-
 template <int NC>
 void run_binary_k(const BinRegParams& P, RegOutput& out) {
     std::atomic<bool> stop{false};

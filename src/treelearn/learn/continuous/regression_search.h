@@ -477,6 +477,16 @@ RegRes search_root(const RegParams& P, const Columns& cols, const RegRows<KK>& r
     return fin;
 }
 
+// the output of a finished or stopped search (this one's and regression_binary.h's): its tree,
+// SSE, bound (at most the SSE) and stop
+inline void finish_output(const Sol& sol, double cost, double lb, bool stopped, RegOutput& out) {
+    write_reg_tree(sol, out);
+    out.cost = cost;
+    out.timed_out = stopped;
+    out.lower_bound = std::min(lb, cost);
+    out.interrupted = stopped && tl::interrupted();
+}
+
 template <int KK>
 void run_regression_k(const RegParams& P, RegOutput& out) {
     std::atomic<bool> stop{false};
@@ -541,14 +551,10 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
         r.lb = stopped ? 0.0 : std::min(r.lb, warm.cost);
         out.warm_tree = true;
     }
-    write_reg_tree(r.sol, out);
-    out.cost = r.cost;
-    out.timed_out = stopped;
     // a search stopped early proves no bound of its own: the one-dimensional k-means bound
     // (regression.h) holds for every tree of the depth (less a relative rounding margin)
-    const double lb = out.timed_out && P.top_k == 0 ? kmeans_bound(P, P.max_depth) * (1.0 - 1e-9) : r.lb;
-    out.lower_bound = std::min(lb, r.cost);
-    out.interrupted = out.timed_out && tl::interrupted();
+    const double lb = stopped && P.top_k == 0 ? kmeans_bound(P, P.max_depth) * (1.0 - 1e-9) : r.lb;
+    finish_output(r.sol, r.cost, lb, stopped, out);
 }
 
 }  // namespace detail
