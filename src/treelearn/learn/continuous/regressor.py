@@ -49,7 +49,7 @@ import numpy as np
 from treelearn._limits import DEFAULT_TIME_LIMIT, SPENT, VERBOSE, ProgressReporter, ResourceLimitError
 from treelearn._validation import BOOLEAN, COLUMNS, INT32_MAX, Interval, Options, TreeLearnValueError
 from treelearn.base import BaseTreeRegressor
-from treelearn.learn.anytime import ERROR_TIE, n_threads, set_search_attributes
+from treelearn.learn.anytime import ERROR_TIE, incumbent_time_limit, n_threads, set_search_attributes
 from treelearn.learn.continuous.binary_regression import binary_columns, binary_search
 from treelearn.learn.continuous.solver import expand_columns, raw_splits
 from treelearn.learn.greedy.regressor import GreedyTreeRegressor, grow_regression, leaf_sums, set_exact_nodes
@@ -181,7 +181,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     if res["memory_error"]:
         raise _too_small(memory_limit_mb, res["fixed_bytes"])
     if late_greedy and res["timed_out"]:  # (the anytime guarantee: never worse than the greedy tree)
-        greedy, greedy_sse = grow_greedy(None)
+        # whole below CLOCKED_GREEDY_WORK (a fraction of a second), else under what the clock leaves
+        greedy, greedy_sse = grow_greedy(incumbent_time_limit(n * d * Y.shape[1], remaining()))
     tree = _to_tree(res, Xe, Yc, w, shift, schema, columns)
     sse, source = tree_sse(tree, Xe, Y, w), "quantiles" if res.get("warm_tree") else "search"
     if greedy is not None and sse > greedy_sse + eps:  # nothing as good found (stopped, or greedy optimal)
