@@ -48,3 +48,18 @@ def test_front_method_fits_the_largest_budget_and_restores_the_parameter():
         OptimalTreeClassifier(ccp_alpha=0.1).error_size_front(B, y)
     one = error_size_front(B, np.zeros(50, int), max_depth=2)  # one class: the leaf
     assert set(one.n_leaves) == {1} and not one.errors.any() and one.trees[0].value.shape == (1, 1)
+
+
+def test_a_budget_that_does_not_bind_searches_the_plain_fits_space():
+    """On numeric columns the plain fit adds the greedy tree's thresholds to its binary features;
+    a leaf budget (and the front) adds the same ones, so a budget of 2^depth returns the plain
+    fit's error and the front ends there."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 5))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=150) > 0.4).astype(int)
+    plain = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    budget = OptimalTreeClassifier(max_depth=3, max_leaves=8).fit(X, y)
+    front = error_size_front(X, y, max_depth=3)
+    assert plain.feature_space_["n_greedy_thresholds"] > 0
+    assert budget.feature_space_["description"] == plain.feature_space_["description"]
+    assert budget.training_error_ == plain.training_error_ == front.errors[-1]

@@ -209,7 +209,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
     max_leaves : int or None, default=None (alias: scikit-learn's ``max_leaf_nodes``)
         Leaf budget within ``max_depth``: the best tree of at most that many leaves (a dynamic
         program over budgets at each node, MurTree's; one thread). With any of these three the
-        search is the binary one and has no greedy incumbent (:mod:`treelearn.learn.topk.sparse`);
+        search is the binary one and has no greedy incumbent (its thresholds still join the features);
         ``lower_bound_`` under ``ccp_alpha`` bounds the penalised objective in weighted errors.
     select : {None, "bound", "cv"}, default=None
         The leaf count chosen from the error-size front (budgets 1..``max_leaves``, default
@@ -368,8 +368,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
             from treelearn.learn.greedy.estimator import grow_greedy
 
             grow = not binary  # the greedy learner grows the incumbent (it handles missing values)
-            incumbent = self.greedy_incumbent and not is_sparse(self)  # (its error is of another objective)
-            if incumbent and grow:
+            # (sparse objectives: no incumbent, but the greedy thresholds join the plain fit's space)
+            incumbent = self.greedy_incumbent and not is_sparse(self)
+            if self.greedy_incumbent and grow:
                 # (grown whole on small data: a fit is never worse than the greedy tree)
                 g_limit = incumbent_time_limit(Xe.size * sample.n_classes, clock.remaining())
                 if g_limit is not None and clock.expired():  # the input checks spent the time limit
@@ -386,7 +387,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
                 # (a constrained greedy tree's values are clipped probabilities: its errors by prediction)
                 g_err = (g_tree.training_misclassifications() if self._mono_cst is None
                          else prediction_errors(g_tree, Xe, sample.y, sample.weights))
-                greedy = Incumbent(g_err, lambda: g_tree)
+                greedy = Incumbent(g_err, lambda: g_tree) if incumbent else None
             progress.phase = "binarizing"
             cap = float(self.memory_limit_mb) * 2.0**20
             allowance = float(sample.raw.nbytes)  # the input's own size: bits up to it are free
