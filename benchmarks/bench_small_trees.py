@@ -17,8 +17,13 @@ they are); rows with missing values are dropped. The closing lines compare (a) a
 mean accuracy (points), mean leaves and where (a) dominates (accuracy at least CART's with at
 most as many leaves), and (a)'s time against (b)'s.
 
+``--front``: the cost of the front instead. On every dataset, the whole training set: the time of
+``error_size_front`` (every budget 1..2^D) against one fit of the optimal tree of depth D (the
+largest budget), median of ``--repeats`` interleaved runs in one process, and their ratio (the
+target: at most 2 at depth 4); the front's last error must equal the fit's.
+
 Run: ``python benchmarks/bench_small_trees.py [--splits N] [--depth D] [--quick] [--data-dir DIR]``
-(``--quick``: 2 splits, 3 datasets).
+(``--quick``: 2 splits, 3 datasets); ``... --front [--depth 4] [--repeats 3]``.
 """
 from __future__ import annotations
 
@@ -155,6 +160,32 @@ def summary(rows, methods):
     return out
 
 
+def front_cost(names, depth, repeats, data_dir):
+    """The front against one fit (module docstring, ``--front``): a line per dataset, then the
+    geometric mean and the largest ratio."""
+    from treelearn import OptimalTreeClassifier
+
+    print(f"depth {depth}: error_size_front vs one fit (median of {repeats} interleaved runs)")
+    print(f"{'data':<40} {'n':>5} {'fit s':>8} {'front s':>8} {'ratio':>6}  errors")
+    ratios = []
+    for name in names:
+        X, y = _load(name, data_dir)
+        fit, front = [], []
+        for _ in range(repeats):
+            est, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth).fit(X, y))
+            fit.append(t)
+            f, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth).error_size_front(X, y))
+            front.append(t)
+        if abs(f.errors[-1] - est.training_error_) > 1e-9 * max(1.0, est.training_error_):
+            raise AssertionError(f"{name}: the front's last error {f.errors[-1]} is not the fit's "
+                                 f"{est.training_error_}")
+        ratio = np.median(front) / np.median(fit)
+        ratios.append(ratio)
+        print(f"{name:<40} {len(y):>5} {np.median(fit):>8.3f} {np.median(front):>8.3f} {ratio:>6.2f}  "
+              f"{' '.join(f'{e:g}' for e in f.errors)}", flush=True)
+    print(f"geometric mean {np.exp(np.mean(np.log(ratios))):.2f}, largest {max(ratios):.2f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=10)
@@ -162,8 +193,13 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="2 splits, 3 datasets")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--datasets", nargs="*", default=None)
+    ap.add_argument("--front", action="store_true", help="the front's cost against one fit")
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
     names = args.datasets or (QUICK if args.quick else UCI + TOPK)
+    if args.front:
+        front_cost(names, args.depth, args.repeats, args.data_dir)
+        return
     splits = 2 if args.quick else args.splits
     methods = list(METHODS)
     try:

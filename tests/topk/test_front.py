@@ -50,6 +50,49 @@ def test_front_method_fits_the_largest_budget_and_restores_the_parameter():
     assert set(one.n_leaves) == {1} and not one.errors.any() and one.trees[0].value.shape == (1, 1)
 
 
+def _budget_dp(B, y, w, depth, budget, n_classes, alpha=0.0):
+    """The best weighted training error (+ alpha * leaves * total weight) of a tree of depth <=
+    depth and at most budget leaves, by the plain recursion over row sets (no bounds, no cache
+    beyond exact memoisation): leaf, or a split f with the budget shared k + (budget - k)."""
+    rows0 = tuple(range(len(y)))
+    memo = {}
+
+    def best(rows, h, b):
+        key = (rows, h, b)
+        if key not in memo:
+            cw = np.bincount(y[list(rows)], weights=w[list(rows)], minlength=n_classes)
+            cost = cw.sum() - cw.max() + alpha * w.sum()
+            if h > 0 and b > 1:
+                for f in range(B.shape[1]):
+                    r1 = tuple(r for r in rows if B[r, f] == 1)
+                    r0 = tuple(r for r in rows if B[r, f] == 0)
+                    if r0 and r1:
+                        for k in range(1, b):
+                            cost = min(cost, best(r0, h - 1, k) + best(r1, h - 1, b - k))
+            memo[key] = cost
+        return memo[key]
+
+    return best(rows0, depth, budget)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weights", ["unit", "fractional"])
+def test_deep_fronts_equal_the_plain_recursion_over_budgets(seed, weights):
+    """Depth 4 and 5: every budget's error equals the plain recursion's (the search's bounds,
+    its budget-depth normalisation and its depth-2 step for three leaves change nothing)."""
+    B, y, C, ws = _data(seed, n=36, d=4)
+    w = ws[weights]
+    for depth in (4, 5):
+        front = error_size_front(B, y, max_depth=depth, max_leaves=12, sample_weight=w)
+        for b, err, leaves in zip(front.max_leaves, front.errors, front.n_leaves):
+            assert err == pytest.approx(_budget_dp(B, y, w, depth, int(b), C), abs=1e-9)
+            assert leaves <= b
+    for b in (3, 5, 6):  # the same through one budgeted fit, and with a leaf penalty
+        est = OptimalTreeClassifier(max_depth=4, max_leaves=b, ccp_alpha=0.01).fit(B, y, sample_weight=w)
+        ref = _budget_dp(B, y, w, 4, b, C, alpha=0.01)
+        assert est.training_error_ + 0.01 * w.sum() * est.get_n_leaves() == pytest.approx(ref, abs=1e-9)
+
+
 def test_a_budget_that_does_not_bind_searches_the_plain_fits_space():
     """On numeric columns the plain fit adds the greedy tree's thresholds to its binary features;
     a leaf budget (and the front) adds the same ones, so a budget of 2^depth returns the plain

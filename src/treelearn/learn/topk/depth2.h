@@ -383,6 +383,28 @@ class Depth2 {
         return true;
     }
 
+    // the depth-2 step under a budget of 3 leaves: one child split once, the other a leaf. Its
+    // cost is min(leaf0 + e1, e0 + leaf1) over the children's leaves and best depth-1 subtrees,
+    // the left child's share b1 the first on ties (1: the left child is the leaf); true when the
+    // cost is below bound. (Unconstrained splits: the caller sends monotonic ones the long way.)
+    TL_INLINE bool step3(Lvl& v, int f, double bound, double& err, int& b1) {
+        const u64* mf = &v.FM[(size_t)f * v.wl];
+        CT* T1 = tbuf.data();
+        CT* T0 = tbuf.data() + C;
+        double W1, W0;
+        child_totals(v, mf, f, T1, T0, W1, W0);
+        const int m1 = v.rc[f], m0 = v.m - m1;
+        const double leaf1 = obj.leaf(T1, C, W1), leaf0 = obj.leaf(T0, C, W0);
+        int f1, f0;
+        const double e1 = side1(v, f, mf, T1, W1, m1, f1);
+        if (leaf0 + e1 >= bound && leaf1 >= bound) return false;  // (e0 >= 0)
+        const double e0 = side0(v, f, mf, T0, W0, m0, true, f0);
+        const double a = leaf0 + e1, b = e0 + leaf1;
+        err = a <= b ? a : b;
+        b1 = a <= b ? 1 : 2;
+        return err < bound;
+    }
+
   private:
     // class totals and weights of the two children of split f (mf: f's local column)
     TL_INLINE void child_totals(const Lvl& v, const u64* mf, int f, CT* T1, CT* T0, double& W1, double& W0) const {

@@ -22,14 +22,18 @@
 // A leaf budget (max_leaves, solve_budget): MurTree's DP over budgets. A node with budget b below
 // 2^h tries every candidate f and every split b1 + b2 = b of the budget between f's children
 // (each child's best cost for every budget < b, cached under (cover, h, b)); b >= 2^h is no budget
-// (solve). These nodes run no branch-and-bound (exact answers only); their children without a
-// budget do.
+// (solve), and b leaves under depth h are b leaves under depth min(h, b - 1) (one subproblem for
+// every deeper h; b = 2 is depth 1, b = 3 the depth-2 step for three leaves). Branch-and-bound as
+// above: a budgeted node solves below an upper bound (the caller's, and the cost of budget b - 1
+// plus a tie margin), its children bounded below by their unbudgeted optima (solved when the
+// budget is at least half of 2^h, else read from the cache) and by each other's costs.
 //
 // The Searcher is one thread's search: it owns its cache, frames and bounds; run.h runs one or
 // several of them. Obj is the objective policy (objective.h).
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -231,13 +235,17 @@ class Searcher {
 
     // ------------------------------------------------------------------ leaf budget
     static bool unbudgeted(int h, int b) { return h < 30 && b >= (1 << h); }
+    // a tree of b leaves is at most b - 1 deep: budget b under depth h is budget b under depth
+    // min(h, b - 1) (one subproblem, one cache entry, for every deeper h; b = 2: depth 1)
+    static int budget_depth(int h, int b) { return b >= 2 ? std::min(h, b - 1) : h; }
     // the cache key of (depth h, budget b >= 2): apart from every plain depth (h <= 64)
     static int budget_key(int h, int b) { return h + 64 * b; }
 
-    // the best subtree of depth <= h and at most b leaves on the rows of level L (exact; the
-    // anytime answer after the deadline)
-    Res solve_budget(int L, int h, int b) {
-        if (unbudgeted(h, b)) return solve(L, h, INF);
+    // the best subtree of depth <= h and at most b leaves on the rows of level L, if its error is
+    // below ub (as solve: !ok returns a lower bound >= ub); the anytime answer after the deadline
+    Res solve_budget(int L, int h, int b, double ub = INF) {
+        h = budget_depth(h, b);
+        if (unbudgeted(h, b)) return solve(L, h, ub);
         Lvl& v = fr.lv[L];
         ++nodes;
         double Wn;
@@ -245,76 +253,167 @@ class Searcher {
         v.cover_ready = false;
         v.frame_ready = false;
         const double leaf = obj.leaf(v.tot.data(), C, Wn);
-        if (b <= 1 || fr.n_present(v.tot.data()) <= 1) return Res{leaf, -1, true};
+        if (b <= 1 || fr.n_present(v.tot.data()) <= 1) return Res{leaf, -1, leaf < ub};
         fr.make_cover(v);
         Entry e;
-        if (cache.lookup(v.cover.data(), v.hash, budget_key(h, b), e)) return Res{e.err, e.f, true};
-        if (clock.timed_out()) return Res{leaf, -1, true};
-        // the unbudgeted optimum bounds every budget from below: a candidate reaching it ends the
-        // loop (no later one is strictly better)
-        const double lb = solve(L, h, INF).err;
+        double node_lb = 0.0;
+        if (cache.lookup(v.cover.data(), v.hash, budget_key(h, b), e)) {
+            if (e.status != LOWER_BOUND) return Res{e.err, e.f, e.err < ub};
+            if (e.err >= ub) return Res{e.err, -1, false};
+            node_lb = e.err;
+        }
+        if (clock.timed_out()) return Res{leaf, -1, leaf < ub};
+        // the unbudgeted optimum bounds every budget from below: when it does not beat ub neither
+        // does a budget, and a candidate reaching it ends the loop (no later one is strictly better)
+        const Low u = unbudgeted_low(L, h, b, ub);
+        const double lb = std::max(node_lb, u.lb);
         fr.make_cover(v);
+        if (lb >= ub) return budget_lower(v, h, b, lb);
         fr.build_local(v);
         fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
         rk.rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
         double best = Obj::sparse ? leaf : INF;  // (as solve: sparse objectives keep the leaf on ties)
         int bestf = -1, b1;
         bool stopped = false;
-        std::vector<double> c0(b), c1(b);
+        const bool three = h == 2 && b == 3;  // (the depth-2 step: one count pass per candidate)
+        if (three) d2.begin_node(v, h, false);
+        // a tree of b - 1 leaves is one of b: the smaller budget's solved cost caps this one's, so
+        // only candidates that reach it (ties included: the margin) are searched
+        const double cap = std::min(ub, smaller_budget_cap(v, h, b, leaf));
+        fr.make_cover(v);
         for (size_t ci = 0; ci < v.cand.size(); ++ci) {
             const int f = v.cand[ci];
             if ((stopped = clock.timed_out())) break;
             if (ci > 0 && fr.duplicate(v, f, (int)ci, sw.mono)) continue;
-            const double cost = budget_split(L, h, b, f, c0, c1, b1);
-            if (cost < best) {
+            // branch and bound: only a total below both the cap and the best so far matters
+            const double bound = std::min(cap, best);
+            double cost = INF;
+            if (three && !constrained(f)) {
+                if (!d2.step3(v, f, bound, cost, b1)) cost = INF;
+            } else {
+                cost = budget_split(L, h, b, f, b1, bound);
+            }
+            if (cost < best && cost < ub) {
                 best = cost;
                 bestf = f;
             }
             if (best <= lb) break;
         }
-        if (bestf < 0 || (stopped && leaf < best)) {
-            best = leaf;
-            bestf = -1;
-        }
         fr.make_cover(v);  // (the rows of level L are unchanged; its cover is restored for the key)
-        cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{best, bestf, stopped ? ANYTIME : SOLVED});
-        return Res{best, bestf, true};
+        if (stopped) {
+            if (bestf < 0 || leaf < best) {
+                best = leaf;
+                bestf = -1;
+            }
+            cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{best, bestf, ANYTIME});
+            return Res{best, bestf, best < ub};
+        }
+        if (v.cand.empty()) {
+            best = leaf;
+        } else if (bestf < 0 && !(Obj::sparse && leaf < ub)) {
+            // (a cap below ub is always reached: the smaller budget's tree is a candidate's)
+            // no candidate below ub (nor, sparse, the leaf): the node costs >= ub
+            return budget_lower(v, h, b, std::max(lb, ub));
+        }
+        cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{best, bestf, SOLVED});
+        return Res{best, bestf, best < ub};
+    }
+    // a lower bound of the unbudgeted optimum of the node at level L (depth h) under a budget b;
+    // exact: the optimum itself. Solved (below ub) when the budget is large enough for the optimum
+    // to be near the budgeted cost; under a small budget a budgeted search is far cheaper than the
+    // unbudgeted one, so only the cache's answer is read.
+    struct Low {
+        double lb;
+        bool exact;
+    };
+    Low unbudgeted_low(int L, int h, int b, double ub) {
+        if (h <= 1 || u_share * b > (1 << h)) {
+            const Res u = solve(L, h, ub);
+            return Low{u.err, u.ok};
+        }
+        Lvl& v = fr.lv[L];
+        fr.make_cover(v);
+        Entry e;
+        if (cache.lookup(v.cover.data(), v.hash, h, e) && e.status != ANYTIME) return Low{e.err, e.status == SOLVED};
+        return Low{0.0, false};
+    }
+    int u_share = 2;
+    // an upper bound just above the best cost under budget b - 1 (its solved cache entry; b = 2:
+    // the leaf, which no split costs more than without a leaf penalty), INF when unknown. The
+    // margin lets a tie through: 1/2 for integer errors, else a relative 1e-9.
+    double smaller_budget_cap(const Lvl& v, int h, int b, double leaf) {
+        double prev = INF;
+        Entry e;
+        const int hp = budget_depth(h, b - 1);
+        if (b == 2) {
+            if (!Obj::sparse) prev = leaf;
+        } else if (!unbudgeted(hp, b - 1) && cache.lookup(v.cover.data(), v.hash, budget_key(hp, b - 1), e) &&
+                   e.status == SOLVED) {
+            prev = e.err;
+        }
+        if (prev == INF) return INF;
+        return prev + ((W || Obj::sparse) ? 1e-9 * (1.0 + std::abs(prev)) : 0.5);
+    }
+    // a budgeted node whose cost is at least lb (>= the caller's ub): stored as a lower bound
+    Res budget_lower(const Lvl& v, int h, int b, double lb) {
+        cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{lb, -1, LOWER_BOUND});
+        return Res{lb, -1, false};
     }
 
-    // candidate f of a budgeted node (level L, depth h, budget b): each child's best cost for
-    // every budget < b (c0 / c1), the best total; b1 the left child's share (the first on ties)
-    double budget_split(int L, int h, int b, int f, std::vector<double>& c0, std::vector<double>& c1, int& b1) {
+    // candidate f of a budgeted node (level L, depth h, budget b): the smallest total
+    // c0(k) + c1(b - k) of its children's best costs with k leaves on the left, if below bound
+    // (else INF); b1 the first k reaching it (the same k as without the bound). Each child's cost
+    // is at least its unbudgeted optimum u, never rises with its budget and equals u from the
+    // first budget that reaches it: the optima bound the budgeted calls, which are bounded too.
+    double budget_split(int L, int h, int b, int f, int& b1, double bound = INF) {
         Lvl& v = fr.lv[L];
-        for (int side = 0; side < 2; ++side) {
-            std::vector<double>& c = side ? c1 : c0;
-            fr.split_rows(v, f, side, fr.lv[L + 1]);
-            // a child's cost never rises with its budget and never falls below its unbudgeted
-            // optimum u: once reached, the larger budgets cost the same
-            const double u = solve(L + 1, h - 1, INF).err;
-            for (int k = 1; k < b; ++k)
-                c[k] = (k > 1 && (c[k - 1] <= u || unbudgeted(h - 1, k - 1))) ? c[k - 1]
-                                                                             : solve_budget(L + 1, h - 1, k).err;
+        Lvl& c = fr.lv[L + 1];
+        fr.split_rows(v, f, 0, c);
+        const Low u0 = unbudgeted_low(L + 1, h - 1, b - 1, bound);
+        if (u0.lb >= bound) return INF;
+        fr.split_rows(v, f, 1, c);
+        const Low u1 = unbudgeted_low(L + 1, h - 1, b - 1, bound - u0.lb);
+        if (u0.lb + u1.lb >= bound) return INF;
+        // the left child's costs for k = 1..b-1 that can still beat the bound (known[k])
+        std::vector<double> c0(b, INF);
+        std::vector<char> known(b, 0);
+        fr.split_rows(v, f, 0, c);
+        for (int k = 1; k < b; ++k) {
+            if (k > 1 && known[k - 1] && ((u0.exact && c0[k - 1] <= u0.lb) || unbudgeted(h - 1, k - 1))) {
+                c0[k] = c0[k - 1];
+                known[k] = 1;
+                continue;
+            }
+            const Res r = solve_budget(L + 1, h - 1, k, bound - u1.lb);
+            c0[k] = r.err;
+            known[k] = r.ok;
         }
-        double best = INF;
+        fr.split_rows(v, f, 1, c);
+        double best = bound;
         b1 = 1;
-        for (int k = 1; k < b; ++k)
-            if (c0[k] + c1[b - k] < best) {
-                best = c0[k] + c1[b - k];
+        for (int k = 1; k < b; ++k) {  // (k ascending and strict: the first k on ties)
+            if (!known[k] || c0[k] + u1.lb >= best) continue;
+            const Res r = solve_budget(L + 1, h - 1, b - k, best - c0[k]);
+            if (!r.ok) continue;
+            const double c1 = r.err;
+            if (c0[k] + c1 < best) {
+                best = c0[k] + c1;
                 b1 = k;
             }
-        return best;
+        }
+        return best < bound ? best : INF;
     }
 
     // rebuild the tree of a budgeted node into out (as build)
     int build_budget(int L, int h, int b, Output& out) {
+        h = budget_depth(h, b);
         if (unbudgeted(h, b)) return build(L, h, out);
         int idx = push_node(L, out, -1);
         Res r = solve_budget(L, h, b);
         if (r.f < 0) return idx;
         out.feature[idx] = r.f;
-        std::vector<double> c0(b), c1(b);
         int b1;
-        budget_split(L, h, b, r.f, c0, c1, b1);
+        budget_split(L, h, b, r.f, b1);
         Lvl& v = fr.lv[L];
         fr.split_rows(v, r.f, 0, fr.lv[L + 1]);
         const int l = build_budget(L + 1, h - 1, b1, out);
