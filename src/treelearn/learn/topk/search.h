@@ -74,6 +74,7 @@ class Searcher {
     Frames<CT> fr;
     Cache cache;
     SimilarityBounds sim;
+    std::vector<SimilarityBounds> simb;  // budgeted subproblems: simb[b] for leaf budget b
     Ranker<CT> rk;
     Depth2<CT, Obj> d2;
     long long nodes = 0;
@@ -87,7 +88,12 @@ class Searcher {
           rk(crit, data.d, data.C, opt.k, stopflag), d2(fr, cache, rk, sw, opt.max_depth, mem_cap_bytes) {
         rk.mwl = sw.mwl;
         rk.mrl = sw.mrl;
-        mem.fixed = fr.fixed_bytes();
+        // one similarity memory per leaf budget below 2^max_depth (a budget's subproblems meet
+        // their like at a level between the other budgets' calls)
+        const int nb = opt.max_leaves > 0 && opt.max_depth < 30 ? std::min(opt.max_leaves, 1 << opt.max_depth) : 0;
+        for (int b = 0; b < nb; ++b)
+            simb.emplace_back(n_levels(opt, data), data.nw, data.weighted ? data.w.data() : nullptr);
+        mem.fixed = fr.fixed_bytes() + 16.0 * (double)nb * n_levels(opt, data) * data.nw;
         mem.peak = mem.fixed;
         feed.p = opt.progress;
         // the levels' local matrices: within the cap, at least 16 MB, at most 64 MB per thread
@@ -262,13 +268,17 @@ class Searcher {
             if (e.err >= ub) return Res{e.err, -1, false};
             node_lb = e.err;
         }
+        // the similarity bound holds under a leaf budget too: the optimal tree of S, applied to
+        // S', errs on at most the rows S' has more (no leaf-size floor here: use_sim is off then)
+        if (budget_sim(b)) node_lb = std::max(node_lb, simb[b].lb(L, v.cover.data(), h));
+        if (node_lb >= ub) return budget_lower(L, v, h, b, node_lb);
         if (clock.timed_out()) return Res{leaf, -1, leaf < ub};
         // the unbudgeted optimum bounds every budget from below: when it does not beat ub neither
         // does a budget, and a candidate reaching it ends the loop (no later one is strictly better)
         const Low u = unbudgeted_low(L, h, b, ub);
         const double lb = std::max(node_lb, u.lb);
         fr.make_cover(v);
-        if (lb >= ub) return budget_lower(v, h, b, lb);
+        if (lb >= ub) return budget_lower(L, v, h, b, lb);
         fr.build_local(v);
         fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
         rk.rank(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, v.cand, v.keyed);
@@ -313,9 +323,10 @@ class Searcher {
         } else if (bestf < 0 && !(Obj::sparse && leaf < ub)) {
             // (a cap below ub is always reached: the smaller budget's tree is a candidate's)
             // no candidate below ub (nor, sparse, the leaf): the node costs >= ub
-            return budget_lower(v, h, b, std::max(lb, ub));
+            return budget_lower(L, v, h, b, std::max(lb, ub));
         }
         cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{best, bestf, SOLVED});
+        if (budget_sim(b)) simb[b].remember(L, v.cover.data(), h, best);
         return Res{best, bestf, best < ub};
     }
     // a lower bound of the unbudgeted optimum of the node at level L (depth h) under a budget b;
@@ -355,10 +366,12 @@ class Searcher {
         return prev + ((W || Obj::sparse) ? 1e-9 * (1.0 + std::abs(prev)) : 0.5);
     }
     // a budgeted node whose cost is at least lb (>= the caller's ub): stored as a lower bound
-    Res budget_lower(const Lvl& v, int h, int b, double lb) {
+    Res budget_lower(int L, const Lvl& v, int h, int b, double lb) {
         cache.store(v.cover.data(), v.hash, budget_key(h, b), Entry{lb, -1, LOWER_BOUND});
+        if (budget_sim(b)) simb[b].remember(L, v.cover.data(), h, lb);
         return Res{lb, -1, false};
     }
+    bool budget_sim(int b) const { return sw.all_k && sw.use_sim && b < (int)simb.size(); }
 
     // candidate f of a budgeted node (level L, depth h, budget b): the smallest total
     // c0(k) + c1(b - k) of its children's best costs with k leaves on the left, if below bound
