@@ -22,8 +22,15 @@ most as many leaves), and (a)'s time against (b)'s.
 largest budget), median of ``--repeats`` interleaved runs in one process, and their ratio (the
 target: at most 2 at depth 4); the front's last error must equal the fit's.
 
+``--choose-k``: paper 003's open question (§6), how to choose Top-k's k, answered with data. For
+every k of 1, 2, 4, 8 and all, ``TopKTreeClassifier(k, max_depth=D, select="bound")`` (the leaf
+count chosen by paper 002's bound); then k is chosen by the same bound (the smallest over k; ties
+to the smaller k), by 5-fold CV on the training part (the same fits per fold; ties to the smaller
+k), and in hindsight (the best test accuracy: the oracle no method can reach). Reported: mean test
+accuracy of every fixed k and of the three choices, and how often the bound picks each k.
+
 Run: ``python benchmarks/bench_small_trees.py [--splits N] [--depth D] [--quick] [--data-dir DIR]``
-(``--quick``: 2 splits, 3 datasets); ``... --front [--depth 4] [--repeats 3]``.
+(``--quick``: 2 splits, 3 datasets); ``... --front [--depth 4] [--repeats 3]``; ``... --choose-k``.
 """
 from __future__ import annotations
 
@@ -186,6 +193,62 @@ def front_cost(names, depth, repeats, data_dir):
     print(f"geometric mean {np.exp(np.mean(np.log(ratios))):.2f}, largest {max(ratios):.2f}")
 
 
+KS = [1, 2, 4, 8, "all"]
+
+
+def _k_fit(k, depth, X, y, seed):
+    from treelearn import TopKTreeClassifier
+
+    return TopKTreeClassifier(k=k, max_depth=depth, select="bound", random_state=seed).fit(X, y)
+
+
+def _k_row(X, y, tr, te, depth, seed):
+    """One split of ``--choose-k``: per k the test accuracy, leaves and bound, and the three
+    choices of k (bound, 5-fold CV, hindsight) as indices into KS."""
+    from sklearn.model_selection import StratifiedKFold
+
+    Xtr, ytr = X.iloc[tr], y[tr]
+    fits = [_k_fit(k, depth, Xtr, ytr, seed) for k in KS]
+    acc = np.array([np.mean(e.predict(X.iloc[te]) == y[te]) for e in fits])
+    leaves = np.array([e.get_n_leaves() for e in fits])
+    bound = np.array([float(np.min(e.selection_scores_)) for e in fits])
+    held = np.zeros(len(KS))
+    for a, b in StratifiedKFold(5, shuffle=True, random_state=seed).split(Xtr, ytr):
+        for i, k in enumerate(KS):
+            held[i] += np.mean(_k_fit(k, depth, Xtr.iloc[a], ytr[a], seed).predict(Xtr.iloc[b]) == ytr[b])
+    picks = {"bound": int(np.argmin(bound)), "cv": int(np.argmax(held)), "hindsight": int(np.argmax(acc))}
+    return acc, leaves, picks
+
+
+def choose_k(names, splits, depth, data_dir):
+    """``--choose-k`` (module docstring): a line per dataset, then the means and the picks."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    choices = ("bound", "cv", "hindsight")
+    head = "".join(f" {'k=' + str(k):>12}" for k in KS) + "".join(f" {c:>12}" for c in choices)
+    print(f"depth {depth}, {splits} stratified 70/30 splits; mean test accuracy / leaves; k chosen by 002's bound,"
+          f" by 5-fold CV, in hindsight")
+    print(f"{'data':<36}{head}  bound's picks ({', '.join(map(str, KS))})")
+    table, counts = [], np.zeros(len(KS), int)
+    for name in names:
+        X, y = _load(name, data_dir)
+        sss = StratifiedShuffleSplit(n_splits=splits, test_size=0.3, random_state=0)
+        rows = [_k_row(X, y, tr, te, depth, seed) for seed, (tr, te) in enumerate(sss.split(X, y))]
+        acc = np.mean([r[0] for r in rows], axis=0)
+        leaves = np.mean([r[1] for r in rows], axis=0)
+        chosen = {c: (np.mean([r[0][r[2][c]] for r in rows]), np.mean([r[1][r[2][c]] for r in rows]))
+                  for c in choices}
+        picks = np.bincount([r[2]["bound"] for r in rows], minlength=len(KS))
+        counts += picks
+        table.append(list(acc) + [chosen[c][0] for c in choices])
+        cells = "".join(f" {a:>6.3f}/{n:<5.1f}" for a, n in zip(acc, leaves))
+        cells += "".join(f" {chosen[c][0]:>6.3f}/{chosen[c][1]:<5.1f}" for c in choices)
+        print(f"{name:<36}{cells}  {' '.join(map(str, picks))}", flush=True)
+    mean = np.mean(table, axis=0)
+    print(f"{'mean accuracy':<36}" + "".join(f" {a:>12.4f}" for a in mean)
+          + f"  {' '.join(map(str, counts))}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=10)
@@ -195,12 +258,18 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="*", default=None)
     ap.add_argument("--front", action="store_true", help="the front's cost against one fit")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--choose-k", action="store_true", help="Top-k's k chosen by the bound, by CV, in hindsight")
     args = ap.parse_args(argv)
     names = args.datasets or (QUICK if args.quick else UCI + TOPK)
+    splits = 2 if args.quick else args.splits
     if args.front:
         front_cost(names, args.depth, args.repeats, args.data_dir)
         return
-    splits = 2 if args.quick else args.splits
+    if args.choose_k:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            choose_k(names, splits, args.depth, args.data_dir)
+        return
     methods = list(METHODS)
     try:
         import pystreed  # noqa: F401
