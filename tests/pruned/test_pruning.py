@@ -228,7 +228,8 @@ def test_experiment_quick_writes_outputs(tmp_path):
     for f in ("results.csv", "summary.csv", "table1.md", "table1.png"):
         assert (tmp_path / f).is_file()
     rows = list(csv.DictReader(open(tmp_path / "results.csv")))
-    assert {r["model"] for r in rows} == {"Original", "CART", "M-CART", "Bound"}
+    assert {r["model"] for r in rows} == {"Original", "CART", "M-CART", "CART-paper", "M-CART-paper", "CART-WL",
+                                         "M-CART-WL", "Bound"}
     # each pruned model keeps at most the leaves of the original tree of its split
     orig = {(r["dataset"], r["split"]): int(r["n_leaves"]) for r in rows if r["model"] == "Original"}
     assert all(int(r["n_leaves"]) <= orig[(r["dataset"], r["split"])] for r in rows)
