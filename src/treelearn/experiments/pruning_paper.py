@@ -16,12 +16,13 @@
   4. the tree of the training part is pruned in **one pass** by the coefficients of its
      *unpruned* form: every internal node with g(t) <= α becomes a leaf.
 
-  Step 4 is the root of the paper's 0.10–0.14 standard deviations: a node whose subtree has many
-  leaves gets a small unpruned coefficient (its error gain divided by L_t − 1) although, once its
-  weak descendants are gone, it is the strongest split of the tree. Pruning along the weakest-link
-  sequence (what :func:`treelearn.prune.pruners.prune_cost_complexity` does, and what every fold
-  of step 2 does) would keep it; the one pass cuts it, e.g. Iris's versicolor/virginica split,
-  leaving a 2-leaf stump at ~0.6 accuracy. The experiment counts these collapses per dataset.
+  Step 4 is the root of the paper's large CART standard deviations: a node whose subtree has
+  many leaves gets a small unpruned coefficient (its error gain divided by L_t − 1) although, once
+  its weak descendants are gone, it is the strongest split of the tree. Pruning along the
+  weakest-link sequence (what :func:`treelearn.prune.pruners.prune_cost_complexity` does, and
+  what every fold of step 2 does) would keep it; the one pass cuts it, e.g. Iris's
+  versicolor/virginica split, leaving a 2-leaf stump. The experiment counts the splits whose tree
+  kept <= 2 leaves; ``docs/guide/table1.rst`` has the measurements.
 
   The coefficient of CART is (e(t) − e(T_t)) / (m (L_t − 1)) and that of M-CART
   (e(t) − e(T_t)) / (C(L_t) − C(1)), C(L) = d ln(m/d), d = L ln(l L), with e the training errors
