@@ -96,13 +96,10 @@ def _subtree_stats(tree, cut: set):
     node_err = leaf_errors(tree.value)
     sub_err = node_err.astype(float).copy()
     leaves = np.ones(tree.node_count, dtype=np.int64)
-    order, stack = [], [0]
-    while stack:
-        v = stack.pop()
-        order.append(v)
+    order = [0]  # the nodes of the pruned tree, breadth-first (the list grows as it is read)
+    for v in order:
         if left[v] >= 0 and v not in cut:
-            stack.append(int(left[v]))
-            stack.append(int(right[v]))
+            order += [int(left[v]), int(right[v])]
     internal = []
     for v in reversed(order):
         if left[v] >= 0 and v not in cut:
