@@ -3,6 +3,10 @@
 // by subtraction from the parent; histograms of waiting nodes are kept within a byte budget.
 // Also the split search of the fits on Dask row shards (sharded.py). See grow.h for the scoring,
 // tie and missing-value rules it shares with SortedFinder.
+// One output's three channels (regression) are binned into cells of four lanes (channels and
+// row count) by this file's own kernel, count_row_moments. A node's rows are scattered over the
+// sample: the histogram build and mark prefetch the codes and channels of the rows PREFETCH
+// positions ahead (their reads are what a deep node's pass waits on).
 #pragma once
 
 #include <algorithm>
@@ -26,9 +30,10 @@ public:
     double mwl = 0.0;  // min_weight_leaf (set by the grower)
     std::vector<int32_t> rows;     // node row ranges
     std::vector<int32_t> tmp;
-    std::vector<uint8_t> right;
+    std::vector<uint8_t> right;    // mark: per position of `rows`, whether its row goes right
     std::vector<int64_t> offset;   // per feature: offset of its block in a histogram
-    int64_t hsize;                 // doubles per histogram (classes x codes x features) + row counts
+    int64_t hsize;                 // doubles per histogram (cells x S)
+    int S;                         // doubles per cell: the classes (channels), or 4 (see build)
     int64_t csize;                 // count block size (codes summed over features)
     std::vector<std::vector<double>> pool;  // histograms by slot
     std::vector<std::vector<int64_t>> cpool; // row counts per (feature, code)
@@ -47,6 +52,7 @@ public:
     std::vector<int32_t> lrows, rrows;   // a ranked criterion: the children's rows (mark)
 
     double budget = 256.0 * 1024 * 1024;
+    static constexpr int64_t PREFETCH = 24;  // rows ahead whose codes and channels are prefetched
 
     HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
         : P(p), crit(c), msl(min_samples_leaf) {
@@ -59,7 +65,8 @@ public:
         offset[0] = 0;
         for (int f = 0; f < P.d; ++f) offset[f + 1] = offset[f] + P.n_codes[f];
         csize = offset[P.d];
-        hsize = csize * P.C;
+        S = lanes(P);
+        hsize = csize * S;
         int32_t max_codes = 0;
         for (int f = 0; f < P.d; ++f) max_codes = std::max(max_codes, P.n_codes[f]);
         narrow = max_codes <= 256;
@@ -71,6 +78,12 @@ public:
         pre.resize(P.C);
         aux.resize(P.C);
         batch.C = P.C;
+    }
+
+    // one output's three channels (regression): cells of four lanes, the fourth the row count
+    static int lanes(const Problem& p) {
+        if constexpr (Crit::moments && !Crit::ranked) return p.C == 3 && p.stats != nullptr ? 4 : p.C;
+        return p.C;
     }
 
     template <class B>
@@ -117,7 +130,15 @@ public:
         std::fill(h, h + hsize, 0.0);
         std::fill(hc, hc + csize, 0);
         if constexpr (Crit::moments) {
-            if (narrow)
+            if (S == 4) {  // the counts from the fourth lane (whole numbers, exact)
+                if (narrow)
+                    count_row_moments(rows.data() + nd.start, nd.end - nd.start, bins8.data(), P.d, offset.data(),
+                                          P.stats, h);
+                else
+                    count_row_moments(rows.data() + nd.start, nd.end - nd.start, bins16.data(), P.d, offset.data(),
+                                          P.stats, h);
+                for (int64_t i = 0; i < csize; ++i) hc[i] = (int64_t)h[i * 4 + 3];
+            } else if (narrow)
                 tl::count_row_stats(rows.data() + nd.start, nd.end - nd.start, bins8.data(), P.d, offset.data(),
                                     P.C, P.stats, h, hc);
             else
@@ -131,6 +152,34 @@ public:
             tl::count_rows<tl::Layout::RowMajor, true>(rows.data() + nd.start, nd.end - nd.start,
                                                                bins16.data(), P.n, P.d, offset.data(), P.C, P.y,
                                                                P.w, h, hc);
+    }
+
+    // build's kernel for one output's three channels into cells of four lanes: a row adds
+    // (stats[r * 3], stats[r * 3 + 1], stats[r * 3 + 2], 1) to h[cell * 4 .. cell * 4 + 3] (its
+    // channels and its count, exact in a double up to 2^53 rows): two vector additions per cell
+    // on SSE2 where core/histogram.h's count_row_stats makes three scalar ones and an integer
+    // count. Each channel gets the same additions in the same order: the same bits.
+    template <class Code>
+    static void count_row_moments(const int32_t* rows, int64_t nrows, const Code* codes, int d,
+                                  const int64_t* offset, const double* stats, double* h) {
+        for (int64_t p = 0; p < nrows; ++p) {
+            if (p + PREFETCH < nrows) {  // a node's rows are scattered: their reads asked for ahead
+                const int64_t q = rows[p + PREFETCH];
+                __builtin_prefetch(codes + q * (int64_t)d);
+                __builtin_prefetch(stats + q * 3);
+                __builtin_prefetch(stats + q * 3 + 2);
+            }
+            const int64_t r = rows[p];
+            const Code* b = codes + r * (int64_t)d;
+            const double s0 = stats[r * 3], s1 = stats[r * 3 + 1], s2 = stats[r * 3 + 2];
+            for (int f = 0; f < d; ++f) {
+                double* hh = h + (offset[f] + b[f]) * 4;
+                hh[0] += s0;
+                hh[1] += s1;
+                hh[2] += s2;
+                hh[3] += 1.0;
+            }
+        }
     }
 
     void init_root(Node& root) {
@@ -201,7 +250,7 @@ public:
                 }
             }
             last = k;
-            const double* g = h + (o + k) * C;
+            const double* g = h + (o + k) * S;
             for (int c = 0; c < C; ++c) L[c] += g[c];
             wl += crit.weight(g, C);
             nl += cnt;
@@ -220,7 +269,7 @@ public:
         for (int32_t k = 0; k < kend; ++k) {
             const int64_t ng = hc[o + k], nr = ng + nradd, nl = m - nr;
             if (ng == 0 || (only >= 0 && k != only) || nl < msl || nr < msl) continue;
-            const double* g = h + (o + k) * C;
+            const double* g = h + (o + k) * S;
             const double wr = crit.weight(g, C);
             if (radd) {
                 for (int c = 0; c < C; ++c) aux[c] = g[c] + radd[c];
@@ -256,7 +305,7 @@ public:
             // a feature whose values are all missing at the node is skipped, one with a single
             // present value has only the missing-only split
             const int64_t nmiss = hc[o + M];
-            const double* gm = h + (o + M) * C;
+            const double* gm = h + (o + M) * S;
             const double wm = crit.weight(gm, C);
             int32_t present = 0;
             for (int32_t k = 0; k < M && present < 2; ++k) present += hc[o + k] > 0;
@@ -289,13 +338,16 @@ public:
         nl = nr = nm = 0;
         lrows.clear();
         rrows.clear();
+        if constexpr (Crit::moments && !Crit::ranked) {
+            if (P.C == 3) return mark3(nd, cf, M, k, cat, mright, cl, cr, nl, nr, nm);
+        }
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const int32_t r = rows[p];
             const int32_t x = cf[r];
             const bool miss = x == M;
             nm += miss;
             const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
-            right[r] = rr;
+            right[p] = rr;
             if constexpr (Crit::ranked) (rr ? rrows : lrows).push_back(r);
             const int32_t cls = Crit::moments ? 0 : (int32_t)P.y[r];
             if (rr) { add_row<Crit>(P, cr, r, cls, P.w[r]); ++nr; }
@@ -303,12 +355,50 @@ public:
         }
     }
 
+    // mark for one output's three channels: the sides' sums in registers, each row's channels
+    // added to its side and +0.0 to the other (x + 0.0 == x for the sums, which start at +0.0 and
+    // never become -0.0): no branch on the side, the same bits as adding to one side only
+    void mark3(const Node& nd, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright, double* cl,
+               double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
+        double l0 = cl[0], l1 = cl[1], l2 = cl[2], r0 = cr[0], r1 = cr[1], r2 = cr[2];
+        int64_t n_right = 0, n_miss = 0;
+        const double* st = P.stats;
+        for (int64_t p = nd.start; p < nd.end; ++p) {
+            if (p + PREFETCH < nd.end) {  // (as in count_row_moments)
+                const int64_t q = rows[p + PREFETCH];
+                __builtin_prefetch(cf + q);
+                __builtin_prefetch(st + q * 3);
+                __builtin_prefetch(st + q * 3 + 2);
+            }
+            const int32_t r = rows[p];
+            const int32_t x = cf[r];
+            const bool miss = x == M;
+            n_miss += miss;
+            const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
+            right[p] = rr;
+            n_right += rr;
+            const double* s = st + (size_t)r * 3;
+            const double s0 = s[0], s1 = s[1], s2 = s[2];
+            l0 += rr ? 0.0 : s0;
+            l1 += rr ? 0.0 : s1;
+            l2 += rr ? 0.0 : s2;
+            r0 += rr ? s0 : 0.0;
+            r1 += rr ? s1 : 0.0;
+            r2 += rr ? s2 : 0.0;
+        }
+        cl[0] = l0; cl[1] = l1; cl[2] = l2;
+        cr[0] = r0; cr[1] = r1; cr[2] = r2;
+        nr = n_right;
+        nl = (nd.end - nd.start) - n_right;
+        nm = n_miss;
+    }
+
     // stable partition of the row range; histograms: smaller child built, larger by subtraction
     void partition(Node& nd, int64_t nl, Node& L, Node& R, bool needL, bool needR) {
         int64_t li = nd.start, ri = 0;
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const int32_t r = rows[p];
-            const uint8_t g = right[r];
+            const uint8_t g = right[p];
             rows[li] = r;
             tmp[ri] = r;
             li += 1 - g;
