@@ -162,6 +162,47 @@ def test_histogram_mode_threads_and_random_state(criterion):
     np.testing.assert_allclose(a.predict(Xr), b.predict(Xr))
 
 
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson", "absolute_error"])
+@pytest.mark.parametrize("kw", [{"max_depth": 7}, {"max_leaves": 30}, {"max_depth": 6, "min_samples_leaf": 9},
+                                {"max_depth": 5, "ccp_alpha": 0.01}, {"max_depth": 0}])
+def test_histogram_growth_knows_each_rows_leaf(criterion, kw):
+    """Histogram mode records each training row's leaf while growing, and the nodes' exact sums
+    use it in place of routing the rows through the Tree: it is the leaf the Tree routes the row
+    to (missing values, weights, best-first growth), and with pruning (ccp_alpha) nothing is
+    recorded."""
+    from treelearn.data.schema import ColumnSchema
+    from treelearn.learn.greedy.estimator import grow_checked
+    from treelearn.learn.greedy.regressor import node_values, regression_stats
+    from treelearn.tree.build import route
+
+    X, y = _data(n=4000, d=5, seed=3, poisson=criterion == "poisson")
+    rng = np.random.default_rng(4)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    w = rng.integers(1, 4, size=y.size).astype(float)
+    est = GreedyTreeRegressor(criterion=criterion, max_thresholds=31, **kw)
+    stats, shift = regression_stats(y, w, criterion)
+    known = []
+    tree = grow_checked(X, None, 0, w, ColumnSchema(categories=[None] * 5), est.grow_params(y.size), stats=stats,
+                        nodes=node_values(criterion, shift), row_leaves=known)
+    if "ccp_alpha" in kw:
+        assert known == [] and tree.node_count > 1
+        return
+    assert len(known) == 1
+    np.testing.assert_array_equal(known[0], route(tree, X))
+    assert (tree.children_left[known[0]] < 0).all()
+    if kw.get("max_depth") != 0:
+        assert tree.node_count > 9
+    # exact mode records them when its finder is the histogram one (few codes: a stump), else
+    # the tree is routed
+    known = []
+    tree = grow_checked(X, None, 0, w, ColumnSchema(categories=[None] * 5),
+                        est.set_params(max_thresholds=None).grow_params(y.size), stats=stats,
+                        nodes=node_values(criterion, shift), row_leaves=known)
+    assert len(known) == (kw.get("max_depth") == 0)
+    if known:
+        np.testing.assert_array_equal(known[0], route(tree, X))
+
+
 def test_missing_values_r2_at_least_sklearns():
     X, y = _data(n=4000, d=5, seed=13)
     rng = np.random.default_rng(4)

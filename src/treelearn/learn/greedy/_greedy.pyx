@@ -52,6 +52,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         const double* w
         const int8_t* mono
         const double* stats
+        int64_t* leaf_of
 
     cdef cppclass Result:
         vector[int64_t] left, right, feature, split_code, split_low, n_samples
@@ -60,6 +61,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         int64_t n_nodes
         cbool cost_failed
         int stopped
+        cbool leaves_known
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
 
@@ -217,7 +219,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
                int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None,
-               double time_limit=0.0, stats=None):
+               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -245,6 +247,9 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     ``stats`` (regression, ``criterion`` 10 squared error, 12 Poisson): (n, C) rows' channels
     (``regressor.regression_stats``) in place of ``y``; ``value``: the nodes' summed channels.
 
+    ``leaf_of``: None or an (n,) int64 array the histogram finder fills with each row's leaf (node
+    id); ``leaves_known`` in the result says whether it did (the sorted finder does not).
+
     ``hist_budget``: bytes of histograms kept for nodes waiting to be split (< 0: the default,
     256 MB); past it a node's children are built from its rows instead of by subtraction.
     ``split_code`` is k for a numeric node (``code >= k`` goes right; ``split_low`` is the largest
@@ -266,6 +271,11 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     P.miss_code = &miss_code[0]
     P.w = &w[0]
     P.stats = NULL
+    P.leaf_of = NULL
+    if leaf_of is not None:
+        if leaf_of.shape[0] != P.n:
+            raise ValueError("leaf_of needs one entry per sample")
+        P.leaf_of = &leaf_of[0] if P.n else NULL
     cdef const double[:, ::1] st
     if stats is not None:
         st = stats
@@ -328,6 +338,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
     out["stopped"] = res.stopped
+    out["leaves_known"] = bool(res.leaves_known and leaf_of is not None)
     if res.stopped == 1:
         _raise_interrupt(out)
     return out

@@ -446,9 +446,12 @@ def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int)
     return finder
 
 
-def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None, stats=None, nodes=None):
+def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None, stats=None, nodes=None,
+                 row_leaves: list | None = None):
     """The growth on checked arguments (positive weights, int64 class codes, a schema); regression: ``stats``
-    (n, C) for the class codes (``grow_coded``), ``nodes`` its step from the node arrays to the Tree's."""
+    (n, C) for the class codes (``grow_coded``), ``nodes`` its step from the node arrays to the Tree's.
+    ``row_leaves``: a list to which each row's leaf in the returned Tree (an (n,) int64 array) is
+    appended when the growth knows it (histogram mode, no pruning; else the list stays empty)."""
     if stats is not None:
         y, n_classes, classes = np.zeros(1, dtype=np.int64), stats.shape[1], np.zeros(0)
     if classes is None:
@@ -488,6 +491,10 @@ def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded
         grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
                                 np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
                                 None, None, np.ascontiguousarray(coded.miss_code[perm]))
+    if row_leaves is not None and finder == "hist" and p.ccp_alpha <= 0.0:
+        leaf_of = np.empty(Xe.shape[0], dtype=np.int64)
+    else:
+        leaf_of = None
     out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
                              y, w, n_classes, crit.code, -1 if p.max_depth is None else p.max_depth,
                              -1 if p.max_leaves is None else p.max_leaves, p.min_samples_leaf,
@@ -496,7 +503,9 @@ def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded
                              min_weight_leaf=p.min_weight_fraction_leaf * float(w.sum()),
                              max_features=mtry, random_split=p.splitter == "random", seed=seed,
                              monotonic_cst=p.monotonic_cst if perm is None or p.monotonic_cst is None
-                             else p.monotonic_cst[perm], time_limit=limit, stats=stats)
+                             else p.monotonic_cst[perm], time_limit=limit, stats=stats, leaf_of=leaf_of)
+    if out.pop("leaves_known"):
+        row_leaves.append(leaf_of)
     if perm is not None:
         internal = out["children_left"] >= 0
         out["feature"][internal] = perm[out["feature"][internal]]

@@ -162,6 +162,7 @@ public:
         const int C = P.C;
         std::vector<double> cl(C, 0.0), cr(C, 0.0);
         int64_t nl, nr, nm;
+        if constexpr (std::is_same<FinderT<Crit>, HistFinder<Crit>>::value) finder.next_id = res.n_nodes;
         finder.mark(nd, cl.data(), cr.data(), nl, nr, nm);
         const double WL = crit.weight(cl.data(), C), WR = crit.weight(cr.data(), C);
         // no missing value of the feature at this node: missing values go to the heavier child
@@ -264,6 +265,7 @@ inline void grow_with(const Problem& P, const Params& prm, Crit& crit, Result& r
         GrowerT<HistFinder, Crit> g(P, prm, crit, res);
         if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
         g.grow();
+        res.leaves_known = P.leaf_of != nullptr;
     } else {
         GrowerT<SortedFinder, Crit> g(P, prm, crit, res);
         g.grow();

@@ -52,6 +52,7 @@ public:
     std::vector<int32_t> lrows, rrows;   // a ranked criterion: the children's rows (mark)
 
     double budget = 256.0 * 1024 * 1024;
+    int64_t next_id = 0;  // the id the next split's left child gets (its right: + 1), for P.leaf_of
     static constexpr int64_t PREFETCH = 24;  // rows ahead whose codes and channels are prefetched
 
     HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
@@ -74,6 +75,7 @@ public:
             fill_bins(bins8);
         else
             fill_bins(bins16);
+        if (P.leaf_of) std::fill(P.leaf_of, P.leaf_of + n, (int64_t)0);  // every row in the root
         buf.resize(P.C);
         pre.resize(P.C);
         aux.resize(P.C);
@@ -348,6 +350,7 @@ public:
             nm += miss;
             const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
             right[p] = rr;
+            if (P.leaf_of) P.leaf_of[r] = next_id + rr;
             if constexpr (Crit::ranked) (rr ? rrows : lrows).push_back(r);
             const int32_t cls = Crit::moments ? 0 : (int32_t)P.y[r];
             if (rr) { add_row<Crit>(P, cr, r, cls, P.w[r]); ++nr; }
@@ -363,6 +366,7 @@ public:
         double l0 = cl[0], l1 = cl[1], l2 = cl[2], r0 = cr[0], r1 = cr[1], r2 = cr[2];
         int64_t n_right = 0, n_miss = 0;
         const double* st = P.stats;
+        int64_t* leaf = P.leaf_of;
         for (int64_t p = nd.start; p < nd.end; ++p) {
             if (p + PREFETCH < nd.end) {  // (as in count_row_moments)
                 const int64_t q = rows[p + PREFETCH];
@@ -377,6 +381,7 @@ public:
             const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
             right[p] = rr;
             n_right += rr;
+            if (leaf) leaf[r] = next_id + rr;
             const double* s = st + (size_t)r * 3;
             const double s0 = s[0], s1 = s[1], s2 = s[2];
             l0 += rr ? 0.0 : s0;

@@ -113,13 +113,14 @@ def exact_nodes(tree: Tree, criterion: str) -> bool:
     return criterion != "absolute_error" and 1 < tree.node_count <= EXACT_NODES_MAX
 
 
-def leaf_sums(tree: Tree, X: np.ndarray, stats: np.ndarray):
+def leaf_sums(tree: Tree, X: np.ndarray, stats: np.ndarray, leaves=None):
     """``(acc, base)`` of :func:`treelearn._exact.exact_sums`: the exact sums of the rows'
-    channels ``stats`` per leaf of ``tree`` that the rows of ``X`` reach (by blocks of rows)."""
+    channels ``stats`` per leaf of ``tree`` that the rows of ``X`` reach (by blocks of rows), or
+    that ``leaves`` gives (each row's leaf, known from the growth: the same, without routing)."""
     m = tree.node_count
-    if X.shape[0] <= ROUTE_BLOCK:
+    if leaves is None and X.shape[0] <= ROUTE_BLOCK:
         leaves = route(tree, X)
-    else:
+    elif leaves is None:
         leaves = np.concatenate([route(tree, X[i:i + ROUTE_BLOCK]) for i in range(0, X.shape[0], ROUTE_BLOCK)])
     return exact_sums(np.ascontiguousarray(stats, dtype=np.float64), np.ascontiguousarray(leaves, dtype=np.int64), m)
 
@@ -155,9 +156,11 @@ def grow_regression(X, y, w, schema, params: GrowParams, criterion: str) -> Tree
     """A regression tree grown on the checked arguments (``params.criterion``: one of
     :data:`REGRESSION_CRITERIA`, named ``criterion``); its nodes' values from exact sums."""
     stats, shift = regression_stats(y, w, criterion)
-    tree = grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=node_values(criterion, shift))
+    known = []  # each row's leaf, when the growth knows it (histogram mode)
+    tree = grow_checked(X, None, 0, w, schema, params, stats=stats, nodes=node_values(criterion, shift),
+                        row_leaves=known)
     if exact_nodes(tree, criterion):
-        set_exact_nodes(tree, *leaf_sums(tree, X, stats), criterion, shift)
+        set_exact_nodes(tree, *leaf_sums(tree, X, stats, known[0] if known else None), criterion, shift)
     return tree
 
 

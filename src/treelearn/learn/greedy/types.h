@@ -65,6 +65,7 @@ struct Result {
     int64_t n_nodes = 0;
     bool cost_failed = false;  // the user criterion failed: the growth stopped early
     int stopped = 0;           // the growth stopped early: 1 Ctrl-C, 2 the time limit (open nodes are leaves)
+    bool leaves_known = false; // P.leaf_of holds each row's leaf (the histogram finder filled it)
 };
 
 struct Split {
@@ -118,6 +119,7 @@ struct Problem {
     const double* w;           // (n,)
     const int8_t* mono = nullptr;  // (d,) or none: monotonic constraints (+1, -1, 0) of two classes
     const double* stats = nullptr; // (n, C) or none: regression, each row's channels (weights applied); y unused
+    int64_t* leaf_of = nullptr;    // (n,) or none: out, each row's leaf (filled by the histogram finder)
 };
 
 // A row's share of a node's channels: its weight in its class's channel (class counts), or its
