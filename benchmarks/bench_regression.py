@@ -32,9 +32,12 @@ Optimal part (``--section optimal``):
 
 ``--quick``: the three small quantbnb sets and four small 0/1 sets, depths 2-3, 10 s limits.
 
+``--section hist``: only the histogram mode vs LightGBM of part 1 (interleaved runs), with both
+sides on each number of threads of ``--threads`` (``n_jobs``; default 1).
+
     python benchmarks/bench_regression.py [--data-dir ../shared/datasets] [--sizes 1e5 1e6 4e6]
                                           [--depth 8] [--repeats 3] [--limit 60] [--quick]
-                                          [--section scale|datasets|optimal|binary|all]
+                                          [--section scale|hist|datasets|optimal|binary|all] [--threads 1 2]
 """
 from __future__ import annotations
 
@@ -77,13 +80,13 @@ def timed(make, X, y, repeats: int):
     return statistics.median(times), est
 
 
-def lightgbm_tree(depth: int, leaves: int):
+def lightgbm_tree(depth: int, leaves: int, n_jobs: int = 1):
     import lightgbm as lgb
 
     return lgb.LGBMRegressor(n_estimators=1, learning_rate=1.0, max_depth=depth, num_leaves=leaves, max_bin=255,
                              min_child_samples=1, min_child_weight=0.0, min_split_gain=0.0, subsample=1.0,
                              colsample_bytree=1.0, reg_lambda=0.0, boost_from_average=True, verbose=-1,
-                             n_jobs=1)
+                             n_jobs=n_jobs)
 
 
 def scale_section(sizes, depth: int, repeats: int) -> None:
@@ -107,6 +110,29 @@ def scale_section(sizes, depth: int, repeats: int) -> None:
         print(f"| {int(n):,} | {t_sk:.3f} | {t_ex:.3f} | {t_ex / t_sk:.2f} | {sk.score(Xte, yte):.4f} "
               f"| {ex.score(Xte, yte):.4f} | {t_lg:.3f} | {t_hi:.3f} | {t_hi / t_lg:.2f} | {r2_lg:.4f} "
               f"| {hi.score(Xte, yte):.4f} |", flush=True)
+
+
+def hist_section(sizes, depth: int, repeats: int, threads) -> None:
+    """Histogram mode alone against LightGBM's one tree (no exact fits: quick at 4e6 rows), with
+    the same number of threads on both sides (``n_jobs``) for each of ``threads``."""
+    leaves = 2 ** depth
+    print(f"## Histogram mode vs LightGBM one tree: synthetic, depth {depth}, median of {repeats} interleaved runs")
+    print("| rows | threads | LightGBM s | greedy hist s | ratio | R2 lgbm | R2 hist |")
+    print("|---|---|---|---|---|---|---|")
+    for n in sizes:
+        X, y = synthetic(int(n / 0.8))
+        cut = int(n)
+        Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
+        for t in threads:
+            t_lg, t_hi = [], []
+            for _ in range(repeats):  # interleaved: both sides see the same machine load
+                a, lg = timed(lambda: lightgbm_tree(depth, leaves, t), Xtr, ytr, 1)
+                b, hi = timed(lambda: GreedyTreeRegressor(max_depth=depth, max_thresholds=255, n_jobs=t), Xtr, ytr, 1)
+                t_lg.append(a)
+                t_hi.append(b)
+            a, b = statistics.median(t_lg), statistics.median(t_hi)
+            print(f"| {int(n):,} | {t} | {a:.3f} | {b:.3f} | {b / a:.2f} | {r2_score(yte, lg.predict(Xte)):.4f} "
+                  f"| {hi.score(Xte, yte):.4f} |", flush=True)
 
 
 def regression_sets(data_dir: Path):
@@ -231,8 +257,10 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", type=float, nargs="+", default=[1e5, 1e6, 4e6])
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--section", choices=["scale", "datasets", "optimal", "binary", "all"], default="all",
-                    help="binary: only the 0/1 features vs pystreed part of the optimal section")
+    ap.add_argument("--section", choices=["scale", "hist", "datasets", "optimal", "binary", "all"], default="all",
+                    help="binary: only the 0/1 features vs pystreed part of the optimal section; hist: only "
+                         "histogram mode vs LightGBM of the scale section, at each of --threads")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1], help="n_jobs of both sides (--section hist)")
     ap.add_argument("--limit", type=float, default=60.0, help="time limit of each optimal fit (s)")
     ap.add_argument("--n-jobs", type=int, default=-1, help="threads of the every-threshold optimal fits")
     ap.add_argument("--quick", action="store_true", help="optimal section: small sets, depths 2-3, 10 s limits")
@@ -245,6 +273,8 @@ def main(argv=None) -> int:
         limit = min(args.limit, 10.0) if args.quick else args.limit
         optimal_continuous(args.data_dir, limit, args.quick, args.n_jobs)
         optimal_binary(args.data_dir, limit, args.quick)
+    if args.section == "hist":
+        hist_section(args.sizes, args.depth, args.repeats, args.threads)
     if args.section == "binary":
         optimal_binary(args.data_dir, min(args.limit, 10.0) if args.quick else args.limit, args.quick)
     return 0
