@@ -53,7 +53,7 @@ public:
 
     double budget = 256.0 * 1024 * 1024;
     int64_t next_id = 0;  // the id the next split's left child gets (its right: + 1), for P.leaf_of
-    static constexpr int64_t PREFETCH = 24;  // rows ahead whose codes and channels are prefetched
+    static constexpr int64_t PREFETCH = 64;  // rows ahead whose codes and channels are prefetched
 
     HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
         : P(p), crit(c), msl(min_samples_leaf) {

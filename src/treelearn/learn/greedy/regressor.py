@@ -87,8 +87,9 @@ def regression_stats(y: np.ndarray, w: np.ndarray, criterion: str, shift=None) -
         return stats, np.zeros(k)
     shift = centre(y2) if shift is None else np.asarray(shift, dtype=np.float64).reshape(k)
     yc = y2 - shift
-    stats[:, 1:1 + k] = w[:, None] * yc
-    stats[:, 1 + k:] = w[:, None] * yc * yc
+    # w (y - m), then (w (y - m)) (y - m): written in place (no n-sized temporaries)
+    np.multiply(w[:, None], yc, out=stats[:, 1:1 + k])
+    np.multiply(stats[:, 1:1 + k], yc, out=stats[:, 1 + k:])
     return stats, shift
 
 
