@@ -330,6 +330,18 @@ public:
         nd.best = best;
     }
 
+    // mark's step for the row at position p: its side (recorded in right[p] and, when asked,
+    // as its child's id in P.leaf_of), and whether it misses the split's feature
+    TL_INLINE bool side(int64_t p, int32_t r, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright,
+                        bool& miss) {
+        const int32_t x = cf[r];
+        miss = x == M;
+        const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
+        right[p] = rr;
+        if (P.leaf_of) P.leaf_of[r] = next_id + rr;
+        return rr;
+    }
+
     void mark(const Node& nd, double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
         const int f = nd.best.feature;
         const int32_t k = nd.best.code;
@@ -345,12 +357,9 @@ public:
         }
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const int32_t r = rows[p];
-            const int32_t x = cf[r];
-            const bool miss = x == M;
+            bool miss;
+            const bool rr = side(p, r, cf, M, k, cat, mright, miss);
             nm += miss;
-            const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
-            right[p] = rr;
-            if (P.leaf_of) P.leaf_of[r] = next_id + rr;
             if constexpr (Crit::ranked) (rr ? rrows : lrows).push_back(r);
             const int32_t cls = Crit::moments ? 0 : (int32_t)P.y[r];
             if (rr) { add_row<Crit>(P, cr, r, cls, P.w[r]); ++nr; }
@@ -366,7 +375,6 @@ public:
         double l0 = cl[0], l1 = cl[1], l2 = cl[2], r0 = cr[0], r1 = cr[1], r2 = cr[2];
         int64_t n_right = 0, n_miss = 0;
         const double* st = P.stats;
-        int64_t* leaf = P.leaf_of;
         for (int64_t p = nd.start; p < nd.end; ++p) {
             if (p + PREFETCH < nd.end) {  // (as in count_row_moments)
                 const int64_t q = rows[p + PREFETCH];
@@ -375,13 +383,10 @@ public:
                 __builtin_prefetch(st + q * 3 + 2);
             }
             const int32_t r = rows[p];
-            const int32_t x = cf[r];
-            const bool miss = x == M;
+            bool miss;
+            const bool rr = side(p, r, cf, M, k, cat, mright, miss);
             n_miss += miss;
-            const bool rr = miss ? mright : (cat ? (x == k) : (x >= k));
-            right[p] = rr;
             n_right += rr;
-            if (leaf) leaf[r] = next_id + rr;
             const double* s = st + (size_t)r * 3;
             const double s0 = s[0], s1 = s[1], s2 = s[2];
             l0 += rr ? 0.0 : s0;
