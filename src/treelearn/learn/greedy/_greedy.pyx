@@ -326,6 +326,15 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
         close_sigint_scope(scope)
     if res.cost_failed:
         state.raise_error()
+    out = _node_arrays(res, n_classes)
+    out["leaves_known"] = bool(res.leaves_known and leaf_of is not None)
+    if res.stopped == 1:
+        _raise_interrupt(out)
+    return out
+
+
+cdef dict _node_arrays(Result& res, int n_classes):
+    """The growth's node arrays (copies) and its stop flag."""
     cdef Py_ssize_t m = res.n_nodes
     out = {}
     out["children_left"] = np.asarray(<int64_t[:m]> res.left.data()).copy() if m else np.zeros(0, np.int64)
@@ -338,9 +347,6 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
     out["stopped"] = res.stopped
-    out["leaves_known"] = bool(res.leaves_known and leaf_of is not None)
-    if res.stopped == 1:
-        _raise_interrupt(out)
     return out
 
 

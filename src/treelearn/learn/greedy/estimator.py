@@ -448,10 +448,8 @@ def _finder(p: GrowParams, coded: CodedFeatures, n_classes: int, n: int, d: int)
 
 def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded=None, stats=None, nodes=None,
                  row_leaves: list | None = None):
-    """The growth on checked arguments (positive weights, int64 class codes, a schema); regression: ``stats``
-    (n, C) for the class codes (``grow_coded``), ``nodes`` its step from the node arrays to the Tree's.
-    ``row_leaves``: a list to which each row's leaf in the returned Tree (an (n,) int64 array) is
-    appended when the growth knows it (histogram mode, no pruning; else the list stays empty)."""
+    """The growth on checked arguments (positive weights, int64 class codes, a schema); regression: ``stats`` (n, C)
+    for the class codes, ``nodes`` its step to the Tree's; ``row_leaves`` (a list) gets each row's leaf if known."""
     if stats is not None:
         y, n_classes, classes = np.zeros(1, dtype=np.int64), stats.shape[1], np.zeros(0)
     if classes is None:
@@ -491,10 +489,7 @@ def grow_checked(Xe, y, n_classes, w, schema, p: GrowParams, classes=None, coded
         grow_on = CodedFeatures(np.ascontiguousarray(coded.codes[perm]), np.ascontiguousarray(coded.n_codes[perm]),
                                 np.ascontiguousarray(coded.is_cat[perm]), np.ascontiguousarray(coded.cat_only[perm]),
                                 None, None, np.ascontiguousarray(coded.miss_code[perm]))
-    if row_leaves is not None and finder == "hist" and p.ccp_alpha <= 0.0:
-        leaf_of = np.empty(Xe.shape[0], dtype=np.int64)
-    else:
-        leaf_of = None
+    leaf_of = np.empty(Xe.shape[0], dtype=np.int64) if row_leaves is not None and p.ccp_alpha <= 0.0 else None
     out = _greedy.grow_coded(grow_on.codes, grow_on.n_codes, grow_on.is_cat, grow_on.cat_only, grow_on.miss_code,
                              y, w, n_classes, crit.code, -1 if p.max_depth is None else p.max_depth,
                              -1 if p.max_leaves is None else p.max_leaves, p.min_samples_leaf,
