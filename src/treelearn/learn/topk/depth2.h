@@ -340,12 +340,11 @@ class Depth2 {
     // the depth-2 step by counting: the f = 1 child counted on the node's matrix, the f = 0
     // child by subtraction (or counted, weighted); depth-1 answers cached by cover
     TL_INLINE bool step(Lvl& v, int f, double bound, double& err) {
-        const u64* mf = &v.FM[(size_t)f * v.wl];
-        CT* T1 = tbuf.data();
-        CT* T0 = tbuf.data() + C;
-        double W1, W0;
-        child_totals(v, mf, f, T1, T0, W1, W0);
-        const int m1 = v.rc[f], m0 = v.m - m1;
+        const Children k = children(v, f);
+        const u64* mf = k.mf;
+        CT *T1 = k.T1, *T0 = k.T0;
+        const double W1 = k.W1, W0 = k.W0;
+        const int m1 = k.m1, m0 = k.m0;
         u64 h1 = 0, h0 = 0;
         Entry ce1{}, ce0{};
         bool hit1 = false, hit0 = false;
@@ -388,17 +387,12 @@ class Depth2 {
     // the left child's share b1 the first on ties (1: the left child is the leaf); true when the
     // cost is below bound. (Unconstrained splits: the caller sends monotonic ones the long way.)
     TL_INLINE bool step3(Lvl& v, int f, double bound, double& err, int& b1) {
-        const u64* mf = &v.FM[(size_t)f * v.wl];
-        CT* T1 = tbuf.data();
-        CT* T0 = tbuf.data() + C;
-        double W1, W0;
-        child_totals(v, mf, f, T1, T0, W1, W0);
-        const int m1 = v.rc[f], m0 = v.m - m1;
-        const double leaf1 = obj.leaf(T1, C, W1), leaf0 = obj.leaf(T0, C, W0);
+        const Children k = children(v, f);
+        const double leaf1 = obj.leaf(k.T1, C, k.W1), leaf0 = obj.leaf(k.T0, C, k.W0);
         int f1, f0;
-        const double e1 = side1(v, f, mf, T1, W1, m1, f1);
+        const double e1 = side1(v, f, k.mf, k.T1, k.W1, k.m1, f1);
         if (leaf0 + e1 >= bound && leaf1 >= bound) return false;  // (e0 >= 0)
-        const double e0 = side0(v, f, mf, T0, W0, m0, true, f0);
+        const double e0 = side0(v, f, k.mf, k.T0, k.W0, k.m0, true, f0);
         const double a = leaf0 + e1, b = e0 + leaf1;
         err = a <= b ? a : b;
         b1 = a <= b ? 1 : 2;
@@ -406,6 +400,19 @@ class Depth2 {
     }
 
   private:
+    // split f's local column and its children's class totals (in tbuf), weights and rows
+    struct Children {
+        const u64* mf;
+        CT *T1, *T0;
+        double W1, W0;
+        int m1, m0;
+    };
+    TL_INLINE Children children(Lvl& v, int f) {
+        Children k{&v.FM[(size_t)f * v.wl], tbuf.data(), tbuf.data() + C, 0.0, 0.0, v.rc[f], v.m - v.rc[f]};
+        child_totals(v, k.mf, f, k.T1, k.T0, k.W1, k.W0);
+        return k;
+    }
+
     // class totals and weights of the two children of split f (mf: f's local column)
     TL_INLINE void child_totals(const Lvl& v, const u64* mf, int f, CT* T1, CT* T0, double& W1, double& W0) const {
         W1 = W0 = 0;
