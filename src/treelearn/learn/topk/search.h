@@ -290,7 +290,6 @@ class Searcher {
         // a tree of b - 1 leaves is one of b: the smaller budget's solved cost caps this one's, so
         // only candidates that reach it (ties included: the margin) are searched
         const double cap = std::min(ub, smaller_budget_cap(v, h, b, leaf));
-        fr.make_cover(v);
         for (size_t ci = 0; ci < v.cand.size(); ++ci) {
             const int f = v.cand[ci];
             if ((stopped = clock.timed_out())) break;
@@ -338,7 +337,7 @@ class Searcher {
         bool exact;
     };
     Low unbudgeted_low(int L, int h, int b, double ub) {
-        if (h <= 1 || u_share * b > (1 << h)) {
+        if (h <= 1 || 2 * b > (1 << h)) {  // (a budget of at least half of 2^h: measured best)
             const Res u = solve(L, h, ub);
             return Low{u.err, u.ok};
         }
@@ -348,7 +347,6 @@ class Searcher {
         if (cache.lookup(v.cover.data(), v.hash, h, e) && e.status != ANYTIME) return Low{e.err, e.status == SOLVED};
         return Low{0.0, false};
     }
-    int u_share = 2;
     // an upper bound just above the best cost under budget b - 1 (its solved cache entry; b = 2:
     // the leaf, which no split costs more than without a leaf penalty), INF when unknown. The
     // margin lets a tie through: 1/2 for integer errors, else a relative 1e-9.
