@@ -138,21 +138,24 @@ def _topk_section(tour: _Tour, Xtr, Xte, ytr, yte):
 
 
 def _front_section(tour: _Tour, Xtr, Xte, ytr, yte):
-    """2b. the error-size front of the optimal depth-3 tree and the size paper 002's bound picks
-    from it (no cross-validation); returns the fitted estimator (it carries its front)."""
+    """2b. the error-size fronts of the optimal trees of depth <= 3 and the depth and size paper
+    002's bound picks from them (no cross-validation); returns the fitted estimator (it carries
+    the front of the chosen depth)."""
     import treelearn as tl
     from treelearn.learn.topk.summary import optimality_summary
 
     est, t = _timed(lambda: tl.OptimalTreeClassifier(max_depth=3, max_thresholds=4, max_binary_features=None,
                                                      select="bound", time_limit=60).fit(Xtr, ytr))
     front = est.front_
-    tour.console.print(f"[bold]error-size front[/bold] (depth 3, {est.n_binary_features_} binary features): "
-                       + ", ".join(f"{int(n)}: {r:.4f}" for n, r in zip(front.n_leaves, front.error_rates))
-                       + f" (leaves: training error rate); the bound picks {est.selected_leaves_} leaves")
+    tour.console.print(f"[bold]error-size front[/bold] (depth {front.max_depth}, {est.n_binary_features_} binary "
+                       "features): " + ", ".join(f"{int(n)}: {r:.4f}" for n, r in zip(front.n_leaves, front.error_rates))
+                       + f" (leaves: training error rate); the bound picks {est.selected_leaves_} leaves at depth "
+                       f"{est.selected_depth_} (depths 1-3 tried)")
     tour.add("front (002+003)", "Optimal, size by bound", "breast cancer", est.score(Xte, yte), est.tree_.n_leaves,
-             est.tree_.depth, t, f"{est.selected_leaves_} of up to {int(front.n_leaves[-1])} leaves, no CV")
-    tour.trees.append(("Optimal depth-3 tree of the size the bound picks, with its error-size front", est,
-                       optimality_summary(est)))
+             est.tree_.depth, t, f"{est.selected_leaves_} of up to {int(front.n_leaves[-1])} leaves, depth "
+             f"{est.selected_depth_} of <= 3, no CV")
+    tour.trees.append(("Optimal tree of the depth and size the bound picks (depth <= 3), with its error-size front",
+                       est, optimality_summary(est)))
     return est
 
 

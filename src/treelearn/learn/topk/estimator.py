@@ -26,6 +26,7 @@ weight are ties (so that ulp noise never decides a rank).
 """
 from __future__ import annotations
 
+import functools
 import numbers
 import sys
 import time
@@ -36,16 +37,15 @@ from treelearn._limits import VERBOSE, DEFAULT_TIME_LIMIT, FitClock, FitTimeout,
 from treelearn._validation import (BOOLEAN, CLASS_WEIGHT, COLUMNS, INT32_MAX, INT64_MAX, RANDOM_STATE, Interval,
                                    Options, TreeLearnValueError)
 from treelearn.base import CRITERION, BaseTreeClassifier
-from treelearn.criteria import get_criterion
 from treelearn.data.binarize import Binarizer
 from treelearn.data.bitmatrix import BinaryData
 from treelearn.learn.anytime import Incumbent, incumbent_bound, incumbent_time_limit, n_threads, set_search_attributes
 from treelearn.learn.monotone import (MONOTONIC_CST, binary_constraints, check_monotonic_cst, labelled_errors,
                                       monotone_values, prediction_errors)
-from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search  # noqa: F401 (the room's API)
+from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search, topk_search  # noqa: F401 (the room's API)
 from treelearn.learn.topk.kernel import cpu_has_avx512_popcnt as _cpu_has_avx512_popcnt  # noqa: F401
-from treelearn.learn.topk.kernel import search_module as _topk
-from treelearn.learn.topk.select import SELECT_CONSTRAINTS, check_select, fit_front, fit_selected, forget_selection
+from treelearn.learn.topk.select import (SELECT_CONSTRAINTS, check_select, fit_front, fit_selected, forget_selection,
+                                         shallow_fronts)
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 from treelearn.learn.topk.summary import feature_space, optimality_summary
 from treelearn.tree.build import binary_tree, node_local_midpoints
@@ -56,70 +56,6 @@ __all__ = ["TopKTreeClassifier", "OptimalTreeClassifier", "error_size_front", "t
 _SCORINGS = ("gain", "gain_ratio")
 #: times a search holds the packed sample (the caller's columns, read in place, and the row-major copy)
 SEARCH_COPIES = 2
-
-
-def topk_search(data: BinaryData, *, k, max_depth, criterion="entropy", scoring="gain", time_limit=None,
-                memory_limit_mb=1024, n_jobs=1, cache_depth1=None, feature_classes=False,
-                upper_bound=None, progress=None, min_weight=0.0, mono=None, min_rows=0, leaf_penalty=0.0,
-                max_leaves=0, front=False):
-    """Run the compiled search on a :class:`BinaryData`; returns the tree (over binary features,
-    preorder arrays ``feature``/``children_left``/``children_right``/``value``/``n_node_samples``, the
-    names of :data:`treelearn.tree.tree.KERNEL_NODE_KEYS`) and statistics
-    (``error``, ``lower_bound``, ``timed_out``, ``nodes``, ``cache_hits``, ``evictions``, ``peak_bytes``).
-
-    Tuning switches (none changes the result): ``cache_depth1`` also caches depth-1 subproblems
-    (default: for k < d when there are at least twice as many features as 64-row words, i.e. when
-    ranking a node costs more than hashing its cover); ``feature_classes`` groups the features identical on
-    an h = 2 node before its depth-1 steps (off by default: the grouping costs more than it saves on
-    the benchmark data).
-
-    ``upper_bound``: the error of a known tree (the incumbent); the search only looks for trees
-    with a smaller error (branch and bound from the start). When there is none, ``found`` is
-    False and the tree arrays are empty (``lower_bound`` is then a bound >= ``upper_bound``).
-
-    ``min_weight``: every leaf of a searched tree holds at least this weight (in ``data.weights``'
-    units, rows when unweighted): scikit-learn's ``min_weight_fraction_leaf`` times the total;
-    ``min_rows`` at least this many rows. ``leaf_penalty``: each leaf costs this many weighted errors
-    (``ccp_alpha`` times the total weight; ``error`` and ``upper_bound`` are then of that cost).
-    ``max_leaves``: at most this many leaves (0: none; one thread, ``upper_bound`` ignored);
-    ``front``: the list of results for every budget 1..``max_leaves`` (:func:`error_size_front`).
-
-    ``mono``: None or the monotonic constraint (-1, 0, 1) of each binary feature (two classes,
-    :mod:`treelearn.learn.monotone`); the result's ``label`` then gives each node's forced class
-    (-1: its majority)."""
-    crit = get_criterion(criterion)
-    # a user G (code -1): the search asks for a node's candidates' side costs in one batch
-    cost = crit.weighted_impurity if crit.code < 0 else None
-    d = data.n_features
-    kk = d if k is None or k == "all" else int(k)
-    if cache_depth1 is None:
-        cache_depth1 = d >= 2 * data.n_words and kk < d
-    kk = max(1, min(kk, max(d, 1)))
-    out = _topk.search(
-        np.ascontiguousarray(data.columns, dtype=np.uint64).reshape(d, data.n_words),
-        np.ascontiguousarray(data.y, dtype=np.int64),
-        int(data.n_classes),
-        data.weights,
-        kk,
-        int(max_depth),
-        int(crit.code),
-        scoring == "gain_ratio",
-        float(time_limit) if time_limit is not None else 0.0,
-        float(memory_limit_mb) * 1024.0 * 1024.0,
-        int(n_jobs),
-        bool(cache_depth1),
-        bool(feature_classes),
-        cost,
-        None if upper_bound is None else float(upper_bound),
-        progress,
-        float(min_weight),
-        mono,
-        int(min_rows),
-        float(leaf_penalty),
-        int(max_leaves),
-        bool(front),
-    )
-    return [kernel_nodes(r) for r in out] if front else kernel_nodes(out)
 
 
 class TopKTreeClassifier(BaseTreeClassifier):
@@ -212,9 +148,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
         search is the binary one and has no greedy incumbent (its thresholds still join the features);
         ``lower_bound_`` under ``ccp_alpha`` bounds the penalised objective in weighted errors.
     select : {None, "bound", "cv"}, default=None
-        The leaf count chosen from the error-size front (budgets 1..``max_leaves``, default
-        2^max_depth): "bound" by 002's bound (no cross-validation), "cv" by 5-fold held-out error
-        (one front per fold, folds seeded by ``random_state``); :mod:`treelearn.learn.topk.select`.
+        The depth and the leaf count chosen from the error-size fronts of every depth d =
+        1..``max_depth`` (budgets 1..min(``max_leaves``, 2^d)): "bound" by 002's bound (no CV), "cv"
+        by 5-fold held-out error (folds seeded by ``random_state``); ties: the fewest leaves, then
+        the shallower depth; :mod:`treelearn.learn.topk.select`.
 
     Attributes
     ----------
@@ -231,8 +168,9 @@ class TopKTreeClassifier(BaseTreeClassifier):
         consecutive distinct values; "quantiles" / "distinct_quantiles": a budget, see
         :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per raw column),
         ``n_greedy_thresholds`` (greedy thresholds added) and ``description`` (in words).
-    front_, selected_leaves_, selection_scores_ : with ``select``: the front (:func:`error_size_front`),
-        the leaves of the chosen tree (``tree_``) and every budget's bound or held-out error rate.
+    fronts_, front_, selected_leaves_, selected_depth_, selection_scores_ : with ``select`` (select.py): depth ->
+        front (:func:`error_size_front`'s Bunch, ``max_depth`` its depth limit), the front holding the chosen tree
+        (``tree_``), that tree's leaves and depth, and depth -> every budget's bound or held-out error rate.
     greedy_error_ : float or None
         Training error of the greedy incumbent (None with ``greedy_incumbent=False``, and on 0/1
         data when the search finished without needing it, see ``greedy_incumbent``).
@@ -500,14 +438,19 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if progress is not None:
             progress.phase = f"searching ({d} binary features)"
             live = progress.live(incumbent=g_err)  # the search's counters, shown while it runs
+        opts = search_options(self, data.y.shape[0], total)
+        search = functools.partial(topk_search, data, k=kk, criterion=crit, scoring=self.scoring,
+                                   memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
+                                   n_jobs=self._n_threads(), min_weight=self._min_weight(data),
+                                   mono=self._binary_mono(binz))
         try:
-            res = topk_search(data, k=kk, max_depth=self.max_depth, criterion=crit, scoring=self.scoring,
-                              time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
-                              memory_limit_mb=self.memory_limit_mb if memory_limit_mb is None else memory_limit_mb,
-                              n_jobs=self._n_threads(), upper_bound=ub,
-                              progress=None if live is None else live.array, min_weight=self._min_weight(data),
-                              mono=self._binary_mono(binz), **search_options(self, data.y.shape[0], total),
-                              front=getattr(self, "_front", None) is not None)
+            if (getattr(self, "_front", None) or {}).get("depths"):  # (select: the shallower fronts, same features)
+                shallow_fronts(self._front, search, opts, clock,
+                               lambda r: self._to_tree(r, binz, n_classes, schema, Xe))
+            res = search(max_depth=self.max_depth,
+                         time_limit=clock.remaining(),  # the greedy tree's and the binarization's time count
+                         upper_bound=ub, progress=None if live is None else live.array, **opts,
+                         front=getattr(self, "_front", None) is not None)
             if isinstance(res, list):  # the error-size front: the fit's tree is the largest budget's
                 self._front.update(total=total, points=[(self._to_tree(r, binz, n_classes, schema, Xe),
                                                          float(r["error"])) for r in res])

@@ -49,14 +49,17 @@ def optimality_summary(est) -> str | None:
     """The fitted estimator's claim in one phrase, e.g. ``"optimal over every threshold (depth <=
     3)"``, ``"optimal over 100 binary features (25 thresholds per column) (depth <= 3)"``, ``"Top-2
     tree over ... (no optimality claim)"``, ``"not proven optimal: ..."``; None when not fitted.
-    With ``select`` the selected tree is optimal for its leaf count (``selected_leaves_``)."""
+    With ``select`` the selected tree is optimal for its leaf count (``selected_leaves_``) and
+    depth (``selected_depth_``), e.g. ``"(depth 2 of <= 4, 3 leaves selected by 'bound')"``."""
     if not hasattr(est, "is_optimal_"):
         return None
     where = space_words(getattr(est, "feature_space_", None))
     scope = f"depth <= {est.max_depth}{_constraints(est)}"
     chosen = getattr(est, "selected_leaves_", None)
     if chosen is not None:
-        scope = f"depth <= {est.max_depth}, {int(chosen)} lea{'f' if chosen == 1 else 'ves'} selected by {est.select!r}"
+        depth = getattr(est, "selected_depth_", est.max_depth)
+        scope = (f"depth {depth} of <= {est.max_depth}, {int(chosen)} lea{'f' if chosen == 1 else 'ves'} "
+                 f"selected by {est.select!r}")
     if est.is_optimal_:
         return f"optimal over {where} ({scope})"
     if getattr(est, "timed_out_", False):
