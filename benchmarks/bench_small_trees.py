@@ -3,19 +3,30 @@
 On UCI sets of paper 002 and Top-k sets of paper 003, over stratified 70/30 splits (``--splits``,
 default 10), the test accuracy, leaves and fit time (seconds, the whole selection included) of
 
-(a) ``bound``: ``OptimalTreeClassifier(max_depth=D, select="bound")``: the front searched once,
-    the tree of smallest paper-002 bound kept (no cross-validation);
-(b) ``cv-front``: ``select="cv"``: 5-fold CV over the same front (one front per fold);
+(a) ``bound``: ``OptimalTreeClassifier(max_depth=D, select="bound")``: one front per depth
+    1..D, the (depth, leaves) tree of smallest paper-002 bound kept (no cross-validation); D is
+    the largest depth tried, the depth is chosen;
+(b) ``cv-front``: ``select="cv"``: 5-fold CV over the same fronts (one set of fronts per fold);
 (c) ``cart-ccp``: scikit-learn's ``DecisionTreeClassifier`` with ``ccp_alpha`` chosen by 5-fold
     CV over its own ``cost_complexity_pruning_path`` (``GridSearchCV``, refit on the training part);
-(d) ``streed``: STreeD (pystreed, ``hyper_tune=True``: its own 5-fold CV over tree size), only
-    when it is installed (GOSDT too when installed: not here);
+(d) ``streed``: STreeD (pystreed, ``hyper_tune=True``: its own 5-fold CV over tree size), and
+    ``gosdt``: GOSDT (the ``peers`` extra: ``pip install gosdt``) on its threshold-guessing
+    binarization (40 rounds of depth-2 gradient boosting fitted on the training part), depth budget
+    D, its per-leaf penalty λ chosen by 5-fold CV over :data:`GOSDT_LAMBDAS`, at most
+    :data:`GOSDT_TIME_LIMIT` s per fit (its best tree then); each only when installed;
 (e) ``greedy-cv``: ``GreedyTreeClassifier`` with ``max_depth`` 1..8 chosen by 5-fold CV.
 
-Categorical columns are one-hot for the scikit-learn and STreeD peers (treelearn reads them as
+A peer that fails on a split (STreeD's ``hyper_tune`` at depth 4 can stop with a negative
+remaining time) counts as nan there, so its means become nan. Categorical columns are one-hot
+for the scikit-learn, STreeD and GOSDT peers (treelearn reads them as
 they are); rows with missing values are dropped. The closing lines compare (a) and (b) with (c):
 mean accuracy (points), mean leaves and where (a) dominates (accuracy at least CART's with at
-most as many leaves), and (a)'s time against (b)'s.
+most as many leaves), and (a)'s time against (b)'s; over every dataset run and, when both kinds
+ran, over the UCI sets and the Top-k sets apart. After each dataset's line, the mean depth of the
+trees (a) and (b) chose.
+
+``--front`` also times ``select="bound"`` (the fronts of every depth 1..D, scored) against the
+one front at D: the cost of choosing the depth.
 
 ``--front``: the cost of the front instead. On every dataset, the whole training set: the time of
 ``error_size_front`` (every budget 1..2^D) against one fit of the optimal tree of depth D (the
@@ -29,7 +40,7 @@ to the smaller k), by 5-fold CV on the training part (the same fits per fold; ti
 k), and in hindsight (the best test accuracy: the oracle no method can reach). Reported: mean test
 accuracy of every fixed k and of the three choices, and how often the bound picks each k.
 
-Run: ``python benchmarks/bench_small_trees.py [--splits N] [--depth D] [--quick] [--data-dir DIR]``
+Run: ``python benchmarks/bench_small_trees.py [--splits N] [--depth D] [--quick] [--data-dir DIR] [--methods M ...]``
 (``--quick``: 2 splits, 3 datasets); ``... --front [--depth 4] [--repeats 3]``; ``... --choose-k``.
 """
 from __future__ import annotations
@@ -44,7 +55,11 @@ UCI = ["uci/wine", "uci/iris", "uci/seeds", "uci/haberman", "uci/vertebral-colum
        "uci/parkinsons", "uci/breast-cancer-wisconsin-diagnostic"]
 TOPK = ["topk/monks-1", "topk/tic-tac-toe", "topk/balance-scale", "topk/hayes-roth"]
 QUICK = ["uci/wine", "uci/haberman", "topk/tic-tac-toe"]
-METHODS = ["bound", "cv-front", "cart-ccp", "streed", "greedy-cv"]
+METHODS = ["bound", "cv-front", "cart-ccp", "streed", "gosdt", "greedy-cv"]
+#: GOSDT's per-leaf penalties λ tried by its 5-fold CV (GOSDT's default is 0.05; 0.002, below 1/n on
+#: most sets, ran into the time limit on breast cancer), and its time limit per fit (s)
+GOSDT_LAMBDAS = [0.005, 0.01, 0.02, 0.05]
+GOSDT_TIME_LIMIT = 10
 
 
 def _load(name, data_dir):
@@ -95,6 +110,61 @@ def _streed(Xn, y, depth, seed):
                                      random_seed=seed).fit(Xn, y)
 
 
+def _gosdt_cv(Xn, y, depth, seed):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    grid = GridSearchCV(_GOSDT(depth=depth, seed=seed), {"regularization": GOSDT_LAMBDAS},
+                        cv=StratifiedKFold(5, shuffle=True, random_state=seed))
+    return grid.fit(Xn, y).best_estimator_
+
+
+def _gosdt_class():
+    """A scikit-learn estimator around GOSDT: the threshold-guessing binarization fitted on the rows
+    it is given, then GOSDT with the depth budget (its own prints silenced)."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class GOSDT(ClassifierMixin, BaseEstimator):
+        def __init__(self, regularization=0.05, depth=3, seed=0):
+            self.regularization, self.depth, self.seed = regularization, depth, seed
+
+        def fit(self, X, y):
+            import contextlib
+            import io
+
+            from gosdt import GOSDTClassifier, ThresholdGuessBinarizer
+
+            # (40 boosting rounds of depth 2: stumps kept 2 columns on iris, GOSDT's default depth 3
+            # many more, slow on breast cancer)
+            self.binarizer_ = ThresholdGuessBinarizer(n_estimators=40, max_depth=2, random_state=self.seed)
+            B = self.binarizer_.fit_transform(X, y)
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.model_ = GOSDTClassifier(regularization=self.regularization, allow_small_reg=True,
+                                              depth_budget=self.depth, time_limit=GOSDT_TIME_LIMIT).fit(B, y)
+            self.classes_ = np.unique(y)
+            return self
+
+        def predict(self, X):
+            # (GOSDT 1.0.4's own predict first calls check_array(force_all_finite=...), which
+            # scikit-learn 1.8 removed; after that check it is exactly its first tree's predict)
+            return self.model_.trees_[0].predict(self.binarizer_.transform(X))
+
+        def get_n_leaves(self):
+            stack, n = [self.model_.trees_[0].tree], 0
+            while stack:
+                node = stack.pop()
+                if hasattr(node, "left_child"):
+                    stack += [node.left_child, node.right_child]
+                else:
+                    n += 1
+            return n
+
+    return GOSDT
+
+
+def _GOSDT(**params):
+    return _gosdt_class()(**params)
+
+
 def _leaves(est):
     return int(est.get_n_leaves())
 
@@ -110,6 +180,8 @@ def _fit(method, Xtr, Xntr, ytr, depth, seed):
         return _timed(lambda: _cart_ccp(Xntr, ytr, seed))
     if method == "streed":
         return _timed(lambda: _streed(Xntr, ytr, depth, seed))
+    if method == "gosdt":
+        return _timed(lambda: _gosdt_cv(Xntr, ytr, depth, seed))
     return _timed(lambda: _greedy_cv(Xtr, ytr, seed))
 
 
@@ -123,20 +195,30 @@ def run(names, splits, depth, data_dir, methods):
         acc = {m: [] for m in methods}
         leaves = {m: [] for m in methods}
         secs = {m: [] for m in methods}
+        depths = {m: [] for m in ("bound", "cv-front") if m in methods}
         sss = StratifiedShuffleSplit(n_splits=splits, test_size=0.3, random_state=0)
         for seed, (tr, te) in enumerate(sss.split(Xn, y)):
             Xtr, Xte = X.iloc[tr], X.iloc[te]
             for m in methods:
-                numeric = m in ("cart-ccp", "streed")
-                est, t = _fit(m, Xtr, Xn[tr], y[tr], depth, seed)
+                numeric = m in ("cart-ccp", "streed", "gosdt")
+                try:
+                    est, t = _fit(m, Xtr, Xn[tr], y[tr], depth, seed)
+                except Exception as exc:  # (a peer that fails on a split: nan, said once per dataset)
+                    if not np.isnan(acc[m]).any():
+                        print(f"{name}: {m} failed: {str(exc).splitlines()[0][:100]}", flush=True)
+                    acc[m].append(np.nan), leaves[m].append(np.nan), secs[m].append(np.nan)
+                    continue
                 acc[m].append(float(np.mean(est.predict(Xn[te] if numeric else Xte) == y[te])))
                 leaves[m].append(_leaves(est))
                 secs[m].append(t)
-        row = {"data": name, "n": len(y)}
+                if m in depths:
+                    depths[m].append(est.selected_depth_)
+        row = {"data": name, "n": len(y), "depths": {m: np.mean(d) for m, d in depths.items()}}
         for m in methods:
             row[m] = (np.mean(acc[m]), np.mean(leaves[m]), np.mean(secs[m]))
         rows.append(row)
         print(_line(row, methods), flush=True)
+        print(f"{'':<40}   depth chosen: " + ", ".join(f"{m} {d:.1f}" for m, d in row["depths"].items()), flush=True)
     return rows
 
 
@@ -151,10 +233,21 @@ def _line(row, methods):
 
 
 def summary(rows, methods):
-    """The closing comparison lines: means over datasets, and (a), (b) against CART."""
+    """The closing comparison lines over every dataset run, then over the UCI and the Top-k sets
+    apart when both ran."""
+    out = _summary(rows, methods, "mean over datasets")
+    uci, topk = [r for r in rows if r["data"] in UCI], [r for r in rows if r["data"] in TOPK]
+    if uci and topk:
+        out += _summary(uci, methods, f"mean over the {len(uci)} UCI sets")
+        out += _summary(topk, methods, f"mean over the {len(topk)} Top-k sets")
+    return out
+
+
+def _summary(rows, methods, title):
+    """Means over ``rows``, and (a), (b) against CART."""
     out = []
     mean = {m: np.mean([[r[m][0], r[m][1], r[m][2]] for r in rows], axis=0) for m in methods}
-    out.append(_line({"data": "mean over datasets", "n": 0, **{m: mean[m] for m in methods}}, methods))
+    out.append(_line({"data": title, "n": 0, **{m: mean[m] for m in methods}}, methods))
     for m in ("bound", "cv-front"):
         if m not in methods or "cart-ccp" not in methods:
             continue
@@ -163,7 +256,8 @@ def summary(rows, methods):
                    f"{mean[m][1] / mean['cart-ccp'][1]:.2f}x its leaves; dominates on {dom} of {len(rows)} datasets")
     if "bound" in methods and "cv-front" in methods:
         ratio = np.mean([r["bound"][2] / r["cv-front"][2] for r in rows])
-        out.append(f"bound time / cv-front time: {ratio:.2f} (mean of per-dataset ratios)")
+        out.append(f"bound time / cv-front time: {ratio:.2f} (mean of per-dataset ratios); "
+                   f"{mean['bound'][2] / mean['cv-front'][2]:.2f} (ratio of the mean times)")
     return out
 
 
@@ -172,25 +266,30 @@ def front_cost(names, depth, repeats, data_dir):
     geometric mean and the largest ratio."""
     from treelearn import OptimalTreeClassifier
 
-    print(f"depth {depth}: error_size_front vs one fit (median of {repeats} interleaved runs)")
-    print(f"{'data':<40} {'n':>5} {'fit s':>8} {'front s':>8} {'ratio':>6}  errors")
-    ratios = []
+    print(f"depth {depth}: error_size_front vs one fit; select='bound' (the fronts of every depth 1..{depth}) "
+          f"vs the front (median of {repeats} interleaved runs)")
+    print(f"{'data':<40} {'n':>5} {'fit s':>8} {'front s':>8} {'ratio':>6} {'depths s':>8} {'ratio':>6}  errors")
+    ratios, depth_ratios = [], []
     for name in names:
         X, y = _load(name, data_dir)
-        fit, front = [], []
+        fit, front, every = [], [], []
         for _ in range(repeats):
             est, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth).fit(X, y))
             fit.append(t)
             f, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth).error_size_front(X, y))
             front.append(t)
+            every.append(_timed(lambda: OptimalTreeClassifier(max_depth=depth, select="bound").fit(X, y))[1])
         if abs(f.errors[-1] - est.training_error_) > 1e-9 * max(1.0, est.training_error_):
             raise AssertionError(f"{name}: the front's last error {f.errors[-1]} is not the fit's "
                                  f"{est.training_error_}")
         ratio = np.median(front) / np.median(fit)
         ratios.append(ratio)
-        print(f"{name:<40} {len(y):>5} {np.median(fit):>8.3f} {np.median(front):>8.3f} {ratio:>6.2f}  "
-              f"{' '.join(f'{e:g}' for e in f.errors)}", flush=True)
-    print(f"geometric mean {np.exp(np.mean(np.log(ratios))):.2f}, largest {max(ratios):.2f}")
+        depth_ratios.append(np.median(every) / np.median(front))
+        print(f"{name:<40} {len(y):>5} {np.median(fit):>8.3f} {np.median(front):>8.3f} {ratio:>6.2f} "
+              f"{np.median(every):>8.3f} {depth_ratios[-1]:>6.2f}  {' '.join(f'{e:g}' for e in f.errors)}", flush=True)
+    print(f"front / fit: geometric mean {np.exp(np.mean(np.log(ratios))):.2f}, largest {max(ratios):.2f}; "
+          f"select='bound' / front: geometric mean {np.exp(np.mean(np.log(depth_ratios))):.2f}, "
+          f"largest {max(depth_ratios):.2f}")
 
 
 KS = [1, 2, 4, 8, "all"]
@@ -211,7 +310,7 @@ def _k_row(X, y, tr, te, depth, seed):
     fits = [_k_fit(k, depth, Xtr, ytr, seed) for k in KS]
     acc = np.array([np.mean(e.predict(X.iloc[te]) == y[te]) for e in fits])
     leaves = np.array([e.get_n_leaves() for e in fits])
-    bound = np.array([float(np.min(e.selection_scores_)) for e in fits])
+    bound = np.array([min(float(np.min(s)) for s in e.selection_scores_.values()) for e in fits])
     held = np.zeros(len(KS))
     for a, b in StratifiedKFold(5, shuffle=True, random_state=seed).split(Xtr, ytr):
         for i, k in enumerate(KS):
@@ -259,6 +358,7 @@ def main(argv=None):
     ap.add_argument("--front", action="store_true", help="the front's cost against one fit")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--choose-k", action="store_true", help="Top-k's k chosen by the bound, by CV, in hindsight")
+    ap.add_argument("--methods", nargs="*", default=None, help=f"a subset of {METHODS}")
     args = ap.parse_args(argv)
     names = args.datasets or (QUICK if args.quick else UCI + TOPK)
     splits = 2 if args.quick else args.splits
@@ -270,12 +370,15 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             choose_k(names, splits, args.depth, args.data_dir)
         return
-    methods = list(METHODS)
-    try:
-        import pystreed  # noqa: F401
-    except ImportError:
-        methods.remove("streed")
-    print(f"depth {args.depth}, {splits} stratified 70/30 splits; mean test accuracy, leaves, fit seconds")
+    methods = [m for m in (args.methods or METHODS) if m in METHODS]
+    for method, module in (("streed", "pystreed"), ("gosdt", "gosdt")):
+        try:
+            __import__(module)
+        except ImportError:
+            if method in methods:
+                methods.remove(method)
+    print(f"max depth {args.depth} (bound, cv-front: the depth chosen in 1..{args.depth}), {splits} stratified 70/30 "
+          "splits; mean test accuracy, leaves, fit seconds")
     print(_header(methods))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
