@@ -218,7 +218,9 @@ def run(names, splits, depth, data_dir, methods):
             row[m] = (np.mean(acc[m]), np.mean(leaves[m]), np.mean(secs[m]))
         rows.append(row)
         print(_line(row, methods), flush=True)
-        print(f"{'':<40}   depth chosen: " + ", ".join(f"{m} {d:.1f}" for m, d in row["depths"].items()), flush=True)
+        if row["depths"]:
+            print(f"{'':<40}   depth chosen: " + ", ".join(f"{m} {d:.1f}" for m, d in row["depths"].items()),
+                  flush=True)
     return rows
 
 
