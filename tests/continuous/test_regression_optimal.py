@@ -124,6 +124,28 @@ def test_ablation_switches_give_the_same_sse():
         assert regression_fit(X, y, w, None, max_depth=3, **sw)[1]["sse"] == pytest.approx(base, rel=1e-9)
 
 
+@pytest.mark.parametrize("opts", [dict(ties=False), dict(), dict(weighted=True, nan=True), dict(k=2)])
+def test_feature_bounds_and_neighbour_trees_keep_the_tree(opts):
+    """The depth-2 evaluation's feature bounds (a feature skipped on a side when its bound, from a
+    subset of the side, reaches what the side must beat) and the neighbouring split's child trees
+    (a child's budget capped by their SSE on its rows) prune only what cannot win: the tree, node for
+    node, of the search without them, and the warm start's rounds change the budget, not the SSE."""
+    from treelearn.learn.continuous.regressor import regression_fit
+
+    for seed in range(3):
+        X, y, w = _case(900 + seed, n=70, **opts)
+        for depth in (3, 4):
+            off_tree, off = regression_fit(X, y, w, None, max_depth=depth, use_fbounds=0, use_warm_children=0)
+            for sw in ({"use_fbounds": 1, "use_warm_children": 0}, {"use_fbounds": 0, "use_warm_children": 1}, {}):
+                tree, info = regression_fit(X, y, w, None, max_depth=depth, **sw)
+                assert info["sse"] == pytest.approx(off["sse"], rel=1e-12, abs=1e-12)
+                for a in ("feature", "threshold", "children_left", "children_right"):
+                    np.testing.assert_array_equal(getattr(tree, a), getattr(off_tree, a))
+            for rounds in (0, 1, 2):
+                info = regression_fit(X, y, w, None, max_depth=depth, warm_cells=2, warm_rounds=rounds)[1]
+                assert info["sse"] == pytest.approx(off["sse"], rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("depth", [2, 3])
 def test_quantile_warm_start_and_threads_keep_the_optimum(depth, threads):

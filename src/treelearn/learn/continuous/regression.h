@@ -48,10 +48,13 @@ struct RegParams {
     int use_intervals = 1, use_d2 = 1;  // ablation switches (the same tree)
     // the k-means bound of a node of budget <= 3 whose budget binds (regression.h; 0: off)
     int use_kmeans = 1;
+    int use_fbounds = 1;  // the depth-2 evaluation's feature bounds (Scans::depth2_sides; 0: off)
+    int use_warm_children = 1;  // a child's budget capped by a neighbouring split's child tree (0: off)
     int large_first = 0;  // which child of a split is solved first: the smaller (0) or the larger (1)
     // the warm start (regression_search.h): first the optimal tree over about warm_cells quantile
     // thresholds per feature at nodes of budget >= 2 (every threshold at budget 1); 0: off
     int warm_cells = 16;
+    int warm_rounds = -1;  // rounds of the warm start, each with 4x the cells of the last (-1: by depth)
     int n_threads = 1;  // threads sharing the root's features (the same tree on any number)
 };
 
@@ -233,11 +236,19 @@ struct Scans {
     // SSE of the rows so far reaches min(cap, best): that of a prefix never decreases, and every
     // later split costs at least it. Without a division per threshold: with A = |sum w y|^2 of
     // the prefix (weight wa) and B that of the rest (wb), sse(prefix) >= X iff (q - X) wa >= A,
-    // and the split's SSE is below G iff A wb + B wa > (q_total - G) wa wb.
-    void side_scan(const Entry* v, int cnt, const Acc<KK>& t, double cap, int g, double& best, double& freeb,
-                   Side1& out) const {
+    // and the split's SSE is below G iff A wb + B wa > (q_total - G) wa wb. Returns a lower
+    // bound of the least unconstrained SSE of a split along this feature (exact when the scan
+    // ran to the end): the least SSE met, or the prefix's SSE where the scan stopped.
+    double side_scan(const Entry* v, int cnt, const Acc<KK>& t, double cap, int g, double& best, double& freeb,
+                     Side1& out) const {
         Acc<KK> a;
         rows.clear(a);
+        // the feature's least split SSE so far is q_total - gnum / gden, kept without a division:
+        // a split's SSE is q_total - (A / wa + B / wb), so the least is the largest A wb + B wa
+        // over wa wb (first the leaf's: no split costs more)
+        double gnum = 0.0, gden = t.w > 0.0 ? t.w : 1.0;
+        for (int k = 0; k < rows.nk(); ++k) gnum += t.s[k] * t.s[k];
+        auto gmin = [&]() { return std::max(0.0, t.q - gnum / gden); };
         int prev = cnt > 0 ? v[0].rank : 0;
         for (int i = 0; i < cnt; ++i) {
             const Entry e = v[i];
@@ -250,10 +261,15 @@ struct Scans {
                     B += sb * sb;
                 }
                 if ((a.q - (std::min(cap, best) - eps)) * wa >= A) {  // no later split matters
-                    freeb = std::min(freeb, rows.sse(a));
-                    return;
+                    const double pre = rows.sse(a);
+                    freeb = std::min(freeb, pre);
+                    return std::min(gmin(), pre);
                 }
-                if (A * wb + B * wa > (t.q - std::max(freeb, best - eps)) * wa * wb) {  // (rare: the exact SSE)
+                const double num = A * wb + B * wa, den = wa * wb;
+                const bool lower = num * gden > gnum * den;
+                gnum = lower ? num : gnum;
+                gden = lower ? den : gden;
+                if (num > (t.q - std::max(freeb, best - eps)) * den) {  // (rare: the exact SSE)
                     const double c = rows.sse(a) + rows.sse_rest(t, a);
                     if (c < freeb) freeb = c;
                     if (admissible(i, cnt) && c < best - eps) {
@@ -267,6 +283,7 @@ struct Scans {
             }
             rows.add(a, e.row);
         }
+        return gmin();
     }
 
     // Depth-2 evaluation of the root split "first p rows of feature list vf go left" of a view
@@ -275,8 +292,14 @@ struct Scans {
     // scratch bytes; lo, hi: m scratch entries each. cap[s]: side s matters only below it (the
     // node's threshold less a bound of the other side), so a side's cost is exact when below its
     // cap, and its bound is min(best, cap, unconstrained best), monotone in the side's rows.
+    // Per feature bounds (the feature bound): the least SSE of a split along one feature never
+    // decreases when rows are added either, so glb[s] (nullable: F values for a subset of side s's
+    // rows, from an earlier evaluation) skips a feature whose bound reaches min(cap, best) (no
+    // strict improvement can come from it: the same split as the full scan), and gout[s] gets
+    // this side's bound per feature (the scan's, or the one it skipped by).
     void depth2_sides(const Entry* view, int m, int f, int p, uint8_t* side, Entry* lo, Entry* hi,
-                      const double* cap, Side1& L, Side1& R) const {
+                      const double* cap, Side1& L, Side1& R, const double* const* glb = nullptr,
+                      double* const* gout = nullptr) const {
         const Entry* vf = view + (size_t)f * m;
         Acc<KK> tot[2];
         rows.clear(tot[0]);
@@ -296,17 +319,44 @@ struct Scans {
         Entry* part[2] = {lo, hi};
         for (int g = 0; g < cols.F; ++g) {
             const Entry* v = view + (size_t)g * m;
-            int n0 = 0, n1 = 0;
-            for (int i = 0; i < m; ++i) {  // both outputs written, one index advanced
-                const Entry e = v[i];
-                const int s = side[e.row];
-                lo[n0] = e;
-                hi[n1] = e;
-                n0 += 1 - s;
-                n1 += s;
+            bool need[2];
+            for (int s = 0; s < 2; ++s) {
+                need[s] = tot[s].c >= 2;
+                const double* gb = glb ? glb[s] : nullptr;
+                if (need[s] && gb && gb[g] >= std::min(cap[s], best[s]) - eps) {
+                    need[s] = false;  // (skipped: its bound stands for it)
+                    freeb[s] = std::min(freeb[s], gb[g]);
+                    if (gout) gout[s][g] = gb[g];
+                } else if (!need[s] && gout) {
+                    gout[s][g] = 0.0;  // (a side of one row: a leaf of SSE 0)
+                }
             }
-            for (int s = 0; s < 2; ++s)
-                if (tot[s].c >= 2) side_scan(part[s], s ? n1 : n0, tot[s], cap[s], g, best[s], freeb[s], *out[s]);
+            if (need[0] && need[1]) {
+                int n0 = 0, n1 = 0;
+                for (int i = 0; i < m; ++i) {  // both outputs written, one index advanced
+                    const Entry e = v[i];
+                    const int s = side[e.row];
+                    lo[n0] = e;
+                    hi[n1] = e;
+                    n0 += 1 - s;
+                    n1 += s;
+                }
+                for (int s = 0; s < 2; ++s) {
+                    const double gl = side_scan(part[s], s ? n1 : n0, tot[s], cap[s], g, best[s], freeb[s], *out[s]);
+                    if (gout) gout[s][g] = gl;
+                }
+            } else if (need[0] || need[1]) {
+                const int s = need[0] ? 0 : 1;
+                Entry* o = part[s];
+                int n = 0;
+                for (int i = 0; i < m; ++i) {  // this side's list only
+                    const Entry e = v[i];
+                    o[n] = e;
+                    n += side[e.row] == s;
+                }
+                const double gl = side_scan(o, n, tot[s], cap[s], g, best[s], freeb[s], *out[s]);
+                if (gout) gout[s][g] = gl;
+            }
         }
         for (int s = 0; s < 2; ++s) {
             out[s]->cost = best[s];

@@ -99,7 +99,8 @@ class RegSearch {
         const int D = std::max(0, P.max_depth);
         const int first = P.use_d2 ? 3 : 2;
         const int levels = std::max(0, D - first + 1);
-        return 8.0 * F * (double)n * levels + 21.0 * n + (16.0 * n + 24.0 * F) * (D + 1);
+        const double fbounds = P.use_d2 && D >= 2 ? 16.0 * F * (double)n : 0.0;  // (Level::gl, gr)
+        return 8.0 * F * (double)n * levels + 21.0 * n + (16.0 * n + 24.0 * F) * (D + 1) + fbounds;
     }
 
     RegRes run(double ub) {
@@ -153,6 +154,13 @@ class RegSearch {
         std::vector<std::pair<int, int>> stack;
         std::vector<int> order;
         std::vector<Split1> d1;
+        // the depth-2 evaluation's feature bounds per evaluated position j (F values each): of
+        // its left side at gl[j F..], of its right side at gr[j F..] (Scans::depth2_sides)
+        std::vector<double> gl, gr;
+        // the children's trees at evaluated positions (levels that split their view): those of
+        // position j at kept[s][kept_at[j]] (-1: none); a neighbour's tree bounds a child's SSE
+        std::vector<int> kept_at;
+        std::vector<Sol> kept[2];
         double floor = 0.0;  // the least bound of a split evaluated or skipped at the node
     };
 
@@ -169,6 +177,7 @@ class RegSearch {
     std::vector<Entry> lo_, hi_;  // the depth-2 evaluation's lists of one feature by side
     std::vector<double> kys_, kws_;  // the k-means bound's scratch
     std::vector<int> kidx_;
+    std::vector<Acc<KK>> wacc_;  // (warm_sse's leaf sums)
     long long km_tries_ = 0, km_hits_ = 0;
     std::vector<Level> lvl_;
     RegShare* share_ = nullptr;  // the root's threads (run_shared), or none
@@ -266,15 +275,25 @@ class RegSearch {
         L.lbl.assign(K, 0.0);
         L.lbr.assign(K, 0.0);
         const bool intervals = P_.use_intervals && (scans_.msl == 1 || (depth == 2 && P_.use_d2));
+        if (depth == 2 && P_.use_d2 && intervals) {  // (read only at evaluated positions: no fill)
+            L.gl.resize((size_t)K * cols_.F);
+            L.gr.resize((size_t)K * cols_.F);
+        }
         const std::vector<int>& pos = L.pos;  // (a child's solve uses the levels below only)
-        auto eval = [&](int j, double lbl_hint, double lbr_hint) {
-            evaluate(view, m, depth, f, pos[j], j, lbl_hint, lbr_hint, ub, inc, root);
+        // ja, jb: the evaluated positions either side of j (-1: none), whose bounds hold for j's sides
+        if (depth >= first_split_level() && !cols_.rank_of.empty()) {
+            L.kept_at.assign(K, -1);
+            L.kept[0].clear();
+            L.kept[1].clear();
+        }
+        auto eval = [&](int j, double lbl_hint, double lbr_hint, int ja, int jb) {
+            evaluate(view, m, depth, f, pos[j], j, lbl_hint, lbr_hint, ub, inc, root, ja, jb, intervals);
             L.floor = std::min(L.floor, L.lbl[j] + L.lbr[j]);
         };
         ub = root_ub(ub, root);
-        eval(0, 0.0, 0.0);
+        eval(0, 0.0, 0.0, -1, -1);
         ub = root_ub(ub, root);
-        if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0);
+        if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0, 0, -1);
         L.stack.clear();
         if (K > 2) L.stack.emplace_back(0, K - 1);
         while (!L.stack.empty() && !stopped_) {
@@ -287,7 +306,7 @@ class RegSearch {
                 continue;
             }
             const int mid = a + (b - a) / 2;
-            eval(mid, intervals ? L.lbl[a] : 0.0, intervals ? L.lbr[b] : 0.0);
+            eval(mid, intervals ? L.lbl[a] : 0.0, intervals ? L.lbr[b] : 0.0, a, b);
             if (b - mid > 1) L.stack.emplace_back(mid, b);
             if (mid - a > 1) L.stack.emplace_back(a, mid);
         }
@@ -295,8 +314,10 @@ class RegSearch {
 
     // the split "first p rows of feature f go left" (position j of the feature's list): its
     // children's bounds into the level's lbl/lbr[j], the incumbent replaced when strictly better
+    // (ja, jb: the evaluated positions either side, -1: none: their children's trees bound this
+    // split's children, and with intervals their feature bounds hold for its left and right side)
     void evaluate(const Entry* view, int m, int depth, int f, int p, int j, double lbl_hint, double lbr_hint,
-                  double ub, RegRes& inc, bool root) {
+                  double ub, RegRes& inc, bool root, int ja = -1, int jb = -1, bool intervals = false) {
         if (check()) return;
         ++out_.evaluations;
         Level& L = lvl_[depth];
@@ -307,7 +328,13 @@ class RegSearch {
             Side1 a, b;
             const double T0 = threshold(inc, ub);
             const double cap[2] = {T0 - lbr_hint, T0 - lbl_hint};
-            scans_.depth2_sides(view, m, f, p, side_.data(), lo_.data(), hi_.data(), cap, a, b);
+            const bool fb = intervals && L.gl.size() >= (size_t)(j + 1) * cols_.F && P_.use_fbounds;
+            const size_t F = (size_t)cols_.F;
+            const double* glb[2] = {fb && ja >= 0 ? L.gl.data() + ja * F : nullptr,
+                                    fb && jb >= 0 ? L.gr.data() + jb * F : nullptr};
+            double* gout[2] = {fb ? L.gl.data() + j * F : nullptr, fb ? L.gr.data() + j * F : nullptr};
+            scans_.depth2_sides(view, m, f, p, side_.data(), lo_.data(), hi_.data(), cap, a, b, fb ? glb : nullptr,
+                                fb ? gout : nullptr);
             L.lbl[j] = a.bound;
             L.lbr[j] = b.bound;
             const double c = a.cost + b.cost;
@@ -328,7 +355,13 @@ class RegSearch {
         const bool left_first = P_.large_first ? p >= mr : p <= mr;
         // the first child below T less the other's bound, the second below what the first left
         const double hint_other = left_first ? lbr_hint : lbl_hint;
-        RegRes first = left_first ? solve(lv, p, depth - 1, T - hint_other) : solve(rv, mr, depth - 1, T - hint_other);
+        // a child's budget is at most (ties included) the SSE of a neighbouring split's same child
+        // tree on its rows: its optimum is then found exactly, with what it prunes by
+        auto budget = [&](int s, const Entry* v, int rows, double b) {
+            return std::min(b, warm_sse(L, s, ja, jb, v, rows) + 2.0 * eps_);
+        };
+        RegRes first = left_first ? solve(lv, p, depth - 1, budget(0, lv, p, T - hint_other))
+                                  : solve(rv, mr, depth - 1, budget(1, rv, mr, T - hint_other));
         double lb_first = first.lb, lb_second = hint_other;
         RegRes second;
         bool done = false;
@@ -338,9 +371,16 @@ class RegSearch {
             // its budget prunes none of them, and depth 3 then evaluated nearly every threshold)
             const double left = T - first.cost;
             const double B2 = left > 0.0 ? kSecondSlack * left : left;
-            second = left_first ? solve(rv, mr, depth - 1, B2) : solve(lv, p, depth - 1, B2);
+            second = left_first ? solve(rv, mr, depth - 1, budget(1, rv, mr, B2)) : solve(lv, p, depth - 1, budget(0, lv, p, B2));
             lb_second = std::max(second.lb, hint_other);
             done = true;
+        }
+        if (!L.kept_at.empty() && j < (int)L.kept_at.size()) {
+            L.kept_at[j] = (int)L.kept[0].size();
+            const Sol* ls = left_first ? &first.sol : done ? &second.sol : nullptr;
+            const Sol* rs = left_first ? (done ? &second.sol : nullptr) : &first.sol;
+            L.kept[0].push_back(ls ? *ls : leaf_sol());
+            L.kept[1].push_back(rs ? *rs : leaf_sol());
         }
         L.lbl[j] = left_first ? lb_first : lb_second;
         L.lbr[j] = left_first ? lb_second : lb_first;
@@ -352,6 +392,32 @@ class RegSearch {
                                  : join(f, cols_.thr_of(f, brl, brr), brr, second.sol, first.sol);
             note_root(c, root);
         }
+    }
+
+    // the least SSE (leaf means refitted) that side s's kept tree at position ja or jb of level L
+    // makes on the view's m rows (infinity: none kept)
+    double warm_sse(Level& L, int s, int ja, int jb, const Entry* v, int m) {
+        double best = kInf;
+        if (L.kept_at.empty() || !P_.use_warm_children) return best;
+        for (int k : {ja, jb}) {
+            if (k < 0 || k >= (int)L.kept_at.size() || L.kept_at[k] < 0) continue;
+            const Sol& t = L.kept[s][L.kept_at[k]];
+            if (t.size() <= 1) continue;
+            wacc_.resize(t.size());
+            for (Acc<KK>& a : wacc_) rows_.clear(a);
+            const int n = cols_.n;
+            for (int i = 0; i < m; ++i) {
+                const int r = v[i].row;
+                int q = 0;
+                while (t[q].feature >= 0) q = cols_.rank_of[(size_t)t[q].feature * n + r] >= t[q].rr ? t[q].right : q + 1;
+                rows_.add(wacc_[q], r);
+            }
+            double c = 0.0;
+            for (size_t q = 0; q < t.size(); ++q)
+                if (t[q].feature < 0) c += rows_.sse(wacc_[q]);
+            best = std::min(best, c);
+        }
+        return best;
     }
 
     // Top-k: the node's top_k best splits by one-split SSE, each with its children's subtrees
@@ -504,7 +570,8 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     CP.use_warm = 0;
     CP.max_depth = P.max_depth;
     const double mark_bytes = P.top_k == 0 && P.warm_cells > 0 ? 4.0 * P.F * (P.n + 1.0) : 0.0;
-    const double base = 8.0 * P.F * (double)P.n + 8.0 * P.n + 24.0 * P.n + 8.0 * P.n * P.K + mark_bytes;
+    const double rank_bytes = P.use_warm_children && P.max_depth >= 3 && P.top_k == 0 ? 4.0 * P.F * (double)P.n : 0.0;
+    const double base = 8.0 * P.F * (double)P.n + 8.0 * P.n + 24.0 * P.n + 8.0 * P.n * P.K + mark_bytes + rank_bytes;
     const double per_thread = RegSearch<KK>::buffer_bytes(P, P.n, P.F);
     int T = std::max(1, std::min(P.n_threads, std::max(1, P.F)));
     while (T > 1 && base + T * per_thread > P.mem_limit_bytes) --T;  // fewer threads within the cap
@@ -524,6 +591,11 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     }
     out.fixed_bytes = fixed + cols.value_bytes();
     out.peak_bytes = out.fixed_bytes;
+    if (P.use_warm_children && P.max_depth >= 3 && P.top_k == 0) {  // (warm_sse routes rows by rank)
+        cols.rank_of.resize((size_t)P.F * P.n);
+        for (size_t i = 0; i < cols.root_view.size(); ++i)
+            cols.rank_of[(i / P.n) * P.n + cols.root_view[i].row] = cols.root_view[i].rank;
+    }
     RegRows<KK> rows;
     rows.build(P);
     // the warm start: the optimal tree over quantile thresholds, whose SSE bounds the search
@@ -533,7 +605,10 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     std::vector<std::vector<int32_t>> marks;
     // (two rounds, the second with 4x more cells, while a feature has more than twice as many
     // distinct values)
-    for (int cells = P.warm_cells; P.top_k == 0 && cells > 0 && cells <= 4 * P.warm_cells && P.max_depth >= 2 && !stopped;
+    // (rounds < 0: one round up to depth 3, where the full search is expected to finish and a
+    // second round cost more than it saved; two deeper, where the anytime tree matters most)
+    const int rounds = P.warm_rounds >= 0 ? P.warm_rounds : P.max_depth <= 3 ? 1 : 2;
+    for (int cells = P.warm_cells; P.top_k == 0 && cells > 0 && cells < P.warm_cells << (2 * rounds) && P.max_depth >= 2 && !stopped;
          cells *= 4) {
         if (!quantile_marks(cols, cells, marks)) break;
         RegRes r0 = search_root<KK>(P, cols, rows, clock, stop, out, ub, &marks, T, stopped);

@@ -17,14 +17,16 @@ order, pruned by the monotone bound (the optimal SSE of a depth-k tree never dec
 are added, so ``cost_k(L_a) + cost_k(R_b)`` bounds every threshold between two evaluated ones
 ``a < b``) and by the budget handed to the children (the smaller child first); nodes of depth
 budget 2 use a specialised evaluation that finds both children's best depth-1 trees in one pass
-over the columns; a node of depth budget <= 3 whose budget binds is closed when the
+over the columns (a feature skipped on a side whose least split SSE on a subset of that side, from
+a neighbouring threshold, reaches what the side may cost); a child's budget is capped by the SSE
+of the same child's tree at a neighbouring threshold on its rows; a node of depth budget <= 3 whose budget binds is closed when the
 one-dimensional k-means bound (OSRT's: at most 2^depth leaves, so no less SSE than the best
 partition of the node's sorted targets into that many runs) reaches it. Anytime: the greedy regression tree of the same depth
 (:class:`~treelearn.GreedyTreeRegressor`) is the first incumbent, so a fit stopped by
 ``time_limit`` (or Ctrl-C: the best tree so far as the exception's ``partial_tree``) returns a
 tree at least as good on the training data, with the k-means bound of the whole sample as its
-lower bound. Before the search over every threshold, the optimal trees over about 16 and 64
-quantile thresholds per feature (every threshold at the nodes above the leaves) are found the
+lower bound. Before the search over every threshold, the optimal trees over about 16 (from depth
+4 then 64) quantile thresholds per feature (every threshold at the nodes above the leaves) are found the
 same way; the better one's SSE bounds the search, so a good tree comes early. ``n_jobs``
 threads share the root's features, each against the best SSE any has found; the tree is the
 one a single thread finds. On Dask input the gathered blocks are fitted. When every column is
@@ -115,7 +117,9 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     """Fit the optimal (``top_k`` 0) or Top-k regression tree. Returns ``(tree, info)``; ``info``
     has ``sse``, ``lower_bound`` (0 for Top-k: it proves nothing about the optimum), ``timed_out``,
     ``source`` ("search", "quantiles": the warm start's tree, or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
-    ``switches`` (ablation, same SSE): ``use_intervals``, ``use_d2``, ``warm_cells`` (0: no
+    ``switches`` (ablation, same SSE): ``use_intervals``, ``use_d2``, ``use_fbounds`` (the depth-2
+    evaluation's feature bounds), ``use_warm_children`` (neighbouring child trees cap a child's budget),
+    ``warm_rounds`` (-1: 1 up to depth 3, else 2), ``warm_cells`` (0: no
     quantile warm start; the tree may then differ where optima tie); ``use_binary`` False: the
     every-threshold search on 0/1 data too (``binary_regression``; ``info["solver"]`` says which ran)."""
     from treelearn.learn.continuous import _regression
