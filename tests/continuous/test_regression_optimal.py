@@ -120,7 +120,7 @@ def test_ablation_switches_give_the_same_sse():
     X, y, w = _case(5, n=40, ties=False)
     base = regression_fit(X, y, w, None, max_depth=3)[1]["sse"]
     for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_intervals": 0, "use_d2": 0}, {"large_first": 1},
-               {"use_kmeans": 0}):
+               {"use_kmeans": 0}, {"use_ends": 1}, {"use_fbounds": 0, "use_warm_children": 0}, {"warm_rounds": 2}):
         assert regression_fit(X, y, w, None, max_depth=3, **sw)[1]["sse"] == pytest.approx(base, rel=1e-9)
 
 

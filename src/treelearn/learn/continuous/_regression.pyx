@@ -32,7 +32,7 @@ cdef extern from "regression_search.h" namespace "tl::cont":
         const int8_t* nan_mode
         int max_depth, min_samples_leaf, top_k
         double upper_bound, eps, time_limit, mem_limit_bytes
-        int use_intervals, use_d2, large_first, use_kmeans, use_fbounds, use_warm_children, warm_cells, warm_rounds, n_threads
+        int use_intervals, use_d2, large_first, use_kmeans, use_fbounds, use_warm_children, use_ends, warm_cells, warm_rounds, n_threads
 
     cdef cppclass RegOutput:
         vector[int] feature, left, right
@@ -73,7 +73,8 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
                       int min_samples_leaf=1, int top_k=0, double upper_bound=0.0, double eps=0.0,
                       double time_limit=0.0, double memory_limit_bytes=1e9, const int8_t[::1] nan_mode=None,
                       int use_intervals=1, int use_d2=1, int large_first=0, int use_kmeans=1, int use_fbounds=1,
-                      int use_warm_children=1, int warm_cells=16, int warm_rounds=-1, int n_threads=1):
+                      int use_warm_children=1, int use_ends=0, int warm_cells=16, int warm_rounds=-1,
+                      int n_threads=1):
     """The tree of least weighted SSE (summed over the columns of ``Y``, (n, K), centred) over
     every threshold of the columns of ``X_fm`` (feature-major, (F, n)), depth <= ``max_depth``;
     ``top_k`` > 0: Top-k (only a node's top_k best splits). ``weights``: float64 per row, or None
@@ -110,6 +111,7 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
     P.use_kmeans = use_kmeans
     P.use_fbounds = use_fbounds
     P.use_warm_children = use_warm_children
+    P.use_ends = use_ends
     P.warm_cells = max(0, warm_cells)
     P.warm_rounds = warm_rounds
     P.n_threads = max(1, n_threads)

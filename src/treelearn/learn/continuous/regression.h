@@ -50,6 +50,7 @@ struct RegParams {
     int use_kmeans = 1;
     int use_fbounds = 1;  // the depth-2 evaluation's feature bounds (Scans::depth2_sides; 0: off)
     int use_warm_children = 1;  // a child's budget capped by a neighbouring split's child tree (0: off)
+    int use_ends = 0;  // a feature's thresholds: both ends evaluated first (1), or ends as bisection points (0)
     int large_first = 0;  // which child of a split is solved first: the smaller (0) or the larger (1)
     // the warm start (regression_search.h): first the optimal tree over about warm_cells quantile
     // thresholds per feature at nodes of budget >= 2 (every threshold at budget 1); 0: off

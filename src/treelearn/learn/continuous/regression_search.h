@@ -4,8 +4,8 @@
 // solve(view, depth, ub) returns a tree of the node's rows, its SSE and a lower bound of the
 // node's optimum; when the optimum is below ub (less the tie tolerance), the tree is optimal.
 // At a node: the leaf, then the best depth-1 tree (one pass over every feature), then, per
-// feature in the order of its depth-1 SSE, its thresholds in bisection order (both ends first,
-// then the middle of every open interval) with the interval bound of regression.h: an interval
+// feature in the order of its depth-1 SSE, its thresholds in bisection order (the middle of every
+// open interval, the ends taken as bisection points too) with the interval bound of regression.h: an interval
 // whose bound reaches the incumbent is skipped. Nodes of budget 2 use the depth-2 evaluation
 // (both children's best depth-1 trees in one pass, no view split); deeper nodes split the view
 // (the smaller child first) and solve the children with budgets: the first child below the
@@ -290,23 +290,32 @@ class RegSearch {
             evaluate(view, m, depth, f, pos[j], j, lbl_hint, lbr_hint, ub, inc, root, ja, jb, intervals);
             L.floor = std::min(L.floor, L.lbl[j] + L.lbr[j]);
         };
-        ub = root_ub(ub, root);
-        eval(0, 0.0, 0.0, -1, -1);
-        ub = root_ub(ub, root);
-        if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0, 0, -1);
         L.stack.clear();
-        if (K > 2) L.stack.emplace_back(0, K - 1);
+        if (P_.use_ends) {  // (both ends evaluated first)
+            ub = root_ub(ub, root);
+            eval(0, 0.0, 0.0, -1, -1);
+            ub = root_ub(ub, root);
+            if (K > 1 && !stopped_) eval(K - 1, intervals ? L.lbl[0] : 0.0, 0.0, 0, -1);
+            if (K > 2) L.stack.emplace_back(0, K - 1);
+        } else {
+            // the ends are virtual: positions -1 (an empty left side) and K (an empty right side),
+            // whose bound is 0; an end's own evaluation bounds nothing the interval does not (one
+            // side of it holds min_samples_leaf rows), so it waits for its interval like any other
+            L.stack.emplace_back(-1, K);
+        }
+        auto lbl = [&](int a) { return intervals && a >= 0 ? L.lbl[a] : 0.0; };
+        auto lbr = [&](int b) { return intervals && b < K ? L.lbr[b] : 0.0; };
         while (!L.stack.empty() && !stopped_) {
             auto [a, b] = L.stack.back();
             L.stack.pop_back();
             ub = root_ub(ub, root);
-            const double bound = intervals ? L.lbl[a] + L.lbr[b] : 0.0;
+            const double bound = lbl(a) + lbr(b);
             if (bound >= threshold(inc, ub) - eps_) {
                 L.floor = std::min(L.floor, bound);
                 continue;
             }
             const int mid = a + (b - a) / 2;
-            eval(mid, intervals ? L.lbl[a] : 0.0, intervals ? L.lbr[b] : 0.0, a, b);
+            eval(mid, lbl(a), lbr(b), a, b < K ? b : -1);
             if (b - mid > 1) L.stack.emplace_back(mid, b);
             if (mid - a > 1) L.stack.emplace_back(a, mid);
         }

@@ -38,7 +38,8 @@ Which optimal tree (the tie rule): a candidate replaces the incumbent only when 
 by more than the tie tolerance (``ERROR_TIE`` of the root's SSE): the leaf before any split, the
 first best depth-1 tree (features in column order, thresholds ascending) before deeper trees,
 then at every node the first best split met in the order features by depth-1 SSE, thresholds in
-bisection order.
+bisection order (the middle threshold first, then the middles of the two halves, depth first, the
+lower half first).
 """
 from __future__ import annotations
 
@@ -119,7 +120,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     ``source`` ("search", "quantiles": the warm start's tree, or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
     ``switches`` (ablation, same SSE): ``use_intervals``, ``use_d2``, ``use_fbounds`` (the depth-2
     evaluation's feature bounds), ``use_warm_children`` (neighbouring child trees cap a child's budget),
-    ``warm_rounds`` (-1: 1 up to depth 3, else 2), ``warm_cells`` (0: no
+    ``use_ends`` (a feature's two end thresholds evaluated first: the tree may then differ where
+    optima tie), ``warm_rounds`` (-1: 1 up to depth 3, else 2), ``warm_cells`` (0: no
     quantile warm start; the tree may then differ where optima tie); ``use_binary`` False: the
     every-threshold search on 0/1 data too (``binary_regression``; ``info["solver"]`` says which ran)."""
     from treelearn.learn.continuous import _regression
