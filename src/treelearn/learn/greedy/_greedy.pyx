@@ -31,6 +31,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         int hist
         double hist_budget
         int n_jobs
+        int64_t hist_par_min
         double min_weight_leaf
         int64_t max_features
         int random_split
@@ -62,6 +63,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         cbool cost_failed
         int stopped
         cbool leaves_known
+        int64_t threaded_builds
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
 
@@ -219,7 +221,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
                int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None,
-               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None):
+               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None, int64_t hist_par_min=-1):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -237,8 +239,12 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     constraints on the fraction of class 1: inadmissible splits skipped, node values clipped to
     the bounds the constrained splits set).
 
-    ``n_jobs``: threads of the sorted (exact) finder, over a large node's features; the tree is
-    the same for any number (a user criterion runs on one thread).
+    ``n_jobs``: threads over a large node's features, in either finder (the sorted finder's scans
+    and partitions; the histogram finder's histogram builds, each cell summed by one thread in the
+    rows' order); the tree is the same for any number (a user criterion's sorted finder runs on one
+    thread). ``hist_par_min``: the entries (rows x features) from which a node's histogram is built
+    on the threads (< 0: the default, ``HistFinder::PAR_MIN``); ``hist_threaded`` in the result:
+    how many histograms were.
 
     ``time_limit`` (seconds, <= 0: none) and Ctrl-C (in any thread) are checked before every
     split: past the limit the growth stops and the nodes not split yet are leaves (``stopped``:
@@ -305,6 +311,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.hist = 1 if hist else 0
     prm.hist_budget = hist_budget
     prm.n_jobs = n_jobs if n_jobs > 0 else 1
+    prm.hist_par_min = hist_par_min
     prm.min_weight_leaf = min_weight_leaf
     prm.max_features = max_features
     prm.random_split = 1 if random_split else 0
@@ -328,6 +335,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
         state.raise_error()
     out = _node_arrays(res, n_classes)
     out["leaves_known"] = bool(res.leaves_known and leaf_of is not None)
+    out["hist_threaded"] = res.threaded_builds
     if res.stopped == 1:
         _raise_interrupt(out)
     return out

@@ -83,7 +83,9 @@ public:
     }
 
     static FinderT<Crit> make_finder(const Problem& p, const Crit& c, const Params& pr) {
-        if constexpr (std::is_constructible<FinderT<Crit>, const Problem&, const Crit&, int64_t, int>::value)
+        if constexpr (std::is_same<FinderT<Crit>, HistFinder<Crit>>::value)
+            return FinderT<Crit>(p, c, pr.min_samples_leaf, pr.n_jobs, pr.hist_par_min);
+        else if constexpr (std::is_constructible<FinderT<Crit>, const Problem&, const Crit&, int64_t, int>::value)
             return FinderT<Crit>(p, c, pr.min_samples_leaf, pr.n_jobs);
         else
             return FinderT<Crit>(p, c, pr.min_samples_leaf);
@@ -266,6 +268,7 @@ inline void grow_with(const Problem& P, const Params& prm, Crit& crit, Result& r
         if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
         g.grow();
         res.leaves_known = P.leaf_of != nullptr;
+        res.threaded_builds = g.finder.threaded_builds;
     } else {
         GrowerT<SortedFinder, Crit> g(P, prm, crit, res);
         g.grow();

@@ -7,6 +7,13 @@
 // row count) by this file's own kernel, count_row_moments. A node's rows are scattered over the
 // sample: the histogram build and mark prefetch the codes and channels of the rows PREFETCH
 // positions ahead (their reads are what a deep node's pass waits on).
+// Threads (n_jobs): a large node's histogram is built by `threads` workers, each over a block of
+// features (every cell is summed by one thread, over the node's rows in their order: the same
+// bits for any number of threads, hence the same tree); the row coding of the constructor and the
+// children's histograms by subtraction are shared the same way. A split's mark runs the sides'
+// sums (in the rows' order) on one thread while the others record the rows' sides by row chunks,
+// and the partition moves row chunks at offsets counted first (the same order as on one thread).
+// A node of fewer than par_min entries (rows x features) stays on one thread.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +23,7 @@
 
 #include "core/criteria.h"
 #include "core/histogram.h"
+#include "core/limits.h"
 #include "ranked.h"
 #include "types.h"
 
@@ -54,9 +62,15 @@ public:
     double budget = 256.0 * 1024 * 1024;
     int64_t next_id = 0;  // the id the next split's left child gets (its right: + 1), for P.leaf_of
     static constexpr int64_t PREFETCH = 64;  // rows ahead whose codes and channels are prefetched
+    static constexpr int64_t PAR_MIN = 1 << 17;  // entries (rows x features) of a node worth threads
+    int threads = 1;              // n_jobs, at most one per feature
+    int64_t par_min = PAR_MIN;    // a node's entries from which its histogram is built on `threads`
+    int64_t threaded_builds = 0;  // histograms built on more than one thread (reported, for tests)
 
-    HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf)
+    HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf, int n_jobs = 1, int64_t par_min_ = -1)
         : P(p), crit(c), msl(min_samples_leaf) {
+        threads = std::max(1, std::min(n_jobs, std::max(1, P.d)));
+        if (par_min_ >= 0) par_min = par_min_;
         const int64_t n = P.n;
         rows.resize(n);
         for (int64_t i = 0; i < n; ++i) rows[i] = (int32_t)i;
@@ -93,16 +107,31 @@ public:
         const int64_t n = P.n;
         const int d = P.d;
         bins.resize((size_t)n * d);
-        // row blocks: each block's codes are written feature by feature while its rows stay in cache
+        // row blocks: each block's codes are written feature by feature while its rows stay in cache;
+        // threads take every T-th block (a copy: the same bytes for any number)
         const int64_t block = 4096;
-        for (int64_t r0 = 0; r0 < n; r0 += block) {
-            const int64_t r1 = std::min(n, r0 + block);
-            for (int f = 0; f < d; ++f) {
-                const int32_t* cf = P.codes + (size_t)f * n;
-                B* out = bins.data() + f;
-                for (int64_t i = r0; i < r1; ++i) out[(size_t)i * d] = (B)cf[i];
+        const int T = (int64_t)n * d >= par_min ? threads : 1;
+        tl::run_workers(T, [&](int t) {
+            for (int64_t r0 = (int64_t)t * block; r0 < n; r0 += (int64_t)T * block) {
+                const int64_t r1 = std::min(n, r0 + block);
+                for (int f = 0; f < d; ++f) {
+                    const int32_t* cf = P.codes + (size_t)f * n;
+                    B* out = bins.data() + f;
+                    for (int64_t i = r0; i < r1; ++i) out[(size_t)i * d] = (B)cf[i];
+                }
             }
-        }
+        });
+    }
+
+    // the threads of a node of m rows: one below par_min entries
+    int node_threads(int64_t m) const {
+        if (threads <= 1 || m * (int64_t)P.d < par_min) return 1;
+        return threads;
+    }
+    // thread t's block of features [f0, f1) among T (contiguous, sizes differing by at most one)
+    void feature_block(int t, int T, int& f0, int& f1) const {
+        f0 = (int)((int64_t)P.d * t / T);
+        f1 = (int)((int64_t)P.d * (t + 1) / T);
     }
 
     int64_t alloc() {
@@ -127,6 +156,16 @@ public:
 
     void build(Node& nd) {
         nd.hist = alloc();
+        const int T = node_threads(nd.end - nd.start);
+        if (T > 1) {
+            ++threaded_builds;
+            tl::run_workers(T, [&](int t) {
+                int f0, f1;
+                feature_block(t, T, f0, f1);
+                build_block(nd, f0, f1);
+            });
+            return;
+        }
         double* h = pool[nd.hist].data();
         int64_t* hc = cpool[nd.hist].data();
         std::fill(h, h + hsize, 0.0);
@@ -134,11 +173,11 @@ public:
         if constexpr (Crit::moments) {
             if (S == 4) {  // the counts from the fourth lane (whole numbers, exact)
                 if (narrow)
-                    count_row_moments(rows.data() + nd.start, nd.end - nd.start, bins8.data(), P.d, offset.data(),
-                                          P.stats, h);
+                    count_row_moments(rows.data() + nd.start, nd.end - nd.start, bins8.data(), P.d, 0, P.d,
+                                      offset.data(), P.stats, h);
                 else
-                    count_row_moments(rows.data() + nd.start, nd.end - nd.start, bins16.data(), P.d, offset.data(),
-                                          P.stats, h);
+                    count_row_moments(rows.data() + nd.start, nd.end - nd.start, bins16.data(), P.d, 0, P.d,
+                                      offset.data(), P.stats, h);
                 for (int64_t i = 0; i < csize; ++i) hc[i] = (int64_t)h[i * 4 + 3];
             } else if (narrow)
                 tl::count_row_stats(rows.data() + nd.start, nd.end - nd.start, bins8.data(), P.d, offset.data(),
@@ -156,25 +195,95 @@ public:
                                                                P.w, h, hc);
     }
 
+    // build's share of one thread: the cells of features [f0, f1), zeroed then summed over the
+    // node's rows in their order (each cell the same additions as on one thread)
+    void build_block(const Node& nd, int f0, int f1) {
+        double* h = pool[nd.hist].data();
+        int64_t* hc = cpool[nd.hist].data();
+        const int64_t c0 = offset[f0], c1 = offset[f1];
+        std::fill(h + c0 * S, h + c1 * S, 0.0);
+        std::fill(hc + c0, hc + c1, 0);
+        const int32_t* nr = rows.data() + nd.start;
+        const int64_t m = nd.end - nd.start;
+        if constexpr (Crit::moments) {
+            if (S == 4) {
+                if (narrow) count_row_moments(nr, m, bins8.data(), P.d, f0, f1, offset.data(), P.stats, h);
+                else count_row_moments(nr, m, bins16.data(), P.d, f0, f1, offset.data(), P.stats, h);
+                for (int64_t i = c0; i < c1; ++i) hc[i] = (int64_t)h[i * 4 + 3];
+            } else if (narrow) {
+                count_block_stats(nr, m, bins8.data(), P.d, f0, f1, offset.data(), P.C, P.stats, h, hc);
+            } else {
+                count_block_stats(nr, m, bins16.data(), P.d, f0, f1, offset.data(), P.C, P.stats, h, hc);
+            }
+        } else if (narrow) {
+            count_block_classes(nr, m, bins8.data(), P.d, f0, f1, offset.data(), P.C, P.y, P.w, h, hc);
+        } else {
+            count_block_classes(nr, m, bins16.data(), P.d, f0, f1, offset.data(), P.C, P.y, P.w, h, hc);
+        }
+    }
+
+    // core/histogram.h's count_rows (RowMajor, classes) over the features [f0, f1) only: each cell
+    // gets the same additions in the same order
+    template <class Code>
+    static void count_block_classes(const int32_t* rows, int64_t nrows, const Code* codes, int d, int f0, int f1,
+                                    const int64_t* offset, int C, const int64_t* y, const double* w, double* h,
+                                    int64_t* hc) {
+        for (int64_t p = 0; p < nrows; ++p) {
+            if (p + PREFETCH < nrows) {
+                const int64_t q = rows[p + PREFETCH];
+                __builtin_prefetch(codes + q * (int64_t)d + f0);
+                __builtin_prefetch(y + q);
+                __builtin_prefetch(w + q);
+            }
+            const int64_t r = rows[p];
+            const Code* b = codes + r * (int64_t)d;
+            const int64_t yc = y[r];
+            const double wi = w[r];
+            for (int f = f0; f < f1; ++f) {
+                const int64_t cell = offset[f] + b[f];
+                h[cell * C + yc] += wi;
+                hc[cell] += 1;
+            }
+        }
+    }
+
+    // core/histogram.h's count_row_stats (C channels) over the features [f0, f1) only
+    template <class Code>
+    static void count_block_stats(const int32_t* rows, int64_t nrows, const Code* codes, int d, int f0, int f1,
+                                  const int64_t* offset, int C, const double* stats, double* h, int64_t* hc) {
+        for (int64_t p = 0; p < nrows; ++p) {
+            const int64_t r = rows[p];
+            const Code* b = codes + r * (int64_t)d;
+            const double* s = stats + r * (int64_t)C;
+            for (int f = f0; f < f1; ++f) {
+                const int64_t cell = offset[f] + b[f];
+                double* hh = h + cell * C;
+                for (int c = 0; c < C; ++c) hh[c] += s[c];
+                hc[cell] += 1;
+            }
+        }
+    }
+
     // build's kernel for one output's three channels into cells of four lanes: a row adds
     // (stats[r * 3], stats[r * 3 + 1], stats[r * 3 + 2], 1) to h[cell * 4 .. cell * 4 + 3] (its
     // channels and its count, exact in a double up to 2^53 rows): two vector additions per cell
     // on SSE2 where core/histogram.h's count_row_stats makes three scalar ones and an integer
     // count. Each channel gets the same additions in the same order: the same bits.
+    // Features [f0, f1) only (a thread's block; 0, d on one thread).
     template <class Code>
-    static void count_row_moments(const int32_t* rows, int64_t nrows, const Code* codes, int d,
+    static void count_row_moments(const int32_t* rows, int64_t nrows, const Code* codes, int d, int f0, int f1,
                                   const int64_t* offset, const double* stats, double* h) {
         for (int64_t p = 0; p < nrows; ++p) {
             if (p + PREFETCH < nrows) {  // a node's rows are scattered: their reads asked for ahead
                 const int64_t q = rows[p + PREFETCH];
-                __builtin_prefetch(codes + q * (int64_t)d);
+                __builtin_prefetch(codes + q * (int64_t)d + f0);
                 __builtin_prefetch(stats + q * 3);
                 __builtin_prefetch(stats + q * 3 + 2);
             }
             const int64_t r = rows[p];
             const Code* b = codes + r * (int64_t)d;
             const double s0 = stats[r * 3], s1 = stats[r * 3 + 1], s2 = stats[r * 3 + 2];
-            for (int f = 0; f < d; ++f) {
+            for (int f = f0; f < f1; ++f) {
                 double* hh = h + (offset[f] + b[f]) * 4;
                 hh[0] += s0;
                 hh[1] += s1;
@@ -352,6 +461,10 @@ public:
         nl = nr = nm = 0;
         lrows.clear();
         rrows.clear();
+        if constexpr (!Crit::ranked) {
+            const int T = node_threads(nd.end - nd.start);
+            if (T > 1) return mark_threaded(nd, T, cf, M, k, cat, mright, cl, cr, nl, nr, nm);
+        }
         if constexpr (Crit::moments && !Crit::ranked) {
             if (P.C == 3) return mark3(nd, cf, M, k, cat, mright, cl, cr, nl, nr, nm);
         }
@@ -403,18 +516,90 @@ public:
         nm = n_miss;
     }
 
-    // stable partition of the row range; histograms: smaller child built, larger by subtraction
-    void partition(Node& nd, int64_t nl, Node& L, Node& R, bool needL, bool needR) {
-        int64_t li = nd.start, ri = 0;
+    // mark on T threads: thread 0 sums the sides' channels in the rows' order (each row's side
+    // read from its code, nothing written: the same additions as mark's), threads 1..T-1 record
+    // the sides (right, P.leaf_of) and count them over chunks of the rows
+    void mark_threaded(const Node& nd, int T, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright,
+                       double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
+        std::vector<int64_t> n_right((size_t)T, 0), n_miss((size_t)T, 0);
+        const int64_t m = nd.end - nd.start;
+        tl::run_workers(T, [&](int t) {
+            if (t == 0) {
+                sum_sides(nd, cf, M, k, cat, mright, cl, cr);
+                return;
+            }
+            const int64_t p0 = nd.start + m * (t - 1) / (T - 1), p1 = nd.start + m * t / (T - 1);
+            int64_t a = 0, b = 0;
+            for (int64_t p = p0; p < p1; ++p) {
+                if (p + PREFETCH < p1) __builtin_prefetch(cf + rows[p + PREFETCH]);
+                bool miss;
+                a += side(p, rows[p], cf, M, k, cat, mright, miss);
+                b += miss;
+            }
+            n_right[(size_t)t] = a;
+            n_miss[(size_t)t] = b;
+        });
+        for (int t = 1; t < T; ++t) { nr += n_right[(size_t)t]; nm += n_miss[(size_t)t]; }
+        nl = m - nr;
+    }
+
+    // the sides' sums of mark (mark3's for one output's three channels, add_row's otherwise)
+    void sum_sides(const Node& nd, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright, double* cl,
+                   double* cr) {
+        if constexpr (Crit::moments) {
+            if (P.C == 3) {
+                double l0 = cl[0], l1 = cl[1], l2 = cl[2], r0 = cr[0], r1 = cr[1], r2 = cr[2];
+                const double* st = P.stats;
+                for (int64_t p = nd.start; p < nd.end; ++p) {
+                    if (p + PREFETCH < nd.end) {
+                        const int64_t q = rows[p + PREFETCH];
+                        __builtin_prefetch(cf + q);
+                        __builtin_prefetch(st + q * 3);
+                        __builtin_prefetch(st + q * 3 + 2);
+                    }
+                    const int32_t r = rows[p];
+                    const int32_t x = cf[r];
+                    const bool rr = x == M ? mright : (cat ? (x == k) : (x >= k));
+                    const double* s = st + (size_t)r * 3;
+                    const double s0 = s[0], s1 = s[1], s2 = s[2];
+                    l0 += rr ? 0.0 : s0;
+                    l1 += rr ? 0.0 : s1;
+                    l2 += rr ? 0.0 : s2;
+                    r0 += rr ? s0 : 0.0;
+                    r1 += rr ? s1 : 0.0;
+                    r2 += rr ? s2 : 0.0;
+                }
+                cl[0] = l0; cl[1] = l1; cl[2] = l2;
+                cr[0] = r0; cr[1] = r1; cr[2] = r2;
+                return;
+            }
+        }
         for (int64_t p = nd.start; p < nd.end; ++p) {
             const int32_t r = rows[p];
-            const uint8_t g = right[p];
-            rows[li] = r;
-            tmp[ri] = r;
-            li += 1 - g;
-            ri += g;
+            const int32_t x = cf[r];
+            const bool rr = x == M ? mright : (cat ? (x == k) : (x >= k));
+            const int32_t cls = Crit::moments ? 0 : (int32_t)P.y[r];
+            add_row<Crit>(P, rr ? cr : cl, r, cls, P.w[r]);
         }
-        std::memcpy(rows.data() + li, tmp.data(), (size_t)ri * sizeof(int32_t));
+    }
+
+    // stable partition of the row range; histograms: smaller child built, larger by subtraction
+    void partition(Node& nd, int64_t nl, Node& L, Node& R, bool needL, bool needR) {
+        const int T = node_threads(nd.end - nd.start);
+        if (T > 1) {
+            partition_threaded(nd, nl, T);
+        } else {
+            int64_t li = nd.start, ri = 0;
+            for (int64_t p = nd.start; p < nd.end; ++p) {
+                const int32_t r = rows[p];
+                const uint8_t g = right[p];
+                rows[li] = r;
+                tmp[ri] = r;
+                li += 1 - g;
+                ri += g;
+            }
+            std::memcpy(rows.data() + li, tmp.data(), (size_t)ri * sizeof(int32_t));
+        }
         L.start = nd.start; L.end = nd.start + nl;
         R.start = nd.start + nl; R.end = nd.end;
         if (Crit::ranked || (!needL && !needR)) return;  // (a ranked criterion keeps no histogram)
@@ -428,16 +613,57 @@ public:
             double* a = pool[large->hist].data();
             const double* pp = pool[nd.hist].data();
             const double* s = pool[small->hist].data();
-            for (int64_t i = 0; i < hsize; ++i) a[i] = pp[i] - s[i];
             int64_t* ac = cpool[large->hist].data();
             const int64_t* pc = cpool[nd.hist].data();
             const int64_t* sc = cpool[small->hist].data();
-            for (int64_t i = 0; i < csize; ++i) ac[i] = pc[i] - sc[i];
+            // cell by cell (a difference per cell: any split of the cells gives the same bits)
+            const int T = node_threads(small->end - small->start);
+            tl::run_workers(T, [&](int t) {
+                int f0, f1;
+                feature_block(t, T, f0, f1);
+                for (int64_t i = offset[f0] * S; i < offset[f1] * S; ++i) a[i] = pp[i] - s[i];
+                for (int64_t i = offset[f0]; i < offset[f1]; ++i) ac[i] = pc[i] - sc[i];
+            });
             if (!need_small) release(*small);
         } else {
             if (need_small) build(*small);
             if (need_large) build(*large);
         }
+    }
+
+    // partition's stable moves on T threads: per chunk of positions, its left rows counted, then
+    // each chunk's rows copied to tmp at its offsets (left rows first) and tmp back to the range
+    void partition_threaded(const Node& nd, int64_t nl, int T) {
+        const int64_t m = nd.end - nd.start;
+        std::vector<int64_t> lefts((size_t)T + 1, 0);
+        auto chunk = [&](int t, int64_t& p0, int64_t& p1) {
+            p0 = nd.start + m * t / T;
+            p1 = nd.start + m * (t + 1) / T;
+        };
+        tl::run_workers(T, [&](int t) {
+            int64_t p0, p1, a = 0;
+            chunk(t, p0, p1);
+            for (int64_t p = p0; p < p1; ++p) a += 1 - right[p];
+            lefts[(size_t)t + 1] = a;
+        });
+        for (int t = 0; t < T; ++t) lefts[(size_t)t + 1] += lefts[(size_t)t];
+        int32_t* out = tmp.data();
+        tl::run_workers(T, [&](int t) {
+            int64_t p0, p1;
+            chunk(t, p0, p1);
+            int64_t li = lefts[(size_t)t], ri = nl + (p0 - nd.start) - lefts[(size_t)t];
+            for (int64_t p = p0; p < p1; ++p) {
+                const int32_t r = rows[p];
+                const uint8_t g = right[p];
+                out[g ? ri : li] = r;
+                li += 1 - g;
+                ri += g;
+            }
+        });
+        tl::run_workers(T, [&](int t) {
+            const int64_t q0 = m * t / T, q1 = m * (t + 1) / T;
+            std::memcpy(rows.data() + nd.start + q0, out + q0, (size_t)(q1 - q0) * sizeof(int32_t));
+        });
     }
 };
 

@@ -48,7 +48,8 @@ struct Params {
     double min_impurity_decrease;  // scikit-learn's units (Crit::sklearn_scale x normalised gain)
     int hist;               // 1: histogram finder
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
-    int n_jobs = 1;         // threads of the sorted finder (the same tree for any number)
+    int n_jobs = 1;         // threads of either finder over a large node's features (the same tree for any number)
+    int64_t hist_par_min = -1;  // histogram finder: a node's entries (rows x features) worth threads (< 0: its default)
     double min_weight_leaf = 0.0;  // a split's sides need at least this weight (scikit-learn's)
     int64_t max_features = 0;      // > 0: features drawn per node until this many varied (scikit-learn's)
     int random_split = 0;          // 1: one random threshold (category) per drawn feature (splitter="random")
@@ -66,6 +67,7 @@ struct Result {
     bool cost_failed = false;  // the user criterion failed: the growth stopped early
     int stopped = 0;           // the growth stopped early: 1 Ctrl-C, 2 the time limit (open nodes are leaves)
     bool leaves_known = false; // P.leaf_of holds each row's leaf (the histogram finder filled it)
+    int64_t threaded_builds = 0;  // histogram finder: node histograms built on more than one thread
 };
 
 struct Split {
