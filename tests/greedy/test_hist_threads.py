@@ -6,7 +6,10 @@ the others record the rows' sides, and the partition moves row chunks at counted
 node array must equal the ``n_jobs=1`` tree's bit for bit. The threaded path runs only on nodes of
 at least ``HistFinder::PAR_MIN`` entries (rows x features); the tests lower that threshold
 (``hist_par_min`` of the compiled growth) so that small and large nodes mix on small data, and
-check through the growth's ``hist_threaded`` count that threads did build histograms.
+check through the growth's ``hist_threaded`` count that threads did build histograms. Beyond the
+trees (which the tie tolerance makes robust to a last bit), every histogram made (built or by
+subtraction) must have the same bits: the growth's digests of them are compared, and the root's
+against numpy's sums in row order.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ class _Counts(list):
     def __init__(self):
         super().__init__()
         self.state = {"par_min": -1}
+        self.digests = []
 
 
 @pytest.fixture
@@ -33,8 +37,9 @@ def threaded_counts(monkeypatch):
     grow = _greedy.grow_coded
 
     def lowered(*args, **kwargs):
-        out = grow(*args, hist_par_min=state["par_min"], **kwargs)
+        out = grow(*args, hist_par_min=state["par_min"], hist_digests=True, **kwargs)
         counts.append(out["hist_threaded"])
+        counts.digests.append(out["hist_digests"])
         return out
 
     monkeypatch.setattr(_greedy, "grow_coded", lowered)
@@ -55,10 +60,13 @@ def _same_for_any_n_jobs(make, fit, counts, par_min):
     counts.state["par_min"] = par_min
     ref = _arrays(fit(make(1)))
     assert counts[-1] == 0  # one thread: no threaded build
+    ref_digests = counts.digests[-1]
     assert ref["left"].size > 15  # a real tree
+    assert len(ref_digests) > 15
     for n_jobs in (2, 3, -1):
         got = _arrays(fit(make(n_jobs)))
         assert counts[-1] > 0, f"n_jobs={n_jobs}: no histogram was built on threads"
+        assert counts.digests[-1] == ref_digests, f"n_jobs={n_jobs}: histograms differ in their bits"
         assert got.keys() == ref.keys()
         for k in ref:
             np.testing.assert_array_equal(got[k], ref[k], err_msg=f"{k}, n_jobs={n_jobs}, par_min={par_min}")
@@ -151,9 +159,51 @@ def test_hist_threads_give_one_tree_within_the_memory_budget():
                 max_leaves, 1, 0.0, True)
         ref = _greedy.grow_coded(*args, 0.0)
         for n_jobs in (2, 3):
-            got = _greedy.grow_coded(*args, 0.0, n_jobs=n_jobs, hist_par_min=0)
+            got = _greedy.grow_coded(*args, 0.0, n_jobs=n_jobs, hist_par_min=0, hist_digests=True)
             assert got["hist_threaded"] > 0
+            assert got["hist_digests"] == _greedy.grow_coded(*args, 0.0, hist_digests=True)["hist_digests"]
             for key in ("children_left", "feature", "split_code", "n_node_samples", "missing_go_to_left", "value",
                         "impurity"):
                 np.testing.assert_array_equal(got[key], ref[key], err_msg=f"{key}, n_jobs={n_jobs}")
 
+
+
+def _fnv(h, hc):
+    """The growth's digest of a histogram: FNV-1a over its cells' bits, then its counts."""
+    x, mask = 1469598103934665603, (1 << 64) - 1
+    for b in list(np.ascontiguousarray(h, dtype=np.float64).view(np.uint64).ravel()) + list(hc.astype(np.uint64)):
+        x = ((x ^ int(b)) * 1099511628211) & mask
+    return x
+
+
+@pytest.mark.parametrize("task", ["regression", "classes"])
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+def test_hist_threads_give_one_tree_root_histogram_is_the_row_order_sum(task, n_jobs):
+    # the root histogram (every row, in row order) against numpy's unbuffered sums in that order
+    from treelearn.learn.greedy.estimator import code_features
+
+    rng = np.random.default_rng(11)
+    n = 2000
+    X = rng.normal(size=(n, 5))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    cf = code_features(X, None, 15)
+    codes = np.asarray(cf.codes)
+    offset = np.concatenate([[0], np.cumsum(cf.n_codes)])
+    cells = (codes + offset[:-1, None]).T  # (n, d): each row's cell per feature, in row order
+    hc = np.bincount(cells.ravel(), minlength=offset[-1]).astype(np.int64)
+    w = rng.uniform(0.2, 2.0, size=n)
+    if task == "regression":
+        y = rng.normal(size=n)
+        stats = np.column_stack([w, w * y, w * y * y])
+        lanes = np.column_stack([stats, np.ones(n)])  # the fourth lane: the row count
+        h = np.zeros((offset[-1], 4))
+        np.add.at(h, cells.ravel(), np.repeat(lanes, cells.shape[1], axis=0))
+        labels, C, crit, kw = np.zeros(n, np.int64), 3, 10, {"stats": stats}
+    else:
+        labels, C, crit, kw = rng.integers(0, 3, n).astype(np.int64), 3, 0, {}
+        h = np.zeros((offset[-1], C))
+        np.add.at(h, (cells.ravel(), np.repeat(labels, cells.shape[1])), np.repeat(w, cells.shape[1]))
+    out = _greedy.grow_coded(cf.codes, cf.n_codes, cf.is_cat, cf.cat_only, cf.miss_code, labels, w, C, crit, 3, -1,
+                             1, 0.0, True, n_jobs=n_jobs, hist_par_min=0, hist_digests=True, **kw)
+    assert (out["hist_threaded"] > 0) == (n_jobs > 1)
+    assert out["hist_digests"][0] == _fnv(h, hc)

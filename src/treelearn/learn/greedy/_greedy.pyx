@@ -32,6 +32,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         double hist_budget
         int n_jobs
         int64_t hist_par_min
+        int hist_digests
         double min_weight_leaf
         int64_t max_features
         int random_split
@@ -64,6 +65,7 @@ cdef extern from "grow.h" namespace "tl::greedy":
         int stopped
         cbool leaves_known
         int64_t threaded_builds
+        vector[uint64_t] hist_digests
 
     void grow(const Problem& P, const Params& prm, Result& res) except + nogil
 
@@ -221,7 +223,8 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
                int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None,
-               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None, int64_t hist_par_min=-1):
+               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None, int64_t hist_par_min=-1,
+               bint hist_digests=False):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -244,7 +247,9 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     rows' order); the tree is the same for any number (a user criterion's sorted finder runs on one
     thread). ``hist_par_min``: the entries (rows x features) from which a node's histogram is built
     on the threads (< 0: the default, ``HistFinder::PAR_MIN``); ``hist_threaded`` in the result:
-    how many histograms were.
+    how many histograms were. ``hist_digests``: the result's ``hist_digests`` holds a 64-bit
+    FNV-1a digest of every histogram made (built or by subtraction: cells' bits, then the counts),
+    in order (the tests' check that threads change no bit).
 
     ``time_limit`` (seconds, <= 0: none) and Ctrl-C (in any thread) are checked before every
     split: past the limit the growth stops and the nodes not split yet are leaves (``stopped``:
@@ -312,6 +317,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     prm.hist_budget = hist_budget
     prm.n_jobs = n_jobs if n_jobs > 0 else 1
     prm.hist_par_min = hist_par_min
+    prm.hist_digests = 1 if hist_digests else 0
     prm.min_weight_leaf = min_weight_leaf
     prm.max_features = max_features
     prm.random_split = 1 if random_split else 0
@@ -336,6 +342,8 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     out = _node_arrays(res, n_classes)
     out["leaves_known"] = bool(res.leaves_known and leaf_of is not None)
     out["hist_threaded"] = res.threaded_builds
+    if hist_digests:
+        out["hist_digests"] = [d for d in res.hist_digests]
     if res.stopped == 1:
         _raise_interrupt(out)
     return out

@@ -266,6 +266,7 @@ inline void grow_with(const Problem& P, const Params& prm, Crit& crit, Result& r
     if (prm.hist && prm.max_features <= 0 && !prm.random_split) {
         GrowerT<HistFinder, Crit> g(P, prm, crit, res);
         if (prm.hist_budget >= 0.0) g.finder.budget = prm.hist_budget;
+        if (prm.hist_digests) g.finder.digests = &res.hist_digests;
         g.grow();
         res.leaves_known = P.leaf_of != nullptr;
         res.threaded_builds = g.finder.threaded_builds;

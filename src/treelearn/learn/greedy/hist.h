@@ -66,6 +66,7 @@ public:
     int threads = 1;              // n_jobs, at most one per feature
     int64_t par_min = PAR_MIN;    // a node's entries from which its histogram is built on `threads`
     int64_t threaded_builds = 0;  // histograms built on more than one thread (reported, for tests)
+    std::vector<uint64_t>* digests = nullptr;  // when given: a digest of every histogram made, in order (tests)
 
     HistFinder(const Problem& p, const Crit& c, int64_t min_samples_leaf, int n_jobs = 1, int64_t par_min_ = -1)
         : P(p), crit(c), msl(min_samples_leaf) {
@@ -154,6 +155,21 @@ public:
         if (bytes > budget) release(nd);
     }
 
+    // FNV-1a over the bits of a histogram's cells and counts (the tests' check of every bit)
+    void digest(int64_t slot) {
+        if (!digests) return;
+        uint64_t x = 1469598103934665603ULL;
+        const double* h = pool[slot].data();
+        const int64_t* hc = cpool[slot].data();
+        for (int64_t i = 0; i < hsize; ++i) {
+            uint64_t b;
+            std::memcpy(&b, h + i, sizeof b);
+            x = (x ^ b) * 1099511628211ULL;
+        }
+        for (int64_t i = 0; i < csize; ++i) x = (x ^ (uint64_t)hc[i]) * 1099511628211ULL;
+        digests->push_back(x);
+    }
+
     void build(Node& nd) {
         nd.hist = alloc();
         const int T = node_threads(nd.end - nd.start);
@@ -164,8 +180,13 @@ public:
                 feature_block(t, T, f0, f1);
                 build_block(nd, f0, f1);
             });
-            return;
+        } else {
+            build_one(nd);
         }
+        digest(nd.hist);
+    }
+
+    void build_one(Node& nd) {
         double* h = pool[nd.hist].data();
         int64_t* hc = cpool[nd.hist].data();
         std::fill(h, h + hsize, 0.0);
@@ -624,6 +645,7 @@ public:
                 for (int64_t i = offset[f0] * S; i < offset[f1] * S; ++i) a[i] = pp[i] - s[i];
                 for (int64_t i = offset[f0]; i < offset[f1]; ++i) ac[i] = pc[i] - sc[i];
             });
+            digest(large->hist);
             if (!need_small) release(*small);
         } else {
             if (need_small) build(*small);

@@ -50,6 +50,7 @@ struct Params {
     double hist_budget;     // bytes of histograms kept for waiting nodes (then rebuilt from rows)
     int n_jobs = 1;         // threads of either finder over a large node's features (the same tree for any number)
     int64_t hist_par_min = -1;  // histogram finder: a node's entries (rows x features) worth threads (< 0: its default)
+    int hist_digests = 0;       // histogram finder: 1, a digest of every histogram made (Result::hist_digests)
     double min_weight_leaf = 0.0;  // a split's sides need at least this weight (scikit-learn's)
     int64_t max_features = 0;      // > 0: features drawn per node until this many varied (scikit-learn's)
     int random_split = 0;          // 1: one random threshold (category) per drawn feature (splitter="random")
@@ -68,6 +69,7 @@ struct Result {
     int stopped = 0;           // the growth stopped early: 1 Ctrl-C, 2 the time limit (open nodes are leaves)
     bool leaves_known = false; // P.leaf_of holds each row's leaf (the histogram finder filled it)
     int64_t threaded_builds = 0;  // histogram finder: node histograms built on more than one thread
+    std::vector<uint64_t> hist_digests;  // histogram finder, when asked: FNV-1a of each histogram's bits, in order
 };
 
 struct Split {
