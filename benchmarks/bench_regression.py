@@ -33,17 +33,17 @@ Optimal part (``--section optimal``):
 ``--quick``: the three small quantbnb sets and four small 0/1 sets, depths 2-3, 10 s limits.
 
 ``--section hist``: only the histogram mode vs LightGBM of part 1 (interleaved runs), with both
-sides on each number of threads of ``--threads`` (``n_jobs``; default 1); ``--clock cpu``: CPU
-time in place of wall time (fairer on a loaded machine, for one thread).
+sides on each number of threads of ``--threads`` (``n_jobs``; default 1), every fit timed on the
+wall clock and on the process's CPU time (fairer on a loaded machine; with threads it sums them).
 
     python benchmarks/bench_regression.py [--data-dir ../shared/datasets] [--sizes 1e5 1e6 4e6]
                                           [--depth 8] [--repeats 3] [--limit 60] [--quick]
                                           [--section scale|hist|datasets|optimal|binary|all] [--threads 1 2]
-                                          [--clock wall|cpu]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
@@ -114,31 +114,43 @@ def scale_section(sizes, depth: int, repeats: int) -> None:
               f"| {hi.score(Xte, yte):.4f} |", flush=True)
 
 
-def hist_section(sizes, depth: int, repeats: int, threads, cpu: bool = False) -> None:
+def timed_both(make, X, y):
+    """One fit's (wall seconds, CPU seconds of the process: every thread's summed, estimator)."""
+    est = make()
+    w0, c0 = time.perf_counter(), time.process_time()
+    est.fit(X, y)
+    return time.perf_counter() - w0, time.process_time() - c0, est
+
+
+def hist_section(sizes, depth: int, repeats: int, threads) -> None:
     """Histogram mode alone against LightGBM's one tree (no exact fits: quick at 4e6 rows), with
-    the same number of threads on both sides (``n_jobs``) for each of ``threads``; ``cpu``: the
-    process's CPU time (both sides' threads summed) in place of the wall clock."""
+    the same number of threads on both sides (``n_jobs``) for each of ``threads``; every fit timed
+    on the wall clock and on the process's CPU time (both sides' threads summed), the medians of
+    each and their ratios. The machine's load average is printed with each row."""
     leaves = 2 ** depth
-    clock = time.process_time if cpu else time.perf_counter
-    print(f"## Histogram mode vs LightGBM one tree: synthetic, depth {depth}, median of {repeats} interleaved runs, "
-          f"{'cpu' if cpu else 'wall'} clock")
-    print("| rows | threads | LightGBM s | greedy hist s | ratio | R2 lgbm | R2 hist |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"## Histogram mode vs LightGBM one tree: synthetic, depth {depth}, median of {repeats} interleaved runs")
+    print("| rows | threads | LightGBM wall s | hist wall s | ratio wall | LightGBM cpu s | hist cpu s | ratio cpu "
+          "| R2 lgbm | R2 hist | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         X, y = synthetic(int(n / 0.8))
         cut = int(n)
         Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
         for t in threads:
-            t_lg, t_hi = [], []
+            lgw, lgc, hiw, hic = [], [], [], []
             for _ in range(repeats):  # interleaved: both sides see the same machine load
-                a, lg = timed(lambda: lightgbm_tree(depth, leaves, t), Xtr, ytr, 1, clock)
-                b, hi = timed(lambda: GreedyTreeRegressor(max_depth=depth, max_thresholds=255, n_jobs=t), Xtr, ytr, 1,
-                              clock)
-                t_lg.append(a)
-                t_hi.append(b)
-            a, b = statistics.median(t_lg), statistics.median(t_hi)
-            print(f"| {int(n):,} | {t} | {a:.3f} | {b:.3f} | {b / a:.2f} | {r2_score(yte, lg.predict(Xte)):.4f} "
-                  f"| {hi.score(Xte, yte):.4f} |", flush=True)
+                a, b, lg = timed_both(lambda: lightgbm_tree(depth, leaves, t), Xtr, ytr)
+                c, d, hi = timed_both(lambda: GreedyTreeRegressor(max_depth=depth, max_thresholds=255, n_jobs=t),
+                                      Xtr, ytr)
+                lgw.append(a)
+                lgc.append(b)
+                hiw.append(c)
+                hic.append(d)
+            a, b = statistics.median(lgw), statistics.median(hiw)
+            c, d = statistics.median(lgc), statistics.median(hic)
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+            print(f"| {int(n):,} | {t} | {a:.3f} | {b:.3f} | {b / a:.2f} | {c:.3f} | {d:.3f} | {d / c:.2f} "
+                  f"| {r2_score(yte, lg.predict(Xte)):.4f} | {hi.score(Xte, yte):.4f} | {load:.1f} |", flush=True)
 
 
 def regression_sets(data_dir: Path):
@@ -267,8 +279,6 @@ def main(argv=None) -> int:
                     help="binary: only the 0/1 features vs pystreed part of the optimal section; hist: only "
                          "histogram mode vs LightGBM of the scale section, at each of --threads")
     ap.add_argument("--threads", type=int, nargs="+", default=[1], help="n_jobs of both sides (--section hist)")
-    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
-                    help="--section hist: wall time, or CPU time (a loaded machine; one thread)")
     ap.add_argument("--limit", type=float, default=60.0, help="time limit of each optimal fit (s)")
     ap.add_argument("--n-jobs", type=int, default=-1, help="threads of the every-threshold optimal fits")
     ap.add_argument("--quick", action="store_true", help="optimal section: small sets, depths 2-3, 10 s limits")
@@ -282,7 +292,7 @@ def main(argv=None) -> int:
         optimal_continuous(args.data_dir, limit, args.quick, args.n_jobs)
         optimal_binary(args.data_dir, limit, args.quick)
     if args.section == "hist":
-        hist_section(args.sizes, args.depth, args.repeats, args.threads, args.clock == "cpu")
+        hist_section(args.sizes, args.depth, args.repeats, args.threads)
     if args.section == "binary":
         optimal_binary(args.data_dir, min(args.limit, 10.0) if args.quick else args.limit, args.quick)
     return 0

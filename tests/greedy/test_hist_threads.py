@@ -134,8 +134,8 @@ def test_hist_threads_give_one_tree_classifier(threaded_counts, par_min, criteri
 
 
 def test_hist_threads_give_one_tree_at_the_default_threshold(threaded_counts):
-    # 30,000 rows x 9 features: the root and the first levels are above PAR_MIN (2**17 entries)
-    X, y, _ = _regression_data("plain", n=30000)
+    # 240,000 rows x 9 features: the root and the first two levels are above PAR_MIN (2**20 entries)
+    X, y, _ = _regression_data("plain", n=240000)
 
     def make(n_jobs):
         return GreedyTreeRegressor(max_depth=10, max_thresholds=255, n_jobs=n_jobs)

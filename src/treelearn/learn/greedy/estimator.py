@@ -335,7 +335,7 @@ def grow_greedy(Xe, y_codes, n_classes: int, sample_weight=None, schema: ColumnS
     ccp_alpha, random_state : minimal cost-complexity pruning after growth, scikit-learn's (0: none);
         None or a seed / RandomState: the feature order of ties between equally wide splits (see the
         module docstring): None, index order; else a random order drawn from it.
-    n_jobs, min_weight_fraction_leaf : threads of the sorted finder (None: 1, -1: every core; the
+    n_jobs, min_weight_fraction_leaf : threads of either finder (None: 1, -1: every core; the
         tree is the same); each side of a split holds at least this fraction of the weight (0-0.5).
     max_features, splitter, monotonic_cst : scikit-learn's (see :class:`GreedyTreeClassifier`).
     time_limit : None, or seconds (coding included) after which no node is split any more: the
@@ -675,9 +675,12 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
         weight is n_samples / (n_classes · its count)).
     n_jobs : int or None, default=None
-        Threads of the exact (sorted) split finder: a large node's features are shared among them,
-        and the tree is the same for any number (None: 1; -1: all cores, -2: all but one...).
-        The histogram finder and a callable criterion run on one thread.
+        Threads over a large node's work, the same tree for any number (None: 1; -1: all cores,
+        -2: all but one...). The exact (sorted) finder shares a node's features among them (the
+        split search and the partition); the histogram finder (``max_thresholds``) builds a node's
+        histogram by blocks of features, each cell summed by one thread over the rows in their
+        order, and shares the split's row marking and partition by row chunks. A callable
+        criterion runs on one thread.
 
     Attributes
     ----------

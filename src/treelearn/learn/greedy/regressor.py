@@ -209,7 +209,11 @@ class GreedyTreeRegressor(BaseTreeRegressor):
     categorical : column indices or names of categorical columns (conditions ``x == v``).
     random_state : None or a seed: the order of features among exactly tied splits (None:
         index order).
-    n_jobs : threads of the exact mode over a large node's features (the same tree for any number).
+    n_jobs : threads over a large node's work, in both modes, the same tree for any number (None: 1,
+        -1: every core): exact mode shares a node's features among them (the split search and the
+        partition); histogram mode builds a node's histogram by blocks of features (each cell summed
+        by one thread in the rows' order) and shares the split's row marking and partition by row
+        chunks. ``absolute_error`` (targets ranked per node) uses threads in exact mode only.
 
     Missing values (NaN) follow scikit-learn's rule: at a split, rows missing the feature are
     tried on both sides and the better direction is kept (``tree_.missing_go_to_left``).
