@@ -29,6 +29,14 @@
 
 namespace tl::greedy {
 
+// the threaded paths kept out of line: the one-thread loops they sit beside stay as compact as
+// before (inlined into their callers, their registers free of the thread plumbing)
+#if defined(__GNUC__)
+#define TL_COLD_PATH __attribute__((noinline))
+#else
+#define TL_COLD_PATH
+#endif
+
 template <class Crit>
 class HistFinder {
 public:
@@ -115,18 +123,25 @@ public:
         bins.resize((size_t)n * d);
         // row blocks: each block's codes are written feature by feature while its rows stay in cache;
         // threads take every T-th block (a copy: the same bytes for any number)
-        const int64_t block = 4096;
         const int T = (int64_t)n * d >= par_min ? threads : 1;
-        tl::run_workers(T, [&](int t) {
-            for (int64_t r0 = (int64_t)t * block; r0 < n; r0 += (int64_t)T * block) {
-                const int64_t r1 = std::min(n, r0 + block);
-                for (int f = 0; f < d; ++f) {
-                    const int32_t* cf = P.codes + (size_t)f * n;
-                    B* out = bins.data() + f;
-                    for (int64_t i = r0; i < r1; ++i) out[(size_t)i * d] = (B)cf[i];
-                }
+        const int32_t* codes = P.codes;
+        B* out = bins.data();
+        if (T == 1) return fill_rows(codes, n, d, out, 0, 1);
+        tl::run_workers(T, [=](int t) { fill_rows(codes, n, d, out, t, T); });
+    }
+    // thread t's share of fill_bins (every T-th block of rows); arguments by value: the byte
+    // stores cannot alias them
+    template <class B>
+    static void fill_rows(const int32_t* codes, int64_t n, int d, B* bins, int t, int T) {
+        const int64_t block = 4096;
+        for (int64_t r0 = (int64_t)t * block; r0 < n; r0 += (int64_t)T * block) {
+            const int64_t r1 = std::min(n, r0 + block);
+            for (int f = 0; f < d; ++f) {
+                const int32_t* cf = codes + (size_t)f * n;
+                B* out = bins + f;
+                for (int64_t i = r0; i < r1; ++i) out[(size_t)i * d] = (B)cf[i];
             }
-        });
+        }
     }
 
     // the threads of a node of m rows: one below par_min entries
@@ -178,17 +193,18 @@ public:
     void build(Node& nd) {
         nd.hist = alloc();
         const int T = node_threads(nd.end - nd.start);
-        if (T > 1) {
-            ++threaded_builds;
-            tl::run_workers(T, [&](int t) {
-                int f0, f1;
-                feature_block(t, T, f0, f1);
-                build_block(nd, f0, f1);
-            });
-        } else {
-            build_one(nd);
-        }
+        if (T > 1) build_threaded(nd, T);
+        else build_one(nd);
         digest(nd.hist);
+    }
+
+    TL_COLD_PATH void build_threaded(const Node& nd, int T) {
+        ++threaded_builds;
+        tl::run_workers(T, [&](int t) {
+            int f0, f1;
+            feature_block(t, T, f0, f1);
+            build_block(nd, f0, f1);
+        });
     }
 
     void build_one(Node& nd) {
@@ -545,7 +561,7 @@ public:
     // mark on T threads: thread 0 sums the sides' channels in the rows' order (each row's side
     // read from its code, nothing written: the same additions as mark's), threads 1..T-1 record
     // the sides (right, P.leaf_of) and count them over chunks of the rows
-    void mark_threaded(const Node& nd, int T, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright,
+    TL_COLD_PATH void mark_threaded(const Node& nd, int T, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright,
                        double* cl, double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
         std::vector<int64_t> n_right((size_t)T, 0), n_miss((size_t)T, 0);
         const int64_t m = nd.end - nd.start;
@@ -644,12 +660,12 @@ public:
             const int64_t* sc = cpool[small->hist].data();
             // cell by cell (a difference per cell: any split of the cells gives the same bits)
             const int T = node_threads(small->end - small->start);
-            tl::run_workers(T, [&](int t) {
-                int f0, f1;
-                feature_block(t, T, f0, f1);
-                for (int64_t i = offset[f0] * S; i < offset[f1] * S; ++i) a[i] = pp[i] - s[i];
-                for (int64_t i = offset[f0]; i < offset[f1]; ++i) ac[i] = pc[i] - sc[i];
-            });
+            if (T == 1) {
+                subtract(a, pp, s, 0, hsize);
+                subtract(ac, pc, sc, 0, csize);
+            } else {
+                subtract_threaded(a, pp, s, ac, pc, sc, T);
+            }
             digest(large->hist);
             if (!need_small) release(*small);
         } else {
@@ -658,9 +674,25 @@ public:
         }
     }
 
+    TL_COLD_PATH void subtract_threaded(double* a, const double* pp, const double* s, int64_t* ac,
+                                        const int64_t* pc, const int64_t* sc, int T) {
+        tl::run_workers(T, [&](int t) {
+            int f0, f1;
+            feature_block(t, T, f0, f1);
+            subtract(a, pp, s, offset[f0] * S, offset[f1] * S);
+            subtract(ac, pc, sc, offset[f0], offset[f1]);
+        });
+    }
+
+    // a[i] = p[i] - s[i] for i in [i0, i1) (arguments by value: a loop the compiler vectorises)
+    template <class V>
+    static void subtract(V* a, const V* p, const V* s, int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) a[i] = p[i] - s[i];
+    }
+
     // partition's stable moves on T threads: per chunk of positions, its left rows counted, then
     // each chunk's rows copied to tmp at its offsets (left rows first) and tmp back to the range
-    void partition_threaded(const Node& nd, int64_t nl, int T) {
+    TL_COLD_PATH void partition_threaded(const Node& nd, int64_t nl, int T) {
         const int64_t m = nd.end - nd.start;
         std::vector<int64_t> lefts((size_t)T + 1, 0);
         auto chunk = [&](int t, int64_t& p0, int64_t& p1) {
