@@ -223,8 +223,7 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
                double min_impurity_decrease, bint hist, double hist_budget=-1.0, cost=None,
                int64_t min_samples_split=2, int n_jobs=1, double min_weight_leaf=0.0,
                int64_t max_features=0, bint random_split=False, uint64_t seed=0, monotonic_cst=None,
-               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None, int64_t hist_par_min=-1,
-               bint hist_digests=False):
+               double time_limit=0.0, stats=None, int64_t[::1] leaf_of=None, int64_t hist_par_min=-1, bint hist_digests=False):
     """Grow a tree on coded features ``codes`` (d, n); returns a dict of node arrays.
 
     ``criterion``: 0 entropy, 1 Gini, 2 Kearns-Mansour, -1 a user G given as ``cost``, a callable
@@ -242,14 +241,8 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
     constraints on the fraction of class 1: inadmissible splits skipped, node values clipped to
     the bounds the constrained splits set).
 
-    ``n_jobs``: threads over a large node's features, in either finder (the sorted finder's scans
-    and partitions; the histogram finder's histogram builds, each cell summed by one thread in the
-    rows' order); the tree is the same for any number (a user criterion's sorted finder runs on one
-    thread). ``hist_par_min``: the entries (rows x features) from which a node's histogram is built
-    on the threads (< 0: the default, ``HistFinder::PAR_MIN``); ``hist_threaded`` in the result:
-    how many histograms were. ``hist_digests``: the result's ``hist_digests`` holds a 64-bit
-    FNV-1a digest of every histogram made (built or by subtraction: cells' bits, then the counts),
-    in order (the tests' check that threads change no bit).
+    ``n_jobs``: threads of a large node in either finder, the same tree for any number. For tests
+    (hist.h): ``hist_par_min`` (< 0: the default), ``hist_digests``; see :func:`_node_arrays`.
 
     ``time_limit`` (seconds, <= 0: none) and Ctrl-C (in any thread) are checked before every
     split: past the limit the growth stops and the nodes not split yet are leaves (``stopped``:
@@ -341,16 +334,15 @@ def grow_coded(const int32_t[:, ::1] codes, const int32_t[::1] n_codes, const ui
         state.raise_error()
     out = _node_arrays(res, n_classes)
     out["leaves_known"] = bool(res.leaves_known and leaf_of is not None)
-    out["hist_threaded"] = res.threaded_builds
-    if hist_digests:
-        out["hist_digests"] = [d for d in res.hist_digests]
     if res.stopped == 1:
         _raise_interrupt(out)
     return out
 
 
 cdef dict _node_arrays(Result& res, int n_classes):
-    """The growth's node arrays (copies) and its stop flag."""
+    """The growth's node arrays (copies) and its stop flag; for tests, ``hist_threaded``: how many
+    histograms were built on threads (nodes of ``hist_par_min`` entries, rows x features, or more),
+    ``hist_digests``: when asked, the FNV-1a digest of every histogram made, in order (hist.h)."""
     cdef Py_ssize_t m = res.n_nodes
     out = {}
     out["children_left"] = np.asarray(<int64_t[:m]> res.left.data()).copy() if m else np.zeros(0, np.int64)
@@ -363,6 +355,8 @@ cdef dict _node_arrays(Result& res, int n_classes):
     out["impurity"] = np.asarray(<double[:m]> res.impurity.data()).copy()
     out["value"] = np.asarray(<double[:m * n_classes]> res.value.data()).copy().reshape(m, n_classes)
     out["stopped"] = res.stopped
+    out["hist_threaded"] = res.threaded_builds
+    out["hist_digests"] = [d for d in res.hist_digests] if res.hist_digests.size() else None
     return out
 
 

@@ -675,12 +675,9 @@ class GreedyTreeClassifier(BaseTreeClassifier):
         Multiplies ``sample_weight`` exactly as scikit-learn does (``"balanced"``: each class's
         weight is n_samples / (n_classes · its count)).
     n_jobs : int or None, default=None
-        Threads over a large node's work, the same tree for any number (None: 1; -1: all cores,
-        -2: all but one...). The exact (sorted) finder shares a node's features among them (the
-        split search and the partition); the histogram finder (``max_thresholds``) builds a node's
-        histogram by blocks of features, each cell summed by one thread over the rows in their
-        order, and shares the split's row marking and partition by row chunks. A callable
-        criterion runs on one thread.
+        Threads of a large node, the same tree for any number (None: 1; -1: all cores...): exact
+        mode shares the node's features (search, partition), histogram mode (``max_thresholds``)
+        its histogram by feature blocks and its rows' partition by chunks. A user G: one thread.
 
     Attributes
     ----------
