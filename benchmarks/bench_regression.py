@@ -72,6 +72,13 @@ def synthetic(n: int, seed: int = 0, d: int = 10):
     return X, y
 
 
+def synthetic_split(n):
+    """``n`` synthetic training rows and a quarter as many test rows after them: Xtr, ytr, Xte, yte."""
+    X, y = synthetic(int(n / 0.8))
+    cut = int(n)
+    return X[:cut], y[:cut], X[cut:], y[cut:]
+
+
 def timed(make, X, y, repeats: int, clock=time.perf_counter):
     times, est = [], None
     for _ in range(repeats):
@@ -98,9 +105,7 @@ def scale_section(sizes, depth: int, repeats: int) -> None:
           "| R2 lgbm | R2 hist |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
-        X, y = synthetic(int(n / 0.8))
-        cut = int(n)
-        Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
+        Xtr, ytr, Xte, yte = synthetic_split(n)
         t_sk, sk = timed(lambda: DecisionTreeRegressor(max_depth=depth, random_state=0), Xtr, ytr, repeats)
         t_ex, ex = timed(lambda: GreedyTreeRegressor(max_depth=depth), Xtr, ytr, repeats)
         try:
@@ -133,9 +138,7 @@ def hist_section(sizes, depth: int, repeats: int, threads) -> None:
           "| R2 lgbm | R2 hist | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
-        X, y = synthetic(int(n / 0.8))
-        cut = int(n)
-        Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
+        Xtr, ytr, Xte, yte = synthetic_split(n)
         for t in threads:
             lgw, lgc, hiw, hic = [], [], [], []
             for _ in range(repeats):  # interleaved: both sides see the same machine load

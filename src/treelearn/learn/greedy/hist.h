@@ -37,6 +37,28 @@ namespace tl::greedy {
 #define TL_COLD_PATH
 #endif
 
+// the two sides' sums of one output's three channels (a split's mark): a row's channels added to
+// its side and +0.0 to the other (x + 0.0 == x for sums that start at +0.0 and never become -0.0):
+// no branch on the side, the same bits as adding to one side only; a local of this type stays in
+// registers
+struct SideSums3 {
+    double l0, l1, l2, r0, r1, r2;
+    SideSums3(const double* cl, const double* cr) : l0(cl[0]), l1(cl[1]), l2(cl[2]), r0(cr[0]), r1(cr[1]), r2(cr[2]) {}
+    void add(bool rr, const double* s) {  // (inlined: defined in the class)
+        const double s0 = s[0], s1 = s[1], s2 = s[2];
+        l0 += rr ? 0.0 : s0;
+        l1 += rr ? 0.0 : s1;
+        l2 += rr ? 0.0 : s2;
+        r0 += rr ? s0 : 0.0;
+        r1 += rr ? s1 : 0.0;
+        r2 += rr ? s2 : 0.0;
+    }
+    void store(double* cl, double* cr) const {
+        cl[0] = l0; cl[1] = l1; cl[2] = l2;
+        cr[0] = r0; cr[1] = r1; cr[2] = r2;
+    }
+};
+
 template <class Crit>
 class HistFinder {
 public:
@@ -522,12 +544,10 @@ public:
         }
     }
 
-    // mark for one output's three channels: the sides' sums in registers, each row's channels
-    // added to its side and +0.0 to the other (x + 0.0 == x for the sums, which start at +0.0 and
-    // never become -0.0): no branch on the side, the same bits as adding to one side only
+    // mark for one output's three channels: the sides' sums in registers (SideSums3)
     void mark3(const Node& nd, const int32_t* cf, int32_t M, int32_t k, bool cat, bool mright, double* cl,
                double* cr, int64_t& nl, int64_t& nr, int64_t& nm) {
-        double l0 = cl[0], l1 = cl[1], l2 = cl[2], r0 = cr[0], r1 = cr[1], r2 = cr[2];
+        SideSums3 sums(cl, cr);
         int64_t n_right = 0, n_miss = 0;
         const double* st = P.stats;
         for (int64_t p = nd.start; p < nd.end; ++p) {
@@ -542,17 +562,9 @@ public:
             const bool rr = side(p, r, cf, M, k, cat, mright, miss);
             n_miss += miss;
             n_right += rr;
-            const double* s = st + (size_t)r * 3;
-            const double s0 = s[0], s1 = s[1], s2 = s[2];
-            l0 += rr ? 0.0 : s0;
-            l1 += rr ? 0.0 : s1;
-            l2 += rr ? 0.0 : s2;
-            r0 += rr ? s0 : 0.0;
-            r1 += rr ? s1 : 0.0;
-            r2 += rr ? s2 : 0.0;
+            sums.add(rr, st + (size_t)r * 3);
         }
-        cl[0] = l0; cl[1] = l1; cl[2] = l2;
-        cr[0] = r0; cr[1] = r1; cr[2] = r2;
+        sums.store(cl, cr);
         nr = n_right;
         nl = (nd.end - nd.start) - n_right;
         nm = n_miss;
@@ -590,7 +602,7 @@ public:
                    double* cr) {
         if constexpr (Crit::moments) {
             if (P.C == 3) {
-                double l0 = cl[0], l1 = cl[1], l2 = cl[2], r0 = cr[0], r1 = cr[1], r2 = cr[2];
+                SideSums3 sums(cl, cr);
                 const double* st = P.stats;
                 for (int64_t p = nd.start; p < nd.end; ++p) {
                     if (p + PREFETCH < nd.end) {
@@ -602,17 +614,9 @@ public:
                     const int32_t r = rows[p];
                     const int32_t x = cf[r];
                     const bool rr = x == M ? mright : (cat ? (x == k) : (x >= k));
-                    const double* s = st + (size_t)r * 3;
-                    const double s0 = s[0], s1 = s[1], s2 = s[2];
-                    l0 += rr ? 0.0 : s0;
-                    l1 += rr ? 0.0 : s1;
-                    l2 += rr ? 0.0 : s2;
-                    r0 += rr ? s0 : 0.0;
-                    r1 += rr ? s1 : 0.0;
-                    r2 += rr ? s2 : 0.0;
+                    sums.add(rr, st + (size_t)r * 3);
                 }
-                cl[0] = l0; cl[1] = l1; cl[2] = l2;
-                cr[0] = r0; cr[1] = r1; cr[2] = r2;
+                sums.store(cl, cr);
                 return;
             }
         }
