@@ -14,32 +14,25 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["binary_columns", "binary_search"]
+__all__ = ["binary_columns"]
 
 
 def binary_columns(Xe, schema, *, top_k: int, min_samples_leaf: int, memory_bytes: float, n_outputs: int,
-                   max_depth: int = 2):
+                   max_depth: int = 2, zero_one: bool | None = None):
     """The 0/1 searched columns of ``Xe`` as ``(X01, keep)`` (row-major uint8 of the columns that
-    vary, their raw indices), or None when the binary search does not apply (see the module doc)."""
+    vary, their raw indices), or None when the binary search does not apply (see the module doc).
+    ``zero_one``: whether every value is 0 or 1, when the caller knows (the sample's
+    ``is_binary()``); None: checked here."""
     n, d = Xe.shape
     if top_k != 0 or min_samples_leaf != 1 or n == 0 or d == 0:
         return None
     if schema is not None and any(schema.is_categorical(j) for j in range(d)):
         return None
     Xe = np.asarray(Xe)
-    if not ((Xe == 0) | (Xe == 1)).all():  # (NaN fails too)
+    if not (zero_one if zero_one is not None else ((Xe == 0) | (Xe == 1)).all()):  # (NaN fails too)
         return None
     keep = np.flatnonzero(Xe.min(axis=0) < Xe.max(axis=0))
     # the pair tables of the levels (two per level: regression_binary.h's fixed_bytes)
     if 2.0 * (max(1, max_depth) + 1) * keep.size ** 2 * (n_outputs + 3) * 8.0 > memory_bytes:
         return None
     return np.ascontiguousarray(Xe[:, keep], dtype=np.uint8), keep.astype(np.int64)
-
-
-def binary_search(X01, Yc, w, max_depth: int, upper_bound: float, eps: float, time_limit: float,
-                  memory_bytes: float) -> dict:
-    """The compiled search's result over the columns of ``X01`` (``_regression.binary_regression_search``)."""
-    from treelearn.learn.continuous import _regression
-
-    return _regression.binary_regression_search(X01, Yc, w, int(max_depth), upper_bound, eps, time_limit,
-                                                 memory_bytes)

@@ -188,11 +188,21 @@ struct Columns {
             rank_column(f, P.X + (size_t)f * n, P.nan_mode ? P.nan_mode[f] : 0, idx);
             vals[f].shrink_to_fit();
         }
-        if (uses_ranks(P)) {
-            rank_of.resize((size_t)F * n);
-            for (size_t i = 0; i < root_view.size(); ++i) rank_of[(i / n) * n + root_view[i].row] = root_view[i].rank;
-        }
+        if (uses_ranks(P)) build_ranks();
         return true;
+    }
+
+    // rank_of from the ranked columns (after build)
+    void build_ranks() {
+        rank_of.resize((size_t)F * n);
+        for (size_t i = 0; i < root_view.size(); ++i) rank_of[(i / n) * n + root_view[i].row] = root_view[i].rank;
+    }
+
+    // the leaf of tree s (preorder) that row r reaches, routed by rank (rank_of built)
+    int leaf_of(const Sol& s, int r) const {
+        int j = 0;
+        while (s[j].feature >= 0) j = rank_of[(size_t)s[j].feature * n + r] >= s[j].rr ? s[j].right : j + 1;
+        return j;
     }
 
     // bytes of the distinct values (vals), which the memory cap counts once the columns are ranked
@@ -211,9 +221,7 @@ struct Columns {
         std::fill(cnt, cnt + (size_t)C * s.size(), 0.0);
         for (int i = 0; i < m; ++i) {
             const int r = v[i].row;
-            int j = 0;
-            while (s[j].feature >= 0) j = rank_of[(size_t)s[j].feature * n + r] >= s[j].rr ? s[j].right : j + 1;
-            cnt[(size_t)j * C + lab[r]] += wof(r);
+            cnt[(size_t)leaf_of(s, r) * C + lab[r]] += wof(r);
         }
         double err = 0.0;
         for (size_t j = 0; j < s.size(); ++j)

@@ -414,13 +414,7 @@ class RegSearch {
             if (t.size() <= 1) continue;
             wacc_.resize(t.size());
             for (Acc<KK>& a : wacc_) rows_.clear(a);
-            const int n = cols_.n;
-            for (int i = 0; i < m; ++i) {
-                const int r = v[i].row;
-                int q = 0;
-                while (t[q].feature >= 0) q = cols_.rank_of[(size_t)t[q].feature * n + r] >= t[q].rr ? t[q].right : q + 1;
-                rows_.add(wacc_[q], r);
-            }
+            for (int i = 0; i < m; ++i) rows_.add(wacc_[cols_.leaf_of(t, v[i].row)], v[i].row);
             double c = 0.0;
             for (size_t q = 0; q < t.size(); ++q)
                 if (t[q].feature < 0) c += rows_.sse(wacc_[q]);
@@ -600,11 +594,7 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     }
     out.fixed_bytes = fixed + cols.value_bytes();
     out.peak_bytes = out.fixed_bytes;
-    if (P.use_warm_children && P.max_depth >= 3 && P.top_k == 0) {  // (warm_sse routes rows by rank)
-        cols.rank_of.resize((size_t)P.F * P.n);
-        for (size_t i = 0; i < cols.root_view.size(); ++i)
-            cols.rank_of[(i / P.n) * P.n + cols.root_view[i].row] = cols.root_view[i].rank;
-    }
+    if (P.use_warm_children && P.max_depth >= 3 && P.top_k == 0) cols.build_ranks();  // (warm_sse routes by rank)
     RegRows<KK> rows;
     rows.build(P);
     // the warm start: the optimal tree over quantile thresholds, whose SSE bounds the search

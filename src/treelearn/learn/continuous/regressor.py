@@ -53,7 +53,7 @@ from treelearn._limits import DEFAULT_TIME_LIMIT, SPENT, VERBOSE, ProgressReport
 from treelearn._validation import BOOLEAN, COLUMNS, INT32_MAX, Interval, Options, TreeLearnValueError
 from treelearn.base import BaseTreeRegressor
 from treelearn.learn.anytime import ERROR_TIE, incumbent_time_limit, n_threads, set_search_attributes
-from treelearn.learn.continuous.binary_regression import binary_columns, binary_search
+from treelearn.learn.continuous.binary_regression import binary_columns
 from treelearn.learn.continuous.solver import expand_columns, raw_splits
 from treelearn.learn.greedy.regressor import GreedyTreeRegressor, grow_regression, leaf_sums, set_exact_nodes
 from treelearn.tree.build import node_local_midpoints, recount, route
@@ -114,7 +114,7 @@ def _to_tree(res, Xe, Y, w, shift, schema, columns) -> Tree:
 
 
 def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, time_limit=None,
-                   memory_limit_mb=1024.0, greedy_incumbent=True, n_threads=1, **switches):
+                   memory_limit_mb=1024.0, greedy_incumbent=True, n_threads=1, zero_one=None, **switches):
     """Fit the optimal (``top_k`` 0) or Top-k regression tree. Returns ``(tree, info)``; ``info``
     has ``sse``, ``lower_bound`` (0 for Top-k: it proves nothing about the optimum), ``timed_out``,
     ``source`` ("search", "quantiles": the warm start's tree, or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
@@ -123,7 +123,8 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     ``use_ends`` (a feature's two end thresholds evaluated first: the tree may then differ where
     optima tie), ``warm_rounds`` (-1: 1 up to depth 3, else 2), ``warm_cells`` (0: no
     quantile warm start; the tree may then differ where optima tie); ``use_binary`` False: the
-    every-threshold search on 0/1 data too (``binary_regression``; ``info["solver"]`` says which ran)."""
+    every-threshold search on 0/1 data too (``binary_regression``; ``info["solver"]`` says which ran).
+    ``zero_one``: whether every value of ``Xe`` is 0 or 1, when the caller knows (None: checked)."""
     from treelearn.learn.continuous import _regression
 
     t0 = time.perf_counter()
@@ -140,7 +141,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     cap = float(memory_limit_mb) * 2.0 ** 20
     binary = None if not switches.pop("use_binary", True) else binary_columns(
         Xe, schema, top_k=top_k, min_samples_leaf=min_samples_leaf, memory_bytes=cap, n_outputs=Y.shape[1],
-        max_depth=int(max_depth))
+        max_depth=int(max_depth), zero_one=zero_one)
     need = 8.0 * n * d * (2 + max(0, int(max_depth) - 2)) + 8.0 * n * (Y.shape[1] + 8)
     if binary is None and need > cap:  # refused before the columns are copied and ranked
         raise _too_small(memory_limit_mb, need)
@@ -169,7 +170,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     start = time.perf_counter()
     try:
         if binary is not None:
-            res = binary_search(X_fm, Yc, w, max_depth, ub, eps, limit, memory)
+            res = _regression.binary_regression_search(X_fm, Yc, w, int(max_depth), ub, eps, limit, memory)
         else:
             res = _regression.regression_search(X_fm, Yc, w, int(max_depth), int(min_samples_leaf), int(top_k), ub,
                                                 eps, limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8)
@@ -297,7 +298,8 @@ class TopKTreeRegressor(BaseTreeRegressor):
             tree, info = regression_fit(sample.encoded, sample.y, sample.weights, sample.schema,
                                         max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                                         top_k=top_k, time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
-                                        greedy_incumbent=self.greedy_incumbent, n_threads=n_threads(self.n_jobs))
+                                        greedy_incumbent=self.greedy_incumbent, n_threads=n_threads(self.n_jobs),
+                                        zero_one=sample.is_binary())
             for sec, sse in info["history"] if self.verbose else ():
                 progress.emit(f"incumbent SSE {sse:g} at {sec:.3f} s")
         self._search_info = info
