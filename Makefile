@@ -33,7 +33,7 @@ SANITIZE_SELECT ?= count_property or count_class_counts or pack_binary_equals or
 	or find_min_rank_equals or papers_procedure_tree_for_tree or memory_cap_raises or multiword_samples \
 	or fast_matches_exact_integers or never_raises_the_bound or unweighted_shard_counts or root_search_shares \
 	or group_sums_are_correctly_rounded or any_doubles or sum_of_its_subtree or fronts_equal_the_plain_recursion or max_leaves_is_the_exhaustive \
-	or knows_each_rows_leaf or neighbour_trees_keep_the_tree or hist_threads_give_one_tree
+	or knows_each_rows_leaf or neighbour_trees_keep_the_tree or hist_threads_give_one_tree or ccp_alpha_equals_brute
 RUFF_PATHS ?= src tests benchmarks
 SANITIZED = PYTHONPATH=$(SANITIZE_DIR)/pkg LD_PRELOAD="$$($${CXX:-g++} -print-file-name=libasan.so)" \
 	ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -47,16 +47,17 @@ def _splits(X, categorical):
             yield nan
 
 
-def _brute(X, y, w, depth, msl=1, categorical=()):
-    best = _sse(y, w)
+def _brute(X, y, w, depth, msl=1, categorical=(), lam=0.0):
+    """The least SSE + lam * leaves over every tree of the depth (lam: a penalty per leaf)."""
+    best = _sse(y, w) + lam
     if depth == 0:
         return best
     for left in _splits(X, categorical):
         if left.sum() < msl or (~left).sum() < msl:
             continue
-        c = _brute(X[left], y[left], w[left], depth - 1, msl, categorical)
+        c = _brute(X[left], y[left], w[left], depth - 1, msl, categorical, lam)
         if c < best:
-            c += _brute(X[~left], y[~left], w[~left], depth - 1, msl, categorical)
+            c += _brute(X[~left], y[~left], w[~left], depth - 1, msl, categorical, lam)
             best = min(best, c)
     return best
 
@@ -112,6 +113,63 @@ def test_min_samples_leaf_equals_brute_force(msl, depth):
         est = OptimalTreeRegressor(max_depth=depth, min_samples_leaf=msl).fit(X, y)
         assert est.train_sse_ == pytest.approx(_brute(X, y[:, None], w, depth, msl), rel=1e-9, abs=1e-9)
         assert est.tree_.n_node_samples[est.tree_.children_left < 0].min() >= msl
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+@pytest.mark.parametrize("case", [0, 1, 2, 3, 4, 6])
+def test_ccp_alpha_equals_brute_force(depth, case):
+    """A penalty per leaf (scikit-learn's ccp_alpha, so SSE + ccp_alpha * W per leaf): the
+    objective equals the brute force's least SSE + penalty * leaves over every tree of the depth,
+    the tree's own SSE and leaves make it up, and larger penalties never add leaves."""
+    opts = CASES[case]
+    for seed in range(2):
+        X, y, w = _case(4000 + 100 * case + seed, **opts)
+        cat = [X.shape[1] - 1] if opts.get("cat") else []
+        Y = y.reshape(len(y), -1)
+        root = _sse(Y, w)
+        leaves = []
+        for frac in (0.0, 0.002, 0.02, 0.08, 0.3):
+            alpha = frac * root / w.sum()  # (a penalty of frac of the root's SSE per leaf)
+            est = OptimalTreeRegressor(max_depth=depth, ccp_alpha=alpha, categorical=cat or None)
+            est.fit(X, y, sample_weight=w)
+            ref = _brute(X, Y, w, depth, categorical=cat, lam=alpha * w.sum())
+            assert est.is_optimal_
+            assert est.objective_ == pytest.approx(ref, rel=1e-9, abs=1e-9)
+            assert est.lower_bound_ == pytest.approx(ref, rel=1e-9, abs=1e-9)
+            assert _train_sse(est, X, y, w) == pytest.approx(est.train_sse_, rel=1e-9, abs=1e-9)
+            assert est.objective_ == pytest.approx(est.train_sse_ + alpha * w.sum() * est.tree_.n_leaves, rel=1e-9)
+            leaves.append(est.tree_.n_leaves)
+        assert leaves == sorted(leaves, reverse=True)
+
+
+def test_ccp_alpha_with_min_samples_leaf_threads_and_switches():
+    """The penalty with min_samples_leaf equals the brute force; threads give the same tree and the
+    ablation switches the same objective; 0/1 data (whose own search has no penalty) takes the
+    every-threshold search."""
+    from treelearn.learn.continuous.regressor import regression_fit
+
+    for seed in range(3):
+        X, y, w = _case(4800 + seed, n=18)
+        alpha = 0.03 * _sse(y[:, None], w) / w.sum()
+        est = OptimalTreeRegressor(max_depth=3, min_samples_leaf=2, ccp_alpha=alpha).fit(X, y)
+        assert est.objective_ == pytest.approx(_brute(X, y[:, None], w, 3, 2, lam=alpha * w.sum()), rel=1e-9)
+        X, y, w = _case(4900 + seed, n=80, ties=False)
+        lam_alpha = 0.01 * _sse(y[:, None], w) / w.sum()
+        trees = [OptimalTreeRegressor(max_depth=3, ccp_alpha=lam_alpha, n_jobs=j).fit(X, y).tree_ for j in (None, 2)]
+        for a in ("feature", "threshold", "children_left", "children_right"):
+            assert np.array_equal(getattr(trees[0], a), getattr(trees[1], a)), a
+        base = regression_fit(X, y, w, None, max_depth=3, ccp_alpha=lam_alpha)[1]["objective"]
+        for sw in ({"use_intervals": 0}, {"use_d2": 0}, {"use_kmeans": 0}, {"use_fbounds": 0, "use_warm_children": 0},
+                   {"warm_cells": 0}):
+            assert regression_fit(X, y, w, None, max_depth=3, ccp_alpha=lam_alpha, **sw)[1]["objective"] == \
+                pytest.approx(base, rel=1e-9)
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(60, 5)).astype(float)
+    y = X[:, 0] + 0.5 * X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=60)
+    alpha = 0.01 * _sse(y[:, None], np.ones(60)) / 60
+    est = OptimalTreeRegressor(max_depth=3, ccp_alpha=alpha).fit(X, y)
+    assert est._solver == "continuous"
+    assert est.objective_ == pytest.approx(_brute(X, y[:, None], np.ones(60), 3, lam=alpha * 60), rel=1e-9)
 
 
 def test_ablation_switches_give_the_same_sse():

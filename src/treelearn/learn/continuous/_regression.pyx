@@ -31,7 +31,7 @@ cdef extern from "regression_search.h" namespace "tl::cont":
         const double* w
         const int8_t* nan_mode
         int max_depth, min_samples_leaf, top_k
-        double upper_bound, eps, time_limit, mem_limit_bytes
+        double upper_bound, eps, time_limit, mem_limit_bytes, leaf_penalty
         int use_intervals, use_d2, large_first, use_kmeans, use_fbounds, use_warm_children, use_ends, warm_cells, warm_rounds, n_threads
 
     cdef cppclass RegOutput:
@@ -74,13 +74,14 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
                       double time_limit=0.0, double memory_limit_bytes=1e9, const int8_t[::1] nan_mode=None,
                       int use_intervals=1, int use_d2=1, int large_first=0, int use_kmeans=1, int use_fbounds=1,
                       int use_warm_children=1, int use_ends=0, int warm_cells=16, int warm_rounds=-1,
-                      int n_threads=1):
+                      int n_threads=1, double leaf_penalty=0.0):
     """The tree of least weighted SSE (summed over the columns of ``Y``, (n, K), centred) over
     every threshold of the columns of ``X_fm`` (feature-major, (F, n)), depth <= ``max_depth``;
     ``top_k`` > 0: Top-k (only a node's top_k best splits). ``weights``: float64 per row, or None
     (ones). Only trees of SSE below ``upper_bound`` (> 0) are searched; ``eps``: the tie
     tolerance. ``nan_mode`` (int8 per column, or None) as ``_continuous.continuous_search``.
-    Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``),
+    ``leaf_penalty`` > 0: the objective is SSE + leaf_penalty * leaves (``cost``, ``lower_bound``
+    and ``upper_bound`` of it). Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``),
     ``cost``, ``lower_bound``, ``timed_out``, ``memory_error``, ``warm_tree`` (the tree is the warm
     start's: the optimum over about ``warm_cells`` quantile thresholds per feature, searched first;
     0: no warm start) and statistics. Ctrl-C raises
@@ -112,6 +113,7 @@ def regression_search(const double[:, ::1] X_fm, const double[:, ::1] Y, const d
     P.use_fbounds = use_fbounds
     P.use_warm_children = use_warm_children
     P.use_ends = use_ends
+    P.leaf_penalty = max(0.0, leaf_penalty)
     P.warm_cells = max(0, warm_cells)
     P.warm_rounds = warm_rounds
     P.n_threads = max(1, n_threads)

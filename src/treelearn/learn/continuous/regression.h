@@ -43,6 +43,9 @@ struct RegParams {
     int top_k = 0;                    // > 0: at a node of budget >= 2 only its top_k best splits
     double upper_bound = 0.0;         // only trees of SSE < upper_bound are searched; <= 0: none
     double eps = 0.0;                 // tie tolerance of SSE comparisons (the caller's)
+    // a penalty per leaf added to the SSE (ccp_alpha times the total weight): the objective is then
+    // SSE + leaf_penalty * leaves, and every cost, budget and bound below is of that objective
+    double leaf_penalty = 0.0;
     double time_limit = 0.0;          // seconds, <= 0: none
     double mem_limit_bytes = 1e9;
     int use_intervals = 1, use_d2 = 1;  // ablation switches (the same tree)
@@ -170,11 +173,13 @@ struct Scans {
     const RegRows<KK>& rows;
     int msl = 1;
     double eps = 0.0;
+    double lam = 0.0;  // the penalty per leaf (RegParams::leaf_penalty): a side's split costs its SSE + 2 lam
     // a restricted threshold set (the warm start): per feature, the number of marked ranks <= r
     // at [r + 1]; a threshold between ranks rl < rr is kept when a marked rank lies in (rl, rr]
     const std::vector<std::vector<int32_t>>* marks = nullptr;
 
-    Scans(const Columns& c, const RegRows<KK>& r, int min_leaf, double e) : cols(c), rows(r), msl(min_leaf), eps(e) {}
+    Scans(const Columns& c, const RegRows<KK>& r, int min_leaf, double e, double leaf_penalty = 0.0)
+        : cols(c), rows(r), msl(min_leaf), eps(e), lam(leaf_penalty) {}
 
     // every threshold of feature list v (m rows, total t): out(SSE of the split, position i (rows
     // v[0..i) go left), rank before, rank after)
@@ -239,7 +244,9 @@ struct Scans {
     // the prefix (weight wa) and B that of the rest (wb), sse(prefix) >= X iff (q - X) wa >= A,
     // and the split's SSE is below G iff A wb + B wa > (q_total - G) wa wb. Returns a lower
     // bound of the least unconstrained SSE of a split along this feature (exact when the scan
-    // ran to the end): the least SSE met, or the prefix's SSE where the scan stopped.
+    // ran to the end): the least SSE met, or the prefix's SSE where the scan stopped. With a
+    // penalty per leaf, best, freeb and cap are of the objective (a split's SSE + 2 lam), the
+    // returned bound of the split SSE alone.
     double side_scan(const Entry* v, int cnt, const Acc<KK>& t, double cap, int g, double& best, double& freeb,
                      Side1& out) const {
         Acc<KK> a;
@@ -261,17 +268,17 @@ struct Scans {
                     A += a.s[k] * a.s[k];
                     B += sb * sb;
                 }
-                if ((a.q - (std::min(cap, best) - eps)) * wa >= A) {  // no later split matters
+                if ((a.q - (std::min(cap, best) - eps - 2.0 * lam)) * wa >= A) {  // no later split matters
                     const double pre = rows.sse(a);
-                    freeb = std::min(freeb, pre);
+                    freeb = std::min(freeb, pre + 2.0 * lam);
                     return std::min(gmin(), pre);
                 }
                 const double num = A * wb + B * wa, den = wa * wb;
                 const bool lower = num * gden > gnum * den;
                 gnum = lower ? num : gnum;
                 gden = lower ? den : gden;
-                if (num > (t.q - std::max(freeb, best - eps)) * den) {  // (rare: the exact SSE)
-                    const double c = rows.sse(a) + rows.sse_rest(t, a);
+                if (num > (t.q - (std::max(freeb, best - eps) - 2.0 * lam)) * den) {  // (rare: the exact SSE)
+                    const double c = rows.sse(a) + rows.sse_rest(t, a) + 2.0 * lam;
                     if (c < freeb) freeb = c;
                     if (admissible(i, cnt) && c < best - eps) {
                         best = c;
@@ -314,7 +321,7 @@ struct Scans {
         Side1* out[2] = {&L, &R};
         double best[2], freeb[2];
         for (int s = 0; s < 2; ++s) {
-            best[s] = freeb[s] = rows.sse(tot[s]);
+            best[s] = freeb[s] = rows.sse(tot[s]) + lam;
             out[s]->f = -1;
         }
         Entry* part[2] = {lo, hi};
@@ -324,9 +331,9 @@ struct Scans {
             for (int s = 0; s < 2; ++s) {
                 need[s] = tot[s].c >= 2;
                 const double* gb = glb ? glb[s] : nullptr;
-                if (need[s] && gb && gb[g] >= std::min(cap[s], best[s]) - eps) {
+                if (need[s] && gb && gb[g] + 2.0 * lam >= std::min(cap[s], best[s]) - eps) {
                     need[s] = false;  // (skipped: its bound stands for it)
-                    freeb[s] = std::min(freeb[s], gb[g]);
+                    freeb[s] = std::min(freeb[s], gb[g] + 2.0 * lam);
                     if (gout) gout[s][g] = gb[g];
                 } else if (!need[s] && gout) {
                     gout[s][g] = 0.0;  // (a side of one row: a leaf of SSE 0)

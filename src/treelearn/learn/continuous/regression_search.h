@@ -78,8 +78,8 @@ template <int KK>
 class RegSearch {
   public:
     RegSearch(const RegParams& P, const Columns& cols, const RegRows<KK>& rows, tl::Clock& clock, RegOutput& out)
-        : P_(P), cols_(cols), rows_(rows), scans_(cols, rows, std::max(1, P.min_samples_leaf), P.eps), clock_(clock),
-          out_(out), eps_(P.eps) {
+        : P_(P), cols_(cols), rows_(rows), scans_(cols, rows, std::max(1, P.min_samples_leaf), P.eps, P.leaf_penalty), clock_(clock),
+          out_(out), eps_(P.eps), lam_(P.leaf_penalty) {
         const int D = std::max(0, P.max_depth);
         buf_.resize(D + 1);
         for (int d = first_split_level(); d <= D; ++d) buf_[d].resize((size_t)cols.F * cols.n);
@@ -117,7 +117,7 @@ class RegSearch {
         Level& L = lvl_[depth];
         Acc<KK> tot;
         part.pre = leaf_and_depth1(view, m, depth, L.d1, tot);
-        if (depth <= 1 || m < 2 * scans_.msl || part.pre.cost <= eps_ || check()) {
+        if (depth <= 1 || m < 2 * scans_.msl || settled(part.pre) || check()) {
             part.settled = true;
             part.pre.lb = stopped_ ? 0.0 : part.pre.cost;
             return;
@@ -171,6 +171,7 @@ class RegSearch {
     tl::Clock& clock_;
     RegOutput& out_;
     double eps_;
+    double lam_;  // the penalty per leaf (RegParams::leaf_penalty)
     std::vector<std::vector<Entry>> buf_;
     std::vector<uint8_t> side_;
     std::vector<int32_t> side32_;
@@ -199,19 +200,25 @@ class RegSearch {
         out_.history.emplace_back(s, cost);
     }
 
+    // a leaf or depth-1 incumbent of no SSE (within the tie tolerance): no deeper tree is better
+    // (it has more leaves: with a penalty per leaf it costs more)
+    bool settled(const RegRes& r) const { return r.cost - lam_ * (r.sol.size() <= 1 ? 1 : 2) <= eps_; }
+
     // the node's leaf and best depth-1 tree (the incumbent), and every feature's best split in d1
+    // (d1's costs are SSE; the incumbent's the objective, with the penalty per leaf)
     RegRes leaf_and_depth1(const Entry* view, int m, int depth, std::vector<Split1>& d1, Acc<KK>& tot) {
         rows_.totals(view, m, tot);
         RegRes r;
-        r.cost = rows_.sse(tot);
+        const double leaf = rows_.sse(tot);
+        r.cost = leaf + lam_;
         r.sol = leaf_sol();
         d1.assign(cols_.F, Split1());
-        if (depth == 0 || m < 2 * scans_.msl || r.cost <= eps_) return r;
+        if (depth == 0 || m < 2 * scans_.msl || leaf <= eps_) return r;
         int bf = -1;
         for (int f = 0; f < cols_.F; ++f) {
             d1[f] = scans_.depth1(view + (size_t)f * m, m, tot);
-            if (d1[f].pos >= 0 && d1[f].cost < r.cost - eps_) {
-                r.cost = d1[f].cost;
+            if (d1[f].pos >= 0 && d1[f].cost + 2.0 * lam_ < r.cost - eps_) {
+                r.cost = d1[f].cost + 2.0 * lam_;
                 bf = f;
             }
         }
@@ -225,8 +232,8 @@ class RegSearch {
         Acc<KK> tot;
         RegRes inc = leaf_and_depth1(view, m, depth, L.d1, tot);
         note_root(inc.cost, root);
-        if (depth <= 1 || m < 2 * scans_.msl || inc.cost <= eps_ || check()) {
-            inc.lb = (depth <= 1 || m < 2 * scans_.msl || inc.cost <= eps_) ? inc.cost : 0.0;
+        if (depth <= 1 || m < 2 * scans_.msl || settled(inc) || check()) {
+            inc.lb = (depth <= 1 || m < 2 * scans_.msl || settled(inc)) ? inc.cost : 0.0;
             return inc;
         }
         // a node whose budget binds: no tree below it when the k-means bound reaches it (tried
@@ -234,7 +241,7 @@ class RegSearch {
         if (P_.use_kmeans && P_.top_k == 0 && !root && depth <= 3 && ub < inc.cost - eps_ &&
             (km_tries_ < 64 || 8 * km_hits_ >= km_tries_)) {
             ++km_tries_;
-            const double kb = kmeans_rows(P_, view, m, depth, kys_, kws_, kidx_);
+            const double kb = kmeans_rows(P_, view, m, depth, kys_, kws_, kidx_) + lam_;  // (and a leaf at least)
             if (kb >= ub - eps_) {
                 ++km_hits_;
                 inc.lb = std::min(kb, inc.cost);
@@ -417,7 +424,7 @@ class RegSearch {
             for (int i = 0; i < m; ++i) rows_.add(wacc_[cols_.leaf_of(t, v[i].row)], v[i].row);
             double c = 0.0;
             for (size_t q = 0; q < t.size(); ++q)
-                if (t[q].feature < 0) c += rows_.sse(wacc_[q]);
+                if (t[q].feature < 0) c += rows_.sse(wacc_[q]) + lam_;
             best = std::min(best, c);
         }
         return best;
@@ -627,7 +634,7 @@ void run_regression_k(const RegParams& P, RegOutput& out) {
     }
     // a search stopped early proves no bound of its own: the one-dimensional k-means bound
     // (regression.h) holds for every tree of the depth (less a relative rounding margin)
-    const double lb = stopped && P.top_k == 0 ? kmeans_bound(P, P.max_depth) * (1.0 - 1e-9) : r.lb;
+    const double lb = stopped && P.top_k == 0 ? kmeans_bound(P, P.max_depth) * (1.0 - 1e-9) + P.leaf_penalty : r.lb;
     finish_output(r.sol, r.cost, lb, stopped, out);
 }
 

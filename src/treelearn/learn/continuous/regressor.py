@@ -114,7 +114,8 @@ def _to_tree(res, Xe, Y, w, shift, schema, columns) -> Tree:
 
 
 def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, time_limit=None,
-                   memory_limit_mb=1024.0, greedy_incumbent=True, n_threads=1, zero_one=None, **switches):
+                   memory_limit_mb=1024.0, greedy_incumbent=True, n_threads=1, zero_one=None, ccp_alpha=0.0,
+                   **switches):
     """Fit the optimal (``top_k`` 0) or Top-k regression tree. Returns ``(tree, info)``; ``info``
     has ``sse``, ``lower_bound`` (0 for Top-k: it proves nothing about the optimum), ``timed_out``,
     ``source`` ("search", "quantiles": the warm start's tree, or "greedy"), ``greedy_sse``, ``history`` and the search statistics.
@@ -124,7 +125,10 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     optima tie), ``warm_rounds`` (-1: 1 up to depth 3, else 2), ``warm_cells`` (0: no
     quantile warm start; the tree may then differ where optima tie); ``use_binary`` False: the
     every-threshold search on 0/1 data too (``binary_regression``; ``info["solver"]`` says which ran).
-    ``zero_one``: whether every value of ``Xe`` is 0 or 1, when the caller knows (None: checked)."""
+    ``zero_one``: whether every value of ``Xe`` is 0 or 1, when the caller knows (None: checked).
+    ``ccp_alpha`` > 0: the objective is scikit-learn's cost complexity SSE / W + ccp_alpha * leaves
+    (W the total weight), searched as SSE + ccp_alpha W per leaf; ``info["objective"]`` and
+    ``info["lower_bound"]`` are then of SSE + ccp_alpha W leaves (``sse`` stays the tree's SSE)."""
     from treelearn.learn.continuous import _regression
 
     t0 = time.perf_counter()
@@ -137,11 +141,12 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
     Yc = np.ascontiguousarray(Y - shift)  # centred: sums of squares at the scale of the variance
     root_sse = float(np.sum(w[:, None] * Yc * Yc))
     eps = ERROR_TIE * max(root_sse, 1e-300)
+    lam = float(ccp_alpha) * float(w.sum())  # (the penalty per leaf, in SSE units)
     n, d = Xe.shape
     cap = float(memory_limit_mb) * 2.0 ** 20
     binary = None if not switches.pop("use_binary", True) else binary_columns(
         Xe, schema, top_k=top_k, min_samples_leaf=min_samples_leaf, memory_bytes=cap, n_outputs=Y.shape[1],
-        max_depth=int(max_depth), zero_one=zero_one)
+        max_depth=int(max_depth), zero_one=zero_one) if lam == 0.0 else None  # (the 0/1 search has no penalty)
     need = 8.0 * n * d * (2 + max(0, int(max_depth) - 2)) + 8.0 * n * (Y.shape[1] + 8)
     if binary is None and need > cap:  # refused before the columns are copied and ranked
         raise _too_small(memory_limit_mb, need)
@@ -153,10 +158,13 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
         params = dataclasses.replace(GreedyTreeRegressor(max_depth=int(max_depth), min_samples_leaf=min_samples_leaf)
                                      .grow_params(n), time_limit=limit)
         tree = grow_regression(Xe, Y if y.ndim > 1 else Y[:, 0], w, schema, params, "squared_error")
-        return tree, tree_sse(tree, Xe, Y, w)
+        return tree, objective(tree)
+
+    def objective(tree):
+        return tree_sse(tree, Xe, Y, w) + lam * tree.n_leaves
 
     # the 0/1 search finds its first trees at once: the greedy tree is grown only if it stops
-    greedy, greedy_sse = grow_greedy(remaining()) if greedy_incumbent and binary is None else (None, None)
+    greedy, greedy_obj = grow_greedy(remaining()) if greedy_incumbent and binary is None else (None, None)
     late_greedy = greedy_incumbent and binary is not None
     if binary is None:
         X_fm, *columns = expand_columns(Xe, schema)
@@ -164,7 +172,7 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
         X_fm, keep = binary
         columns = [keep, np.zeros(keep.size, np.int8), np.zeros(keep.size, np.int64), np.zeros(keep.size, np.int8)]
     nan_mode = columns[3]
-    ub = 0.0 if greedy_sse is None else greedy_sse + eps  # ties with the greedy tree are searched too
+    ub = 0.0 if greedy_obj is None else greedy_obj + eps  # ties with the greedy tree are searched too
     limit = 0.0 if time_limit is None else remaining()
     memory = cap - float(X_fm.nbytes + Yc.nbytes)
     start = time.perf_counter()
@@ -175,13 +183,13 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
             res = _regression.regression_search(X_fm, Yc, w, int(max_depth), int(min_samples_leaf), int(top_k), ub,
                                                 eps, limit, memory, np.ascontiguousarray(nan_mode, dtype=np.int8)
                                                 if nan_mode.any() else None, n_threads=max(1, int(n_threads)),
-                                                **switches)
+                                                leaf_penalty=lam, **switches)
     except KeyboardInterrupt as exc:
         part = getattr(exc, "partial_result", None)
         best = greedy  # (on 0/1 data none yet: growing it now would meet the same Ctrl-C)
         if part is not None and len(part["feature"]):
             tree = _to_tree(part, Xe, Yc, w, shift, schema, columns)
-            if greedy is None or tree_sse(tree, Xe, Y, w) < greedy_sse:
+            if greedy is None or objective(tree) < greedy_obj:
                 best = tree
         exc.partial_tree = best
         raise
@@ -189,16 +197,18 @@ def regression_fit(Xe, y, w, schema, *, max_depth, min_samples_leaf=1, top_k=0, 
         raise _too_small(memory_limit_mb, res["fixed_bytes"])
     if late_greedy and res["timed_out"]:  # (the anytime guarantee: never worse than the greedy tree)
         # whole below CLOCKED_GREEDY_WORK (a fraction of a second), else under what the clock leaves
-        greedy, greedy_sse = grow_greedy(incumbent_time_limit(n * d * Y.shape[1], remaining()))
+        greedy, greedy_obj = grow_greedy(incumbent_time_limit(n * d * Y.shape[1], remaining()))
     tree = _to_tree(res, Xe, Yc, w, shift, schema, columns)
-    sse, source = tree_sse(tree, Xe, Y, w), "quantiles" if res.get("warm_tree") else "search"
-    if greedy is not None and sse > greedy_sse + eps:  # nothing as good found (stopped, or greedy optimal)
-        tree, sse, source = greedy, greedy_sse, "greedy"
+    obj, source = objective(tree), "quantiles" if res.get("warm_tree") else "search"
+    if greedy is not None and obj > greedy_obj + eps:  # nothing as good found (stopped, or greedy optimal)
+        tree, obj, source = greedy, greedy_obj, "greedy"
     history = [(start - t0 + s, c) for s, c in res["history"]]
-    if greedy_sse is not None and not late_greedy:
-        history.insert(0, (start - t0, greedy_sse))
-    bound = 0.0 if top_k else min(float(res["lower_bound"]), sse)
-    info = dict(res, sse=sse, lower_bound=bound, source=source, greedy_sse=greedy_sse,
+    if greedy_obj is not None and not late_greedy:
+        history.insert(0, (start - t0, greedy_obj))
+    bound = 0.0 if top_k else min(float(res["lower_bound"]), obj)
+    info = dict(res, sse=obj if lam == 0.0 else tree_sse(tree, Xe, Y, w), objective=obj, lower_bound=bound,
+                source=source, greedy_sse=None if greedy is None else greedy_obj if lam == 0.0 else tree_sse(
+                    greedy, Xe, Y, w),
                 history=_improvements(history), fit_time=time.perf_counter() - t0,
                 n_search_features=int(keep.size if binary is not None else X_fm.shape[0]),
                 solver="continuous" if binary is None else "binary")
@@ -233,6 +243,14 @@ class TopKTreeRegressor(BaseTreeRegressor):
     max_depth : int, default 3
     min_samples_leaf : int >= 1, default 1
         The fewest training rows on either side of a split (rows, not weight, as scikit-learn).
+    ccp_alpha : float >= 0, default 0.0
+        scikit-learn's complexity parameter, in its units: the search minimises the cost
+        complexity ``SSE / W + ccp_alpha * leaves`` (W the total sample weight; scikit-learn's
+        R_alpha for ``squared_error``) over the trees of depth <= ``max_depth`` itself, where
+        scikit-learn prunes one grown tree afterwards; so a split is kept only when it lowers the
+        SSE by more than ``ccp_alpha * W``. ``objective_`` is ``SSE + ccp_alpha * W * leaves``
+        (the SSE's units) and ``lower_bound_`` bounds it; 0/1 data then takes the every-threshold
+        search too.
     time_limit : float > 0 or None, default 600
         Seconds for the whole fit; at the limit the best tree found (never worse on the training
         data than the greedy tree, ``greedy_incumbent``) with ``timed_out_`` True and a
@@ -254,7 +272,10 @@ class TopKTreeRegressor(BaseTreeRegressor):
     tree_, n_outputs_, feature_importances_ : as every regressor
     train_sse_ : the weighted training SSE of the tree (summed over outputs; weights in the
         caller's units); ``training_error_`` is the same number
-    lower_bound_ : a lower bound of the optimal training SSE (the optimal regressor; Top-k: None)
+    lower_bound_ : a lower bound of the optimal training SSE (the optimal regressor; Top-k: None);
+        with ``ccp_alpha``, of the optimal ``objective_``
+    objective_ : what the search minimised: ``train_sse_ + ccp_alpha * W * n_leaves`` (W the
+        total sample weight; ``train_sse_`` without ``ccp_alpha``)
     is_optimal_ : whether the search finished (optimal over the searched space: every threshold
         for ``k="all"``; the Top-k space otherwise)
     timed_out_, incumbent_source_ ("search", "quantiles" or "greedy"), greedy_error_ (the greedy
@@ -267,6 +288,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
         "k": [Interval(numbers.Integral, 1, INT32_MAX), Options("all")],
         "max_depth": [Interval(numbers.Integral, 0, 64)],
         "min_samples_leaf": [Interval(numbers.Integral, 1, INT32_MAX)],
+        "ccp_alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither")],
         "n_jobs": [Interval(numbers.Integral, 1, INT32_MAX), Interval(numbers.Integral, -INT32_MAX, -1), None],
@@ -276,10 +298,11 @@ class TopKTreeRegressor(BaseTreeRegressor):
     }
 
     def __init__(self, k=2, max_depth=3, min_samples_leaf=1, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024,
-                 n_jobs=None, verbose=0, categorical=None, greedy_incumbent=True):
+                 n_jobs=None, verbose=0, categorical=None, greedy_incumbent=True, ccp_alpha=0.0):
         self.k = k
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
+        self.ccp_alpha = ccp_alpha
         self.time_limit = time_limit
         self.memory_limit_mb = memory_limit_mb
         self.n_jobs = n_jobs
@@ -299,7 +322,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
                                         max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
                                         top_k=top_k, time_limit=self.time_limit, memory_limit_mb=self.memory_limit_mb,
                                         greedy_incumbent=self.greedy_incumbent, n_threads=n_threads(self.n_jobs),
-                                        zero_one=sample.is_binary())
+                                        zero_one=sample.is_binary(), ccp_alpha=self.ccp_alpha)
             for sec, sse in info["history"] if self.verbose else ():
                 progress.emit(f"incumbent SSE {sse:g} at {sec:.3f} s")
         self._search_info = info
@@ -312,6 +335,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
             set_search_attributes(self, training_error=0.0, lower_bound=0.0, timed_out=False, is_optimal=True,
                                   incumbent_source="search", greedy_error=0.0, fit_time=0.0)
             self.train_sse_, self.incumbent_history_ = 0.0, []
+            self.objective_ = self.ccp_alpha * float(self.tree_.weighted_n_node_samples[0])
             return
         del self._search_info
         self._solver = info["solver"]  # which search ran: "binary" (0/1 data) or "continuous"
@@ -323,6 +347,7 @@ class TopKTreeRegressor(BaseTreeRegressor):
                               incumbent_source=info["source"], greedy_error=None if greedy is None else greedy * scale,
                               stats=info, fit_time=info["fit_time"])
         self.train_sse_ = self.training_error_
+        self.objective_ = info["objective"] * scale
         self.incumbent_history_ = [(s, c * scale) for s, c in info["history"]]
 
 
@@ -339,9 +364,10 @@ class OptimalTreeRegressor(TopKTreeRegressor):
     _parameter_constraints = {k: v for k, v in TopKTreeRegressor._parameter_constraints.items() if k != "k"}
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024,
-                 n_jobs=None, verbose=0, categorical=None, greedy_incumbent=True):
+                 n_jobs=None, verbose=0, categorical=None, greedy_incumbent=True, ccp_alpha=0.0):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
+        self.ccp_alpha = ccp_alpha
         self.time_limit = time_limit
         self.memory_limit_mb = memory_limit_mb
         self.n_jobs = n_jobs
