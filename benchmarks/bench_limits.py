@@ -38,7 +38,7 @@ LEARNERS = {
     "greedy": "tl.GreedyTreeClassifier()",
     "pruned-bound": "tl.PrunedTreeClassifier(pruning='bound')",
     "topk": "tl.TopKTreeClassifier(k=3, max_depth=6, time_limit=L, memory_limit_mb=M)",
-    "optimal-binary": "tl.OptimalTreeClassifier(max_depth=6, time_limit=L, memory_limit_mb=M)",
+    "optimal-binary": "tl.OptimalTreeClassifier(max_depth=6, max_binary_features=100, time_limit=L, memory_limit_mb=M)",
     "optimal-continuous": "tl.OptimalTreeClassifier(max_depth=5, solver='continuous', time_limit=L, "
                           "memory_limit_mb=M)",
     "minrank": "tl.MinRankTreeClassifier(time_limit=L)",

@@ -276,9 +276,9 @@ def front_cost(names, depth, repeats, data_dir):
         X, y = _load(name, data_dir)
         fit, front, every = [], [], []
         for _ in range(repeats):
-            est, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth).fit(X, y))
+            est, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth, max_binary_features=100).fit(X, y))
             fit.append(t)
-            f, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth).error_size_front(X, y))
+            f, t = _timed(lambda: OptimalTreeClassifier(max_depth=depth, max_binary_features=100).error_size_front(X, y))
             front.append(t)
             every.append(_timed(lambda: OptimalTreeClassifier(max_depth=depth, select="bound").fit(X, y))[1])
         if abs(f.errors[-1] - est.training_error_) > 1e-9 * max(1.0, est.training_error_):

@@ -325,8 +325,10 @@ def test_topk_all_thresholds_uses_the_continuous_solver():
         assert t.training_error_ == opt.training_error_
     small_k = TopKTreeClassifier(k=3, max_depth=2, max_binary_features=None).fit(X, y)
     assert small_k.solver_ == "binary"
-    quantiles = TopKTreeClassifier(k="all", max_depth=2).fit(X, y)
+    quantiles = TopKTreeClassifier(k="all", max_depth=2, max_binary_features=100).fit(X, y)
     assert quantiles.solver_ == "binary"
+    default = TopKTreeClassifier(k="all", max_depth=2).fit(X, y)  # ("auto": every threshold is cheap here)
+    assert default.solver_ == "continuous" and default.training_error_ == opt.training_error_
     # the binary search over every threshold reaches the same optimum
     binary = OptimalTreeClassifier(max_depth=2, max_binary_features=None, solver="binary").fit(X, y)
     assert binary.training_error_ == opt.training_error_

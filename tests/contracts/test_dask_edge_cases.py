@@ -66,3 +66,23 @@ def test_a_scatter_that_keeps_failing_is_a_named_error():
     with pytest.raises(WorkerLostError, match=f"failed {dclient.SCATTER_ATTEMPTS} times.*CommClosedError"):
         dclient.ClientExecutor(flaky).scatter("data")
     assert flaky.calls == dclient.SCATTER_ATTEMPTS
+
+
+@pytest.mark.parametrize("patch", [{}, {"BUDGET_SECONDS": 1e-9}, {"AUTO_MAX_ROWS": 500}])
+def test_the_default_space_on_dask_is_the_local_choice(client, monkeypatch, patch):
+    """max_binary_features="auto" (issue 26): every threshold (the estimate within the budget),
+    the binary features (above it, or above AUTO_MAX_ROWS rows): the same space and tree as in memory."""
+    from treelearn.learn.topk import space
+
+    for name, value in patch.items():
+        monkeypatch.setattr(space, name, value)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 4))
+    y = (X[:, 0] + X[:, 1] ** 2 + rng.normal(scale=0.5, size=600) > 0.5).astype(int)
+    local = tl.OptimalTreeClassifier(max_depth=2).fit(X, y)
+    with use_client(client):
+        dist = tl.OptimalTreeClassifier(max_depth=2).fit(da.from_array(X, chunks=(150, 4)), y)
+    assert local.solver_ == dist.solver_ == ("continuous" if not patch else "binary")
+    assert dist.feature_space_["chosen_by"] == local.feature_space_["chosen_by"]
+    for name in ("children_left", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(dist.tree_, name), getattr(local.tree_, name))

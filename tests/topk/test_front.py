@@ -100,7 +100,7 @@ def test_a_budget_that_does_not_bind_searches_the_plain_fits_space():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(150, 5))
     y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=150) > 0.4).astype(int)
-    plain = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    plain = OptimalTreeClassifier(max_depth=3, max_binary_features=100).fit(X, y)  # (the binary search's space)
     budget = OptimalTreeClassifier(max_depth=3, max_leaves=8).fit(X, y)
     front = error_size_front(X, y, max_depth=3)
     assert plain.feature_space_["n_greedy_thresholds"] > 0

@@ -231,8 +231,9 @@ def fit(
     max_thresholds: Optional[int] = typer.Option(None, min=1, help="At most this many quantile thresholds per "
                                                                    "numeric column (default: every midpoint)."),
     k: Optional[int] = typer.Option(None, "--k", "-k", min=1, help="topk: the k best features tried at every node."),
-    max_binary_features: Optional[int] = typer.Option(None, min=1, help="topk/optimal: binary features the search "
-                                                                        "uses (default 100)."),
+    max_binary_features: Optional[int] = typer.Option(None, min=1, help="topk/optimal: about this many binary "
+                                                                        "features (default: every threshold when "
+                                                                        "the estimate is cheap, else 100)."),
     max_rank: Optional[int] = typer.Option(None, min=0, help="minrank: fail when the sample's rank exceeds this."),
     pruning: Optional[Pruning] = typer.Option(None, help="pruned: bound (Shawe-Taylor bound, no CV), ccp (CART "
                                                          "cost-complexity with CV) or mcart."),

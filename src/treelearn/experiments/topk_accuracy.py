@@ -81,7 +81,7 @@ def _fit(k: str, depth: int, Xtr, ytr, time_limit: float):
     from treelearn import TopKTreeClassifier
 
     kk = "all" if k == "all" else int(k)
-    m = TopKTreeClassifier(k=kk, max_depth=depth, time_limit=time_limit)
+    m = TopKTreeClassifier(k=kk, max_depth=depth, max_binary_features=100, time_limit=time_limit)  # (003 App. C)
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # a timed-out fit is recorded (timed_out) and logged instead
         warnings.simplefilter("ignore", SearchLimitWarning)
@@ -132,7 +132,7 @@ def run_fig4(data_dir, out_dir, names, n_splits, time_limit, seed, log, depth=3,
             for si, (Xtr, ytr, Xte, yte) in enumerate(_splits(data, n_splits, seed)):
                 from treelearn import TopKTreeClassifier
 
-                d = TopKTreeClassifier(k=1, max_depth=1).fit(Xtr, ytr).n_binary_features_
+                d = TopKTreeClassifier(k=1, max_depth=1, max_binary_features=100).fit(Xtr, ytr).n_binary_features_
                 ks = sorted(set([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, d] if not quick else [1, 2, 4, 8, d]))
                 for k in [k for k in ks if k <= d]:
                     m, t = _fit(str(k), depth, Xtr, ytr, time_limit)

@@ -9,8 +9,8 @@ binary features) returns an optimal depth-h tree (minimum (weighted) training
 misclassifications): :class:`OptimalTreeClassifier`.
 
 Raw columns are binarised by :class:`treelearn.Binarizer` (categorical one-hot ``x == v``; numeric
-``x >= t`` thresholds, by default about 100 binary features in total as in 003 App. C, plus the
-thresholds of the greedy tree, the search's first incumbent); the returned
+``x >= t`` thresholds: every one, or about 100 binary features in total as in 003 App. C plus the
+greedy tree's, the search's first incumbent; the default chooses, ``learn/topk/space.py``); the returned
 :class:`treelearn.Tree` predicts on raw X, each numeric split at CART's node-local midpoint (the
 same training partition as its binary feature's threshold). Missing values: see
 :class:`treelearn.Binarizer` (both missing directions of every condition, and "is missing").
@@ -46,6 +46,7 @@ from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search, topk_search 
 from treelearn.learn.topk.kernel import cpu_has_avx512_popcnt as _cpu_has_avx512_popcnt  # noqa: F401
 from treelearn.learn.topk.select import (SELECT_CONSTRAINTS, check_select, fit_front, fit_selected, forget_selection,
                                          shallow_fronts)
+from treelearn.learn.topk.space import AUTO, binary_budget, binary_features, chosen_by
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 from treelearn.learn.topk.summary import feature_space, optimality_summary
 from treelearn.tree.build import binary_tree, node_local_midpoints
@@ -65,10 +66,10 @@ class TopKTreeClassifier(BaseTreeClassifier):
     ----------
     k : int or "all", default=2
         Candidate features per node; ``"all"`` (or any k >= number of binary features) gives the
-        optimal tree. With every threshold asked for (``max_binary_features=None`` and
-        ``max_thresholds=None``) on data that is not all 0/1, such a k runs the continuous
-        solver of :class:`OptimalTreeClassifier` (same optimal training error, faster;
-        ``solver_`` says which search ran).
+        optimal tree. With every threshold searched (``max_binary_features=None`` and
+        ``max_thresholds=None``, or "auto"'s choice with k = "all") on data that is not all 0/1,
+        such a k runs the continuous solver of :class:`OptimalTreeClassifier` (same optimal
+        training error, faster; ``solver_`` says which search ran).
     max_depth : int, default=3
     criterion : {"entropy", "gini", "kearns_mansour"} or callable G, default="entropy"
         Impurity function of the score H (the purity gain, 003 Definition 2). A callable G on
@@ -77,10 +78,20 @@ class TopKTreeClassifier(BaseTreeClassifier):
         than the built-in criteria, which are compiled).
     scoring : {"gain", "gain_ratio"}, default="gain"
         H = purity gain, or C4.5's gain ratio (gain / split information).
-    max_thresholds, max_binary_features : Binarizer options. The default
-        (``max_binary_features=100``) is 003 App. C (categorical one-hot, numeric thresholds
-        at quantiles of the distinct values, about 100 binary features in total), plus the
-        greedy tree's thresholds (``greedy_incumbent``); set both to None for every midpoint.
+    max_binary_features : int, "auto" or None, default="auto"
+        An int B: 003 App. C (categorical one-hot, numeric thresholds at quantiles of the distinct
+        values, about B binary features in total) plus the greedy tree's thresholds
+        (``greedy_incumbent``). None (with ``max_thresholds=None``): every threshold. "auto", for
+        the optimal search (k = "all"): every threshold when it is cheap, else B = 100: the
+        binary search over every threshold when they are at most 100 binary features, the
+        continuous solver when its estimated CPU time (from the rows, the columns' distinct values,
+        the depth and the classes) is within 2 s and 5% of ``time_limit``, else 100 binary features;
+        always 100 with Top-k's integer k, ``solver="binary"``, ``max_thresholds``, the
+        constraints only the binary search has (``ccp_alpha``, ``max_leaves``, ``min_samples_leaf``,
+        ``min_weight_fraction_leaf``, ``monotonic_cst``, ``select``) or above 200,000 rows.
+        ``feature_space_["chosen_by"]`` and the fitted repr say which and why (``learn/topk/space.py``).
+    max_thresholds : int or None, default=None
+        Binarizer option: at most this many quantile thresholds per numeric column.
     greedy_incumbent : bool, default=True
         Grow ``GreedyTreeClassifier(max_depth, criterion)`` first, add its thresholds to the
         binary features and start the search from it: its training error is the search's first
@@ -164,10 +175,12 @@ class TopKTreeClassifier(BaseTreeClassifier):
         when its ``thresholds`` is "all", else its N binary features. The fitted repr and the
         ``verbose`` summary say which ("optimal over every threshold" / "over N binary features").
     feature_space_ : dict
-        The binary feature space searched: ``thresholds`` ("all": every midpoint between
-        consecutive distinct values; "quantiles" / "distinct_quantiles": a budget, see
-        :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per raw column),
-        ``n_greedy_thresholds`` (greedy thresholds added) and ``description`` (in words).
+        The space searched (read it beside ``is_optimal_``): ``thresholds`` ("all": every
+        midpoint between consecutive distinct values; "quantiles" / "distinct_quantiles": a
+        budget, see :class:`treelearn.Binarizer`), ``n_binary_features``, ``n_thresholds`` (per
+        raw column), ``n_greedy_thresholds`` (greedy thresholds added), ``chosen_by`` (the
+        setting that chose the space; under "auto" its reason, with the estimate and budget) and
+        ``description`` (in words).
     fronts_, front_, selected_leaves_, selected_depth_, selection_scores_ : with ``select`` (select.py): depth ->
         front (:func:`error_size_front`'s Bunch, ``max_depth`` its depth limit), the front holding the chosen tree
         (``tree_``), that tree's leaves and depth, and depth -> every budget's bound or held-out error rate.
@@ -189,7 +202,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         "criterion": [CRITERION],
         "scoring": [Options(*_SCORINGS)],
         "max_thresholds": [Interval(numbers.Integral, 1, INT32_MAX), None],
-        "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), None],
+        "max_binary_features": [Interval(numbers.Integral, 1, INT32_MAX), Options(AUTO), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "memory_limit_mb": [Interval(numbers.Real, 0, None, closed="neither")],
         "verbose": VERBOSE,
@@ -209,7 +222,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         return self._k_value() == "all"
 
     def __init__(self, k=2, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
-                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 max_binary_features=AUTO, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, greedy_incumbent=True, verbose=0,
                  min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0, max_leaves=None,
                  max_leaf_nodes=None, select=None):
@@ -273,7 +286,11 @@ class TopKTreeClassifier(BaseTreeClassifier):
     def _wants_continuous(self, sample) -> bool:
         """The continuous solver when it gives the same optimum: k covers every binary feature of
         every threshold (categorical one-hot), and X is not all 0/1 (one threshold per column:
-        the binary search is the natural one)."""
+        the binary search is the natural one). ``max_binary_features="auto"``: when the estimated
+        cost is within the budget (space.py; the decision kept as ``_space``)."""
+        if self.max_binary_features == AUTO:
+            self._space = chosen_by(self, sample, self._auto_excluded(sample))
+            return self._space["solver"] == "continuous"
         if self.max_binary_features is not None or self.max_thresholds is not None:
             return False
         if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None or is_sparse(self):
@@ -287,7 +304,37 @@ class TopKTreeClassifier(BaseTreeClassifier):
 
         return int(k) >= count_binary_features(sample.encoded, sample.schema)
 
+    def _auto_excluded(self, sample=None) -> str | None:
+        """Why "auto" cannot search every threshold here (None: it may, by the estimate); without
+        ``sample``, for the parameters alone."""
+        if getattr(self, "solver", "auto") == "binary":
+            return "solver='binary'"
+        if self.max_thresholds is not None:
+            return "max_thresholds is set"
+        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None or is_sparse(self):
+            return "the constraints set need the binary search"
+        if not isinstance(self._k_value(), str):
+            return f"Top-{self.k} ranks binary features"
+        if sample is not None and sample.is_binary():
+            return "0/1 data: its binary features are every threshold"
+        return None
+
+    def _binary_features(self):
+        """The binary search's ``max_binary_features`` ("auto": its decision, ``_space``)."""
+        chosen = getattr(self, "_space", None)
+        return binary_budget(self.max_binary_features) if chosen is None else chosen["max_binary_features"]
+
+    def _chosen_by(self) -> str:
+        """``feature_space_["chosen_by"]``: the setting (or the "auto" decision) that chose the space."""
+        chosen = getattr(self, "_space", None)
+        if chosen is not None:
+            return chosen["chosen_by"]
+        solver = getattr(self, "solver", "auto")
+        return (f"solver={solver!r}" if solver != "auto" else
+                f"max_binary_features={self.max_binary_features!r}, max_thresholds={self.max_thresholds!r}")
+
     def _fit(self, sample, params) -> Tree:
+        self._space = None
         self._mono_cst = check_monotonic_cst(self.monotonic_cst, sample.raw.shape[1], sample.n_classes,
                                              sample.schema.is_categorical,
                                              lambda: bool(np.isnan(sample.encoded).any()))
@@ -335,7 +382,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             copies = SEARCH_COPIES
             try:
                 binz, data = sample.binarize(max_thresholds=self.max_thresholds,
-                                             max_binary_features=self.max_binary_features, extra_thresholds=extra,
+                                             max_binary_features=self._binary_features(), extra_thresholds=extra,
                                              clock=clock, max_bytes=cap + allowance, copies=copies)
             except FitTimeout:
                 return self._timed_out_leaf(sample, clock, greedy)
@@ -409,7 +456,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         self.binarizer_ = None
         self.n_binary_features_ = int(info["n_search_features"])
         self.feature_space_ = {"thresholds": "all", "n_binary_features": self.n_binary_features_,
-                               "n_greedy_thresholds": 0,
+                               "n_greedy_thresholds": 0, "chosen_by": self._chosen_by(),
                                "description": "every node-local midpoint threshold of every numeric column "
                                               "(continuous solver); categorical columns one-hot"}
         set_search_attributes(self, training_error=info["error"], lower_bound=info["lower_bound"],
@@ -513,7 +560,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
             err = greedy.error
         tree.impurity = crit.impurity(tree.value)
         self.n_binary_features_ = d
-        self.feature_space_ = feature_space(binz)
+        self.feature_space_ = feature_space(binz, self._chosen_by())
         # training_error_: the returned tree's own (weighted) training misclassifications, the
         # search's error when it finished, and the truth for an anytime tree
         limit = None
@@ -541,7 +588,13 @@ class TopKTreeClassifier(BaseTreeClassifier):
         if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None or is_sparse(self):
             return None  # (not in the sharded search: the gathered blocks)
         solver = getattr(self, "solver", "auto")
-        budget = self.max_binary_features is not None or self.max_thresholds is not None
+        mbf = self.max_binary_features
+        if mbf == AUTO and solver != "continuous":
+            self._space = binary_features(data.blocks.n_rows, self._auto_excluded())
+            if self._space is None:
+                return self._fit_farmed_continuous(data, params)  # (gathered: "auto" decides as in memory)
+        mbf = binary_budget(mbf)
+        budget = mbf is not None or self.max_thresholds is not None
         if solver == "continuous" or (solver == "auto" and not budget):
             return self._fit_farmed_continuous(data, params)
         crit = params["criterion"]
@@ -550,9 +603,8 @@ class TopKTreeClassifier(BaseTreeClassifier):
         clock = FitClock(self.time_limit)
         run = plugin.ShardedSearch(data, clock, k=self._k_value(), max_depth=int(self.max_depth), criterion=crit,
                                    scoring=self.scoring, max_thresholds=self.max_thresholds,
-                                   max_binary_features=self.max_binary_features,
-                                   greedy_incumbent=self.greedy_incumbent, memory_limit_mb=self.memory_limit_mb,
-                                   verbose=self.verbose, name=type(self).__name__)
+                                   max_binary_features=mbf, greedy_incumbent=self.greedy_incumbent,
+                                   memory_limit_mb=self.memory_limit_mb, verbose=self.verbose, name=type(self).__name__)
         try:
             if not run.prepare():
                 return None  # one class, or missing values above the sample size: the gathered blocks
@@ -641,9 +693,11 @@ class OptimalTreeClassifier(TopKTreeClassifier):
     """Optimal depth-``max_depth`` tree: minimum (weighted) training misclassifications over all
     trees on the binary features (Top-k with k = all, 003 §1.1.1). ``is_optimal_`` is True when
     the search finished within ``time_limit``: optimal **over the space searched**
-    (``feature_space_``; the fitted repr and ``verbose`` summary name it): "over N binary features
-    (M thresholds per column)" by default (about 100 quantile thresholds plus the greedy tree's),
-    "over every threshold" with ``max_binary_features=None`` or on 0/1 data; ``lower_bound_``
+    (``feature_space_``; the fitted repr and ``verbose`` summary name it and why): "over every
+    threshold" by default when that search is cheap (``max_binary_features="auto"``, see
+    :class:`TopKTreeClassifier`), with ``max_binary_features=None`` or on 0/1 data, else "over N
+    binary features (M thresholds per column)" (about 100 quantile thresholds plus the greedy
+    tree's); ``lower_bound_``
     bounds that optimum from below. With ``greedy_incumbent`` (default) the greedy tree of the same depth and
     criterion is the first incumbent, so the training accuracy is never below
     ``GreedyTreeClassifier(max_depth=max_depth)``'s, timed out or not.
@@ -674,9 +728,9 @@ class OptimalTreeClassifier(TopKTreeClassifier):
       tenth of ``time_limit``) improves the greedy incumbent before the exact search starts
       (:mod:`treelearn.learn.continuous.solver`).
     * ``"auto"`` (default): ``"continuous"`` when every threshold is asked for
-      (``max_binary_features=None`` and ``max_thresholds=None``), X is not all 0/1 and neither
-      ``min_weight_fraction_leaf``, ``monotonic_cst``, ``min_samples_leaf`` nor ``ccp_alpha`` is set,
-      else ``"binary"``.
+      (``max_binary_features=None`` and ``max_thresholds=None``, or "auto" choosing it), X is not
+      all 0/1 and none of ``min_weight_fraction_leaf``, ``monotonic_cst``, ``min_samples_leaf``,
+      ``ccp_alpha``, ``max_leaves`` is set, else ``"binary"``.
 
     ``monotonic_cst`` (see :class:`TopKTreeClassifier`): the optimal tree among the hard-label
     trees meeting scikit-learn's sufficient condition at every constrained split, by the binary
@@ -687,7 +741,7 @@ class OptimalTreeClassifier(TopKTreeClassifier):
                               "solver": [Options(*_SOLVERS)]}
 
     def __init__(self, max_depth=3, criterion="entropy", scoring="gain", max_thresholds=None,
-                 max_binary_features=100, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
+                 max_binary_features=AUTO, time_limit=DEFAULT_TIME_LIMIT, memory_limit_mb=1024, n_jobs=None,
                  random_state=None, categorical=None, class_weight=None, solver="auto", greedy_incumbent=True,
                  verbose=0, min_weight_fraction_leaf=0.0, monotonic_cst=None, min_samples_leaf=1, ccp_alpha=0.0,
                  max_leaves=None, max_leaf_nodes=None, select=None):

@@ -53,8 +53,12 @@ def optimality_summary(est) -> str | None:
     depth (``selected_depth_``), e.g. ``"(depth 2 of <= 4, 3 leaves selected by 'bound')"``."""
     if not hasattr(est, "is_optimal_"):
         return None
-    where = space_words(getattr(est, "feature_space_", None))
+    space = getattr(est, "feature_space_", None)
+    where = space_words(space)
     scope = f"depth <= {est.max_depth}{_constraints(est)}"
+    why = (space or {}).get("chosen_by", "")
+    if why.startswith("max_binary_features='auto'"):  # the default's decision, and why
+        scope += "; " + why
     chosen = getattr(est, "selected_leaves_", None)
     if chosen is not None:
         depth = getattr(est, "selected_depth_", est.max_depth)
@@ -68,8 +72,9 @@ def optimality_summary(est) -> str | None:
     return f"Top-{k} tree over {where} ({scope}; no optimality claim)"
 
 
-def feature_space(binz) -> dict:
-    """``feature_space_`` of a binary search over the :class:`~treelearn.Binarizer` ``binz``'s features."""
+def feature_space(binz, chosen_by: str = "") -> dict:
+    """``feature_space_`` of a binary search over the :class:`~treelearn.Binarizer` ``binz``'s
+    features; ``chosen_by``: the setting that chose it (``max_binary_features="auto"``'s decision)."""
     return {"thresholds": binz.thresholds_, "n_binary_features": int(binz.n_binary_features_),
             "n_thresholds": binz.n_thresholds_, "n_greedy_thresholds": int(binz.n_added_thresholds_),
-            "description": binz.describe_space()}
+            "chosen_by": chosen_by, "description": binz.describe_space()}
