@@ -129,9 +129,9 @@ def test_few_thresholds_are_searched_as_binary_features():
 
 
 @pytest.mark.parametrize("params,why", [
-    (dict(ccp_alpha=0.01), "constraints"), (dict(min_samples_leaf=5), "constraints"),
-    (dict(max_leaves=4), "constraints"), (dict(min_weight_fraction_leaf=0.05), "constraints"),
-    (dict(monotonic_cst=[1, 0, 0]), "constraints"), (dict(solver="binary"), "solver='binary'"),
+    (dict(ccp_alpha=0.01), "binary search only"), (dict(min_samples_leaf=5), "binary search only"),
+    (dict(max_leaves=4), "binary search only"), (dict(min_weight_fraction_leaf=0.05), "binary search only"),
+    (dict(monotonic_cst=[1, 0, 0]), "binary search only"), (dict(solver="binary"), "solver='binary'"),
     (dict(max_thresholds=8), "max_thresholds"),
 ])
 def test_binary_only_settings_keep_the_binary_features(params, why):

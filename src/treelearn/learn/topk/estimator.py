@@ -46,7 +46,7 @@ from treelearn.learn.topk.kernel import SEARCH_KERNEL, root_search, topk_search 
 from treelearn.learn.topk.kernel import cpu_has_avx512_popcnt as _cpu_has_avx512_popcnt  # noqa: F401
 from treelearn.learn.topk.select import (SELECT_CONSTRAINTS, check_select, fit_front, fit_selected, forget_selection,
                                          shallow_fronts)
-from treelearn.learn.topk.space import AUTO, binary_budget, binary_features, chosen_by
+from treelearn.learn.topk.space import AUTO, auto_excluded, binary_budget, binary_features, chosen_by
 from treelearn.learn.topk.sparse import SPARSE_CONSTRAINTS, check_sparse, is_sparse, search_options
 from treelearn.learn.topk.summary import feature_space, optimality_summary
 from treelearn.tree.build import binary_tree, node_local_midpoints
@@ -289,7 +289,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         the binary search is the natural one). ``max_binary_features="auto"``: when the estimated
         cost is within the budget (space.py; the decision kept as ``_space``)."""
         if self.max_binary_features == AUTO:
-            self._space = chosen_by(self, sample, self._auto_excluded(sample))
+            self._space = chosen_by(self, sample, auto_excluded(self, sample))
             return self._space["solver"] == "continuous"
         if self.max_binary_features is not None or self.max_thresholds is not None:
             return False
@@ -303,21 +303,6 @@ class TopKTreeClassifier(BaseTreeClassifier):
         from treelearn.learn.continuous.solver import count_binary_features
 
         return int(k) >= count_binary_features(sample.encoded, sample.schema)
-
-    def _auto_excluded(self, sample=None) -> str | None:
-        """Why "auto" cannot search every threshold here (None: it may, by the estimate); without
-        ``sample``, for the parameters alone."""
-        if getattr(self, "solver", "auto") == "binary":
-            return "solver='binary'"
-        if self.max_thresholds is not None:
-            return "max_thresholds is set"
-        if self.min_weight_fraction_leaf > 0 or self.monotonic_cst is not None or is_sparse(self):
-            return "the constraints set need the binary search"
-        if not isinstance(self._k_value(), str):
-            return f"Top-{self.k} ranks binary features"
-        if sample is not None and sample.is_binary():
-            return "0/1 data: its binary features are every threshold"
-        return None
 
     def _binary_features(self):
         """The binary search's ``max_binary_features`` ("auto": its decision, ``_space``)."""
@@ -590,7 +575,7 @@ class TopKTreeClassifier(BaseTreeClassifier):
         solver = getattr(self, "solver", "auto")
         mbf = self.max_binary_features
         if mbf == AUTO and solver != "continuous":
-            self._space = binary_features(data.blocks.n_rows, self._auto_excluded())
+            self._space = binary_features(data.blocks.n_rows, auto_excluded(self))
             if self._space is None:
                 return self._fit_farmed_continuous(data, params)  # (gathered: "auto" decides as in memory)
         mbf = binary_budget(mbf)

@@ -31,7 +31,10 @@ import math
 
 import numpy as np
 
-__all__ = ["AUTO", "AUTO_BINARY_FEATURES", "continuous_cost", "auto_budget", "binary_budget", "chosen_by"]
+from treelearn.learn.topk.sparse import is_sparse
+
+__all__ = ["AUTO", "AUTO_BINARY_FEATURES", "continuous_cost", "auto_budget", "auto_excluded", "binary_budget",
+           "binary_features", "chosen_by"]
 
 AUTO = "auto"
 #: the binary features of "auto" when every threshold is not chosen (003 App. C: about 100)
@@ -105,6 +108,23 @@ def searched_columns(Xe, schema) -> tuple[int, int]:
         elif present.size > 1:
             m, t = m + 1, t + int(present.size) - 1
     return m, t
+
+
+def auto_excluded(est, sample=None) -> str | None:
+    """Why "auto" cannot search every threshold for ``est`` (None: it may, by the estimate); without
+    ``sample`` (a TrainingSample), for the parameters alone (the Dask fit, before any row is read)."""
+    if getattr(est, "solver", "auto") == "binary":
+        return "solver='binary'"
+    if est.max_thresholds is not None:
+        return "max_thresholds is set"
+    if est.min_weight_fraction_leaf > 0 or est.monotonic_cst is not None or is_sparse(est):
+        return ("options of the binary search only (ccp_alpha, max_leaves, min_samples_leaf, "
+                "min_weight_fraction_leaf, monotonic_cst, select)")
+    if not isinstance(getattr(est, "k", "all"), str):  # (OptimalTreeClassifier has no k: "all")
+        return f"Top-{est.k} ranks binary features"
+    if sample is not None and sample.is_binary():
+        return "0/1 data: its binary features are every threshold"
+    return None
 
 
 def binary_features(n_rows: int, excluded: str | None) -> dict | None:
