@@ -54,8 +54,17 @@ def _shape(X, y):
     from treelearn.learn.topk.space import searched_columns
 
     _, sample = OptimalTreeClassifier()._training_sample(X, y, None)
-    m, t = searched_columns(sample.encoded, sample.schema)
+    m, t, _ = searched_columns(sample.encoded, sample.schema)
     return sample.n_samples, m, t, sample.n_classes
+
+
+def _warm_up():
+    """A process's first fit loads its modules (tens of ms): not any row's time."""
+    from treelearn import OptimalTreeClassifier
+
+    X, y = np.arange(40.0).reshape(20, 2), np.arange(20) % 2
+    for mbf in (None, 100):
+        OptimalTreeClassifier(max_depth=2, max_binary_features=mbf).fit(X, y)
 
 
 def calibrate(names, depths, time_limit, data_dir):
@@ -132,6 +141,7 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+")
     a = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
+    _warm_up()
     if a.calibrate:
         calibrate(a.datasets or SMALL_TREES + CONTINUOUS, a.depths or [2, 3, 4], a.time_limit, a.data_dir)
     else:

@@ -153,3 +153,17 @@ def test_select_keeps_the_binary_features():
     X, y = _numeric(n=120)
     est = OptimalTreeClassifier(max_depth=2, select="bound").fit(X, y)
     assert est.feature_space_["thresholds"] != "all"
+
+
+def test_a_wide_sample_stops_counting_once_over_the_budget():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(3000, 200))
+    y = (X[:, 0] > 0).astype(int)
+    _, sample = OptimalTreeClassifier()._training_sample(X, y, None)
+    m, t, whole = space.searched_columns(sample.encoded, sample.schema)
+    assert whole and (m, t) == (200, 200 * 2999)
+    seen = []
+    m, t, whole = space.searched_columns(sample.encoded, sample.schema, lambda m, t: seen.append(m) or m >= 5)
+    assert not whole and (m, t) == (5, 5 * 2999) and seen == [0, 1, 2, 3, 4, 5]
+    est = OptimalTreeClassifier(max_depth=3, time_limit=30).fit(X, y)
+    assert est.solver_ == "binary" and "estimated at least" in est.feature_space_["chosen_by"]

@@ -93,12 +93,16 @@ def binary_budget(max_binary_features):
     return AUTO_BINARY_FEATURES if max_binary_features == AUTO else max_binary_features
 
 
-def searched_columns(Xe, schema) -> tuple[int, int]:
-    """(searched columns, thresholds) of the every-threshold search: a numeric column with u > 1
-    distinct values is one column of u - 1 thresholds; a categorical one of c categories c one-hot
-    columns (1 for two categories) of one threshold each (as ``continuous.solver.expand_columns``)."""
+def searched_columns(Xe, schema, stop=None) -> tuple[int, int, bool]:
+    """(searched columns, thresholds, counted to the end) of the every-threshold search: a numeric
+    column with u > 1 distinct values is one column of u - 1 thresholds; a categorical one of c
+    categories c one-hot columns (1 for two categories) of one threshold each (as
+    ``continuous.solver.expand_columns``). ``stop(m, t)`` True after a column ends the count (the
+    estimate grows with both: what is known already passes the budget)."""
     m = t = 0
     for j in range(Xe.shape[1]):
+        if stop is not None and stop(m, t):
+            return m, t, False
         present = np.unique(Xe[:, j])
         present = present[~np.isnan(present)]
         if schema is not None and schema.is_categorical(j):
@@ -107,7 +111,7 @@ def searched_columns(Xe, schema) -> tuple[int, int]:
             m, t = m + k, t + k
         elif present.size > 1:
             m, t = m + 1, t + int(present.size) - 1
-    return m, t
+    return m, t, True
 
 
 def auto_excluded(est, sample=None) -> str | None:
@@ -149,13 +153,21 @@ def chosen_by(est, sample, eligible: str | None) -> dict:
     binary = {"solver": "binary", "max_binary_features": AUTO_BINARY_FEATURES}
     if eligible is not None or sample.n_input_rows > AUTO_MAX_ROWS:
         return binary_features(sample.n_input_rows, eligible)
-    m, t = searched_columns(sample.encoded, sample.schema)
+    budget = auto_budget(est.time_limit)
+
+    def cost(m, t):
+        return continuous_cost(sample.n_samples, m, t, int(est.max_depth), sample.n_classes)
+
+    # (counting stops once the columns counted cost more than the budget: a wide sample's count
+    # would cost more than the binary fit)
+    m, t, whole = searched_columns(sample.encoded, sample.schema,
+                                   lambda m, t: t > AUTO_BINARY_FEATURES and cost(m, t) > budget)
     if t <= AUTO_BINARY_FEATURES:  # the binary budget holds every threshold: the binary search over them
         return {"solver": "binary", "max_binary_features": None,
                 "chosen_by": said + f"every threshold ({t} in all, within {AUTO_BINARY_FEATURES}) as binary features"}
-    est_s = continuous_cost(sample.n_samples, m, t, int(est.max_depth), sample.n_classes)
-    budget = auto_budget(est.time_limit)
+    est_s = cost(m, t)
     every = est_s <= budget
-    words = said + f"every threshold estimated at {est_s:.2g} s {'<=' if every else '>'} the budget {budget:g} s"
+    words = said + (f"every threshold estimated at {'' if whole else 'least '}{est_s:.2g} s "
+                    f"{'<=' if every else '>'} the budget {budget:g} s")
     return {**({"solver": "continuous", "max_binary_features": None} if every else binary), "chosen_by": words,
             "estimate_seconds": float(est_s), "budget_seconds": float(budget)}
