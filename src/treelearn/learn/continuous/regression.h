@@ -257,6 +257,10 @@ struct Scans {
         double gnum = 0.0, gden = t.w > 0.0 ? t.w : 1.0;
         for (int k = 0; k < rows.nk(); ++k) gnum += t.s[k] * t.s[k];
         auto gmin = [&]() { return std::max(0.0, t.q - gnum / gden); };
+        // the two tests' levels in SSE units, changed only with best or freeb: a later split
+        // matters below stop_at, and its SSE is computed exactly below exact_at
+        double stop_at = std::min(cap, best) - eps - 2.0 * lam;
+        double exact_at = std::max(freeb, best - eps) - 2.0 * lam;
         int prev = cnt > 0 ? v[0].rank : 0;
         for (int i = 0; i < cnt; ++i) {
             const Entry e = v[i];
@@ -268,7 +272,7 @@ struct Scans {
                     A += a.s[k] * a.s[k];
                     B += sb * sb;
                 }
-                if ((a.q - (std::min(cap, best) - eps - 2.0 * lam)) * wa >= A) {  // no later split matters
+                if ((a.q - stop_at) * wa >= A) {  // no later split matters
                     const double pre = rows.sse(a);
                     freeb = std::min(freeb, pre + 2.0 * lam);
                     return std::min(gmin(), pre);
@@ -277,7 +281,7 @@ struct Scans {
                 const bool lower = num * gden > gnum * den;
                 gnum = lower ? num : gnum;
                 gden = lower ? den : gden;
-                if (num > (t.q - (std::max(freeb, best - eps) - 2.0 * lam)) * den) {  // (rare: the exact SSE)
+                if (num > (t.q - exact_at) * den) {  // (rare: the exact SSE)
                     const double c = rows.sse(a) + rows.sse_rest(t, a) + 2.0 * lam;
                     if (c < freeb) freeb = c;
                     if (admissible(i, cnt) && c < best - eps) {
@@ -286,6 +290,8 @@ struct Scans {
                         out.brl = prev;
                         out.brr = e.rank;
                     }
+                    stop_at = std::min(cap, best) - eps - 2.0 * lam;
+                    exact_at = std::max(freeb, best - eps) - 2.0 * lam;
                 }
                 prev = e.rank;
             }
