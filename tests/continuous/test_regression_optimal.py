@@ -468,10 +468,13 @@ def test_dask_input_equals_local_fit():
     rng = np.random.default_rng(31)
     X = rng.normal(size=(600, 4))
     y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.2 * rng.normal(size=600)
-    local = OptimalTreeRegressor(max_depth=2).fit(X, y)
-    dist = OptimalTreeRegressor(max_depth=2).fit(da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200))
-    assert dist.tree_ == local.tree_
-    np.testing.assert_array_equal(dist.tree_.value, local.tree_.value)
+    for alpha in (0.0, 0.1):  # (0.1: 3 leaves instead of 4)
+        local = OptimalTreeRegressor(max_depth=2, ccp_alpha=alpha).fit(X, y)
+        dist = OptimalTreeRegressor(max_depth=2, ccp_alpha=alpha).fit(da.from_array(X, chunks=(200, 4)),
+                                                                      da.from_array(y, chunks=200))
+        assert dist.tree_ == local.tree_
+        np.testing.assert_array_equal(dist.tree_.value, local.tree_.value)
+        assert dist.objective_ == local.objective_
 
 
 def test_verbose_prints_the_incumbents(capsys):
