@@ -142,6 +142,16 @@ def test_ccp_alpha_equals_brute_force(depth, case):
         assert leaves == sorted(leaves, reverse=True)
 
 
+@pytest.mark.parametrize("seed,msl", [(12, 2), (16, 3), (17, 3), (36, 3), (40, 4)])
+def test_min_samples_leaf_with_neighbour_trees_equals_brute_force(seed, msl):
+    """A neighbouring split's child tree caps a child's budget only when its rows are a subset of
+    the child's (with min_samples_leaf > 1 a superset's tree may leave too few rows in a leaf, and
+    its SSE is then below the constrained optimum): cases where the capped search missed it."""
+    X, y, w = _case(seed, n=22, ties=bool(seed % 2))
+    est = OptimalTreeRegressor(max_depth=3, min_samples_leaf=msl).fit(X, y)
+    assert est.train_sse_ == pytest.approx(_brute(X, y[:, None], w, 3, msl), rel=1e-9, abs=1e-9)
+
+
 def test_ccp_alpha_with_min_samples_leaf_threads_and_switches():
     """The penalty with min_samples_leaf equals the brute force; threads give the same tree and the
     ablation switches the same objective; 0/1 data (whose own search has no penalty) takes the

@@ -411,12 +411,16 @@ class RegSearch {
     }
 
     // the least SSE (leaf means refitted) that side s's kept tree at position ja or jb of level L
-    // makes on the view's m rows (infinity: none kept)
+    // makes on the view's m rows (infinity: none kept). With min_samples_leaf > 1 only the tree
+    // of the neighbour whose side is a subset of these rows (ja's left side, jb's right side): its
+    // leaves then keep at least their rows; a superset's tree may leave fewer than
+    // min_samples_leaf rows in a leaf here, so its SSE bounds nothing
     double warm_sse(Level& L, int s, int ja, int jb, const Entry* v, int m) {
         double best = kInf;
         if (L.kept_at.empty() || !P_.use_warm_children) return best;
         for (int k : {ja, jb}) {
             if (k < 0 || k >= (int)L.kept_at.size() || L.kept_at[k] < 0) continue;
+            if (scans_.msl > 1 && k != (s == 0 ? ja : jb)) continue;
             const Sol& t = L.kept[s][L.kept_at[k]];
             if (t.size() <= 1) continue;
             wacc_.resize(t.size());
