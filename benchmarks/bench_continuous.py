@@ -53,7 +53,9 @@ ABLATION = {"no interval bounds": {"use_intervals": False}, "no depth-2 solver":
             "no cache": {"use_cache": False}, "with gap skips": {"use_skip": True},
             "best-threshold start": {"start_best": True},
             # (acts where a zero-error tree is known at the root: breast cancer, sonar, bank at depth 4)
-            "no ordered close": {"ordered_close": False}}
+            "no ordered close": {"ordered_close": False},
+            # (the virtual ends' bound of a feature's extreme thresholds: the node's depth-1 optimum)
+            "no end bounds": {"end_bounds": False}}
 # what a row that times out returns without the Top-k incumbent (depth >= 4; the anytime answer)
 ABLATION_ANYTIME = {"no Top-k incumbent": {"topk_incumbent": False}}
 
@@ -84,6 +86,7 @@ def run_treelearn(X, y, h, time_limit, **switches):
     if err != info["error"]:
         raise AssertionError(f"search reports {info['error']} errors, its tree makes {err}")
     run_treelearn.history = info.get("history", [])  # (seconds, error, bound): the anytime curve
+    run_treelearn.evaluations = int(info.get("evaluations") or 0)  # thresholds evaluated (ablation rows)
     return el, err, bool(info["timed_out"]), cpu
 
 
@@ -130,7 +133,8 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=300.0)
     ap.add_argument("--data-dir", default=None, help="the shared datasets directory (or TREELEARN_DATA_DIR)")
     ap.add_argument("--quick", action="store_true", help="small datasets, depths 2 and 3, 60 s limit")
-    ap.add_argument("--ablation", action="store_true", help="also time treelearn with each technique off")
+    ap.add_argument("--ablation", nargs="*", default=None, metavar="LABEL",
+                    help="also time treelearn with each technique off (labels given: only those, e.g. 'no end bounds')")
     ap.add_argument("--no-peer", action="store_true", help="treelearn only")
     a = ap.parse_args(argv)
     suite = a.suite == "contree"
@@ -187,12 +191,16 @@ def main(argv=None):
             print(line, flush=True)
             if have_peer and (to1 or to2):
                 print(anytime_line(X, y, h, tl, run_treelearn.history, e1, e2), flush=True)
-            if a.ablation and not to1:
+            if a.ablation is not None and not to1:
+                ev1 = run_treelearn.evaluations
                 for label, sw in ABLATION.items():
-                    t3, e3, to3, _ = run_treelearn(X, y, h, tl, **sw)
+                    if a.ablation and label not in a.ablation:
+                        continue
+                    t3, e3, to3, c3 = run_treelearn(X, y, h, tl, **sw)
                     print(f"    {label:<22}{t3:>10.3f}{'*' if to3 else ' '} s  x{t3 / max(t1, 1e-6):.2f}"
+                          f"  cpu x{c3 / max(c1, 1e-6):.2f}  evaluations {run_treelearn.evaluations} (with it: {ev1})"
                           f"{'' if e3 == e1 or to3 else '  ERROR DIFFERS'}", flush=True)
-            elif a.ablation:  # timed out: what each anytime device adds to the returned tree
+            elif a.ablation is not None:  # timed out: what each anytime device adds to the returned tree
                 for label, sw in ABLATION_ANYTIME.items():
                     t3, e3, to3, _ = run_treelearn(X, y, h, tl, **sw)
                     print(f"    {label:<22}{t3:>10.3f}{'*' if to3 else ' '} s  errors {e3:.0f} (with it: {e1:.0f})",

@@ -108,7 +108,7 @@ def _case(seed):
 
 SWITCHES = ({}, {"use_intervals": False}, {"use_skip": True}, {"use_d2": False}, {"use_cache": False},
             {"start_best": True}, {"large_first": 0}, {"large_first": 1}, {"use_caps": False}, {"use_warm": False},
-            {"use_simd": False}, {"ordered_close": False})
+            {"use_simd": False}, {"ordered_close": False}, {"end_bounds": False})
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -35,7 +35,7 @@ cdef extern from "search.h" namespace "tl::cont":
         double* progress
         int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes, large_first, gini_order, use_caps
-        int use_warm, use_simd, ordered_close
+        int use_warm, use_simd, ordered_close, end_bounds
         int root_hint_feature
         double root_hint_threshold
         interrupt_fn_t interrupt_cb
@@ -112,7 +112,7 @@ cdef double _dummy = 0.0
 
 # the switches of the search (Params in data.h; their defaults are Params' own): none changes the tree
 SWITCHES = ("use_cache", "use_intervals", "use_skip", "use_d2", "start_best", "root_lanes", "large_first", "use_caps",
-            "use_warm", "use_simd", "ordered_close")
+            "use_warm", "use_simd", "ordered_close", "end_bounds")
 
 
 cdef _set_switches(Params& P, dict switches):
@@ -141,6 +141,8 @@ cdef _set_switches(Params& P, dict switches):
         P.use_simd = int(switches["use_simd"])
     if "ordered_close" in switches:
         P.ordered_close = int(switches["ordered_close"])
+    if "end_bounds" in switches:
+        P.end_bounds = int(switches["end_bounds"])
 
 
 cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, nan_mode,

@@ -16,6 +16,10 @@
 // keyed by their first threshold, so the search meets the thresholds it does not skip in exactly
 // this order, whatever its bounds skipped: the first optimal threshold it meets is the first
 // optimal threshold of the order, and no tie needs searching for.
+// The ends are virtual: positions -1 (every row right) and K (every row left), never evaluated;
+// the side that holds every row is the node itself one level shallower, so its optimum there
+// (`end_lb`: exact at a node of budget 2, the depth-1 pass's best) bounds it, and a threshold k
+// gets R(k) >= end_lb - (weight left of k), L(k) >= end_lb - (weight right of k) from them.
 // With `on` false (ablation) every bound is the floor: every threshold is evaluated.
 #pragma once
 
@@ -63,30 +67,37 @@ struct ThresholdIntervals {
     bool on = true;
     int K = 0;                     // number of thresholds (boundaries between distinct values)
     double floor = 0.0;            // the node's lower bound: no split is better
+    double end_lb = 0.0;           // the virtual ends' bound of their full side (0: none)
+    double wtot = 0.0;             // the node's weight
+    bool unit = true;              // unit weights (wpre unused)
     std::vector<int> pos;          // boundary k: the first pos[k] rows of the feature go left
     std::vector<double> wpre;      // prefix weights along the feature's order
     std::vector<double> lbL, lbR;  // lower bounds of both children at evaluated thresholds
     std::vector<Interval> heap;    // the open runs, least key on top
 
-    void init(const Entry* vf, int m, const Columns& D, double node_lb) {
+    void init(const Entry* vf, int m, const Columns& D, double node_lb, double ends_lb = 0.0) {
         pos.clear();
-        wpre.resize(m + 1);
-        wpre[0] = 0.0;
-        if (D.weighted) {
+        unit = !D.weighted;
+        if (!unit) {
+            wpre.resize(m + 1);
+            wpre[0] = 0.0;
             for (int i = 0; i < m; ++i) {
                 if (i > 0 && vf[i].rank != vf[i - 1].rank) pos.push_back(i);
                 wpre[i + 1] = wpre[i] + D.wt[vf[i].row];
             }
-        } else {
-            for (int i = 0; i < m; ++i) {
-                if (i > 0 && vf[i].rank != vf[i - 1].rank) pos.push_back(i);
-                wpre[i + 1] = (double)(i + 1);
-            }
+        } else {  // (unit weights: the prefix weight of i rows is i)
+            for (int i = 1; i < m; ++i)
+                if (vf[i].rank != vf[i - 1].rank) pos.push_back(i);
         }
         K = (int)pos.size();
         floor = node_lb;
-        lbL.assign(K, 0.0);
-        lbR.assign(K, 0.0);
+        end_lb = ends_lb;
+        wtot = w_at(m);
+        // (only evaluated thresholds' bounds are read: record() writes them first)
+        if ((int)lbL.size() < K) {
+            lbL.resize(K);
+            lbR.resize(K);
+        }
         heap.clear();
         kept_at.clear();
         kept[0].clear();
@@ -117,8 +128,10 @@ struct ThresholdIntervals {
         return k;
     }
 
+    // the weight of the first i rows in the feature's order
+    double w_at(int i) const { return unit ? (double)i : wpre[i]; }
     // weight between boundaries i and j (i <= j)
-    double moved(int i, int j) const { return wpre[pos[j]] - wpre[pos[i]]; }
+    double moved(int i, int j) const { return w_at(pos[j]) - w_at(pos[i]); }
 
     // lower bounds (bl, br) of both children at threshold k from the neighbours lo and hi
     void bound_at(int k, int lo, int hi, double& bl, double& br) const {
@@ -127,10 +140,14 @@ struct ThresholdIntervals {
             if (lo >= 0) {
                 l = lbL[lo];
                 r = std::max(r, lbR[lo] - moved(lo, k));
+            } else {
+                r = std::max(r, end_lb - w_at(pos[k]));
             }
             if (hi < K) {
                 r = std::max(r, lbR[hi]);
                 l = std::max(l, lbL[hi] - moved(k, hi));
+            } else {
+                l = std::max(l, end_lb - (wtot - w_at(pos[k])));
             }
         }
         bl = l;

@@ -72,6 +72,11 @@ struct Params {
     // or the caller's bound), its lanes give way to the lane of the least position (1): only the
     // order's first tree of that error is left to find
     int ordered_close = 1;
+    // a feature's virtual end positions -1 (every row right) and K (every row left) carry the node's
+    // optimum one level shallower as a bound (1; exact at nodes of budget 2: the depth-1 pass's
+    // best): a threshold with weight w on its small side costs at least that less w. 0: the ends
+    // bound nothing (ablation)
+    int end_bounds = 1;
     // the order of a node's features: by their best depth-1 error (0) or best Gini split (1); bit 0
     // at the root, bit 1 at the other nodes of budget >= 3, bit 2 at nodes of budget 2
     int gini_order = 0;

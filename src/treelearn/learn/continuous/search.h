@@ -155,6 +155,7 @@ struct NodeCtx {
     const Entry* view;
     int m, d, level;
     double lb;         // a lower bound on the node's optimum: an incumbent there closes the node
+    double end_lb;     // a lower bound on its optimum one level shallower (bounds.h's virtual ends)
     const int* order;  // features, best depth-1 error first
     const int* fbest;  // per feature: index of its best depth-1 threshold (-1: constant here)
 };
@@ -371,7 +372,10 @@ inline bool Worker::open_node(Node& nd, const Entry* view, int m, int d, double 
         feed.incumbent(std::min(UB, res.cost));
         S.note_incumbent(res.cost);
     }
-    nd.nc = NodeCtx{view, m, d, level, LB, nd.order.data(), nd.fbest.data()};
+    // the node one level shallower: at budget 2 the depth-1 optimum (the pass's best, less the
+    // tolerance of its first-improvement rule), deeper no better bound than the node's own
+    const double end_lb = !P.end_bounds ? 0.0 : d == 2 ? std::max(0.0, std::min(res.cost, s1.best) - eps) : LB;
+    nd.nc = NodeCtx{view, m, d, level, LB, end_lb, nd.order.data(), nd.fbest.data()};
     return false;
 }
 
@@ -451,7 +455,7 @@ inline void Worker::begin_feature(const NodeCtx& nc, int oi, FeatureScan& fs) {
     ThresholdIntervals& ti = *fs.ti;
     const int f = nc.order[oi];
     fs.oi = oi;
-    ti.init(nc.view + (size_t)f * nc.m, nc.m, D, nc.lb);
+    ti.init(nc.view + (size_t)f * nc.m, nc.m, D, nc.lb, nc.end_lb);
     fs.fb = P.start_best ? nc.fbest[f] : -1;
     if (nc.level == 0 && f == P.root_hint_feature) {  // the boundary the hint's threshold falls on
         const Entry* vf = nc.view + (size_t)f * nc.m;

@@ -332,7 +332,7 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     ``probe`` False (ablation) the probe. ``switches`` (ablation, same result): the search's
     switches (``_continuous.SWITCHES``: ``use_cache``, ``use_intervals``, ``use_skip``,
     ``use_d2``, ``start_best``, ``root_lanes``, ``large_first``, ``use_caps``, ``use_warm``,
-    ``use_simd``)."""
+    ``use_simd``, ``ordered_close``, ``end_bounds``)."""
     from treelearn.learn.continuous import _continuous
 
     t0 = time.perf_counter()
