@@ -92,3 +92,17 @@ def test_the_returned_tree_keeps_the_time_it_was_found():
     h2.add(0.5, 10.0)
     points = h2.close(4.0, 4.0)  # a tree better than every recorded one: one point, at the close
     assert len(points) == 2 and points[1][1:] == (4.0, 4.0)
+
+
+def test_cpu_limit_stops_the_search():
+    """The probe's budget is CPU time (``cpu_limit``): a search given less stops with a valid bound
+    and a tree no better than the optimum; without it, the same search finishes."""
+    from treelearn.learn.continuous import _continuous
+
+    X, y = _data(600, seed=3, d=6)
+    X_fm = np.ascontiguousarray(X.T)
+    full = _continuous.continuous_search(X_fm, y, 2, None, 3)
+    assert not full["timed_out"] and full["evaluations"] > 10
+    cut = _continuous.continuous_search(X_fm, y, 2, None, 3, cpu_limit=1e-6)
+    assert cut["timed_out"] and cut["evaluations"] < full["evaluations"]
+    assert cut["lower_bound"] <= full["cost"] <= cut["cost"]

@@ -31,7 +31,7 @@ cdef extern from "search.h" namespace "tl::cont":
         const double* w
         const int8_t* nan_mode
         int max_depth
-        double upper_bound, time_limit, mem_limit_bytes
+        double upper_bound, time_limit, cpu_limit, mem_limit_bytes
         double* progress
         int n_threads
         int use_cache, use_intervals, use_skip, use_d2, start_best, root_lanes, large_first, gini_order, use_caps
@@ -191,7 +191,7 @@ cdef _fill_params(Params& P, const double[:, ::1] X_fm, const int64_t[::1] y, in
 def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_classes, weights, int max_depth,
                       double upper_bound=0.0, double time_limit=0.0, double memory_limit_bytes=1e9,
                       int n_threads=1, nan_mode=None, progress=None, int root_hint_feature=-1,
-                      double root_hint_threshold=0.0, **switches):
+                      double root_hint_threshold=0.0, double cpu_limit=0.0, **switches):
     """Optimal tree over every threshold of the columns of ``X_fm`` (feature-major, (F, n)).
 
     Returns the preorder tree (``feature`` -1 at leaves, ``threshold``, ``left``, ``right``) and
@@ -202,7 +202,9 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     ``progress``: None, or a float64 array (core/progress.h's slots) the search writes its live
     counters to while it runs (the verbose progress reporter reads it). ``root_hint_feature`` (a
     column, -1: none) and ``root_hint_threshold``: the root split searched first (the anytime
-    order; the same tree). ``switches``: the ablation switches of ``SWITCHES`` (the same tree), among
+    order; the same tree). ``cpu_limit`` (> 0): a stop after that many seconds of the process's CPU
+    time (the probe's budget: unlike ``time_limit``, not cut short by a loaded machine).
+    ``switches``: the ablation switches of ``SWITCHES`` (the same tree), among
     them ``root_lanes``: features whose threshold scans the root steps in turn, per thread (1: one
     feature after the other)."""
     cdef Params P
@@ -213,6 +215,7 @@ def continuous_search(const double[:, ::1] X_fm, const int64_t[::1] y, int n_cla
     P.n_threads = max(1, n_threads)
     P.root_hint_feature = root_hint_feature
     P.root_hint_threshold = root_hint_threshold
+    P.cpu_limit = cpu_limit
     P.interrupt_cb = _check_interrupt
     P.progress = NULL
     if progress is not None:

@@ -46,6 +46,9 @@ struct Params {
     int max_depth = 2;
     double upper_bound = 0.0;    // only trees of error < upper_bound are searched; <= 0: none given
     double time_limit = 0.0;     // seconds, <= 0: none
+    // seconds of the process's CPU time (every thread's), <= 0: none: the probe's budget
+    // (solver.py), which a loaded machine does not cut short as it does a wall-clock limit
+    double cpu_limit = 0.0;
     double* progress = nullptr;  // live counters for verbose (core/progress.h), or none
     double mem_limit_bytes = 1e9;
     int n_threads = 1;           // root-level features farmed to this many threads

@@ -47,6 +47,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <memory>
 #include <mutex>
 
@@ -72,6 +73,7 @@ struct Shared {
     std::atomic<bool> cb_interrupted{false};
     std::mutex root_mu;  // guards the root's incumbent while threads share it
     tl::steady::time_point t0;
+    std::clock_t cpu0 = std::clock();  // the process's CPU time at the start (Params::cpu_limit)
     std::vector<Worker*> workers;  // workers[0] runs on the calling thread when alone
     int root_lanes = 1;            // features each worker's root scans in turn (search_root_lanes)
     std::mutex history_mu;
@@ -232,11 +234,19 @@ class Worker {
     tl::Clock clock;
     bool caller;  // runs on the calling thread: may poll the interrupt callback (it may run Python)
     double last_cb = 0.0;
+    unsigned cpu_reads = 0;  // clock.reads at the last read of the CPU time
     tl::Feed feed;  // live counters (verbose): written where the clock is read
 
     bool check_stop() {
         if (feed.due(clock)) publish();
         if (clock.timed_out()) return true;
+        if (P.cpu_limit > 0.0 && clock.reads != cpu_reads) {  // (read as often as the clock)
+            cpu_reads = clock.reads;
+            if ((double)(std::clock() - S.cpu0) / CLOCKS_PER_SEC >= P.cpu_limit) {
+                S.stop.store(true);
+                return true;
+            }
+        }
         if (caller) return poll_callback();
         return false;
     }
@@ -676,6 +686,7 @@ inline void run_continuous(const Params& P, Output& out) {
     // the set-up (ranking the columns) counts against the time limit and stops on it and on
     // Ctrl-C: the result is then the root as a leaf (the caller keeps its incumbent)
     const tl::steady::time_point t0 = tl::steady::now();
+    const std::clock_t cpu0 = std::clock();
     Columns cols;
     if (!cols.build(P, setup_stop(P, t0))) {
         out.interrupted = tl::interrupted();
@@ -704,6 +715,7 @@ inline void run_continuous(const Params& P, Output& out) {
     fixed += (double)T * (lanes - 1) * lane;
     Shared S(P, cols, fixed);
     S.t0 = t0;
+    S.cpu0 = cpu0;
     S.root_lanes = lanes;
     tl::DeadlineWatch watch(S.t0, P.time_limit, &S.stop, (double)P.F * n >= 65536.0);  // slow nodes: stop on time
     std::vector<std::unique_ptr<Worker>> ws;

@@ -43,8 +43,8 @@ Anytime: the greedy tree of the same depth and criterion
 than ``GREEDY_FIRST_CELLS_DEPTH2``, it is grown only if the search times out), so a fit stopped by ``time_limit`` returns a tree at least as accurate on
 the training data, with ``lower_bound_``. From depth ``LOOKAHEAD_MIN_DEPTH`` on, where the exact
 search rarely finishes within minutes on large data but in milliseconds on small data, the exact
-search first runs alone for ``PROBE_SHARE`` of the time limit (at most ``PROBE_MAX`` seconds): a
-problem it solves is done, with no incumbent grown. Otherwise the greedy tree and a Top-k search
+search first runs alone for ``PROBE_SHARE`` of the time limit (at most ``PROBE_MAX`` seconds, of
+CPU time per thread: a loaded machine does not cut it short): a problem it solves is done, with no incumbent grown. Otherwise the greedy tree and a Top-k search
 (paper 003's idea on numeric columns, ``continuous/lookahead.h``) give the incumbents: at every node
 of depth budget >= 3 it tries only the k columns with the best impurity split (the greedy
 criterion; a callable criterion ranks by entropy), each at that threshold, and solves nodes of
@@ -264,7 +264,8 @@ LOOKAHEAD_MIN_DEPTH = 4
 LOOKAHEAD_SHARE = 0.1
 LOOKAHEAD_NODES = 64
 # the probe (module doc): from LOOKAHEAD_MIN_DEPTH on, the exact search alone runs first for this
-# share of the time limit, at most PROBE_MAX seconds (PROBE_MAX without a time limit): what it
+# share of the time limit, at most PROBE_MAX seconds (PROBE_MAX without a time limit; seconds of
+# CPU time per thread, so that a loaded machine gives it the same work): what it
 # solves (iris, wine, bank, sonar at depth 4) needs neither incumbent, whose rounds would cost more
 # (sonar: 0.08 s alone, 5 s of Top-k rounds after a probe of 0.1 s stopped on a loaded machine); a
 # problem it does not solve loses at most PROBE_MAX (1 s cost breast cancer at depth 4 a fifth)
@@ -381,9 +382,11 @@ def continuous_fit(Xe, y, n_classes, sample_weight, schema, *, max_depth, criter
     if deep and probe and incumbent == "auto" and backend is None:
         limit = PROBE_MAX if time_limit is None else min(PROBE_MAX, PROBE_SHARE * remaining())
         start = time.perf_counter()
-        res = _search(search, (X_fm, y, n_classes, w if weighted else None, max_depth, 0.0, limit, memory_bytes),
+        # CPU seconds per thread (a loaded machine does not cut the probe short), within the fit's limit
+        res = _search(search, (X_fm, y, n_classes, w if weighted else None, max_depth, 0.0,
+                               0.0 if time_limit is None else remaining(), memory_bytes),
                       memory_limit_mb, greedy, None, tree_args, n_threads=int(n_jobs or 1), nan_mode=nan_arg,
-                      **switches)
+                      cpu_limit=limit * max(1, int(n_jobs or 1)), **switches)
         if not res["timed_out"]:
             history.add_run(start, res)
             return _result(res, None, greedy, X_fm, tree_args, t0, history, incumbent)
