@@ -203,6 +203,29 @@ def test_search_equals_plain_recursion_deep():
             assert list(res["feature"]) == preorder(t_ref), (C, k, h)
 
 
+def test_optimum_tree_equals_plain_recursion_with_twin_columns():
+    """The optimum (k = all) at depths 3 and 4: the h = 2 children of an h = 3 node take their
+    counts and their duplicate test from the pair matrix (no matrix of their own). Columns equal
+    or complementary on the whole sample or only on one side of a split must give Fig. 1's tree
+    (the same candidates skipped, the same first of equal errors)."""
+    rng = np.random.default_rng(23)
+    for trial, (n, d, h) in enumerate(((150, 9, 3), (140, 9, 3), (130, 6, 4))):
+        C = 2 + trial % 2
+        B = (rng.random((n, d)) < rng.uniform(0.25, 0.75, size=d)).astype(np.uint8)
+        B[:, 3] = 1 - B[:, 0]                                   # complementary everywhere
+        B[:, 4] = B[:, 1]                                       # duplicate everywhere
+        B[:, 5] = np.where(B[:, 0] == 1, B[:, 2], 1 - B[:, 2])  # equal / complementary by side of 0
+        y = ((B[:, 0] & B[:, 1]) | (B[:, 2] ^ B[:, d - 1])).astype(np.int64)
+        flip = rng.random(n) < 0.25
+        y[flip] = rng.integers(0, C, size=flip.sum())
+        w = np.ones(n)
+        e_ref, t_ref = ref_topk(B, y, w, np.arange(n), h, d, C)
+        res = _search(B, y, C, d, h)
+        assert res["error"] == e_ref, (trial, h)
+        assert _tree_error(res, B, y, w) == e_ref
+        assert list(res["feature"]) == preorder(t_ref), (trial, h)
+
+
 def test_search_equals_plain_recursion_weighted():
     rng = np.random.default_rng(5)
     n, d, C = 50, 8, 2

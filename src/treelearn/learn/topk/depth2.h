@@ -8,7 +8,9 @@
 // For the optimum (k = all, unweighted) the f = 1 counts are the row f of a symmetric pair-count
 // matrix (counts of f AND j per class), filled once per h = 2 node and reused across candidates
 // (step_pairs); at h = 3 nodes the children's matrices are the smaller child's plus the node's
-// minus it (MurTree / STreeD's depth-2 solver ideas). Optionally (feature_classes) the features
+// minus it (MurTree / STreeD's depth-2 solver ideas), and such a child takes its counts (the
+// matrix's diagonal) and its duplicate test from its pair matrix, so it needs no local matrix of
+// its own (counts_from_pairs). Optionally (feature_classes) the features
 // identical on the node are grouped and each group counted once (depth1_reps).
 #pragma once
 #include <algorithm>
@@ -288,6 +290,30 @@ class Depth2 {
             tl::subtract(PRS.data(), PRT.data(), PRS.size(), PR.data());
         }
     }
+    // an h = 2 child of an h = 3 node whose pair matrix PM is set (pairs_ready, no feature
+    // classes): its counts are PM's diagonal (f AND f = f), so it needs neither its own matrix
+    // nor a counting pass
+    bool counts_from_pairs(int h) const { return h == 2 && pairs_ready && !sw.use_reps; }
+    void diagonal_counts(Lvl& v) const {
+        for (int j = 0; j < d; ++j) {
+            const CT* pj = &PM[((size_t)j * d + j) * C];
+            for (int c = 0; c < C; ++c) v.cnt[(size_t)j * C + c] = pj[c];
+            v.rc[j] = PR[(size_t)j * d + j];
+        }
+    }
+    // Frames::duplicate by counts: f equals an earlier candidate g on the node's rows iff
+    // |f AND g| = |f| = |g|, and is its complement iff |f AND g| = 0 and |f| + |g| = m
+    bool duplicate_by_pairs(const Lvl& v, int f, int upto) const {
+        const int32_t* pf = &PR[(size_t)f * d];
+        const int rf = v.rc[f];
+        for (int t = 0; t < upto; ++t) {
+            const int g = v.cand[t];
+            if (v.rc[g] == rf && pf[g] == rf) return true;
+            if (v.rc[g] == v.m - rf && pf[g] == 0) return true;
+        }
+        return false;
+    }
+
     // the whole pair matrix of node v (needs v.cnt / v.rc of v itself)
     void full_pairs(Lvl& v, CT* P, int32_t* Pr) {
         std::fill(sdone.begin(), sdone.end(), 0);

@@ -146,8 +146,12 @@ class Searcher {
             if (h >= 2) store(v, h, Entry{leaf, -1, ANYTIME});
             return Res{leaf, -1, leaf < ub};
         }
-        if (!borrowed) fr.build_local(v);
-        fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
+        if (d2.counts_from_pairs(h)) {
+            d2.diagonal_counts(v);  // (no local matrix: the depth-2 steps read the pair matrix only)
+        } else {
+            if (!borrowed) fr.build_local(v);
+            fr.count_pass(v, v.fvalid.data(), v.cnt.data(), v.rc.data());
+        }
         if (h == 1) {
             int f;
             double e = d2.depth1(v.cnt.data(), v.rc.data(), v.tot.data(), Wn, v.m, f, v.cand, v.keyed);
@@ -524,10 +528,12 @@ class Searcher {
     // found; true when the time ran out before every candidate was tried
     bool search_candidates(int L, int h, double ub, double node_lb, bool sub_here, double& best, int& bestf) {
         Lvl& v = fr.lv[L];
+        const bool paired = d2.counts_from_pairs(h);  // (the node has no local matrix)
         for (size_t ci = 0; ci < v.cand.size(); ++ci) {
             const int f = v.cand[ci];
             if (time_checked(h) && clock.timed_out()) return true;
-            if (ci > 0 && fr.duplicate(v, f, (int)ci, sw.mono)) continue;
+            if (ci > 0 && (paired ? d2.duplicate_by_pairs(v, f, (int)ci) : fr.duplicate(v, f, (int)ci, sw.mono)))
+                continue;
             const double bound = std::min(ub, best);
             double err;
             bool better;
