@@ -112,6 +112,20 @@ TL_INLINE void mask_classes(const u64* cls, const u64* mask, int C, int wl, u64*
 // mask (mc, (C, wl)); class 0 by subtraction; returns the number of rows
 template <typename CT>
 TL_INLINE int class_counts(const u64* col, const u64* mask, const u64* mc, int C, int wl, CT* o) {
+    if (C == 2) {
+        // two classes (the common case): one pass over the column, two independent sums (the
+        // search's pair matrices spend most of their time here)
+        const u64* m1 = mc + wl;
+        int t = 0, a = 0;
+        for (int i = 0; i < wl; ++i) {
+            const u64 x = col[i];
+            t += popc(x & mask[i]);
+            a += popc(x & m1[i]);
+        }
+        o[1] = (CT)a;
+        o[0] = (CT)(t - a);
+        return t;
+    }
     const int t = and_count(col, mask, wl);
     int s = 0;
     for (int c = 1; c < C; ++c) {
