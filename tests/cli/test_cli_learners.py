@@ -55,12 +55,28 @@ LEARNERS = [
      lambda: tl.TopKTreeClassifier(k=2, max_depth=2, max_binary_features=20, time_limit=60)),
     ("optimal", ["--max-depth", "2", "--max-binary-features", "15", "--time-limit", "60"],
      lambda: tl.OptimalTreeClassifier(max_depth=2, max_binary_features=15, time_limit=60)),
+    ("optimal", ["--max-depth", "2", "--max-binary-features", "all", "--time-limit", "60"],
+     lambda: tl.OptimalTreeClassifier(max_depth=2, max_binary_features=None, time_limit=60)),
     ("pruned", ["--pruning", "ccp", "--cv", "3", "--max-leaves", "10", "--random-state", "0"],
      lambda: tl.PrunedTreeClassifier(pruning="ccp", cv=3, max_leaves=10, random_state=0)),
 ]
 
 
-@pytest.mark.parametrize("learner,args,make", LEARNERS, ids=[c[0] for c in LEARNERS])
+def test_max_binary_features_takes_all_auto_or_a_count(wine_csv):
+    """``--max-binary-features all`` is every threshold (the estimator's None: see the learners
+    above), ``auto`` the default; anything else, or a learner without the option, is a one-line error."""
+    path, _ = wine_csv
+    r = invoke("fit", path, "--learner", "optimal", "--max-depth", "2", "--max-binary-features", "auto")
+    assert r.exit_code == 0, r.output
+    assert_one_line_error(invoke("fit", path, "--learner", "optimal", "--max-binary-features", "many"),
+                          "--max-binary-features must be a positive integer, auto or all", "'many'")
+    assert_one_line_error(invoke("fit", path, "--learner", "optimal", "--max-binary-features", "0"),
+                          "--max-binary-features must be")
+    assert_one_line_error(invoke("fit", path, "--learner", "greedy", "--max-binary-features", "all"),
+                          "does not apply to --learner greedy")
+
+
+@pytest.mark.parametrize("learner,args,make", LEARNERS, ids=[c[0] + "-" + c[1][-3] for c in LEARNERS])
 def test_fit_with_every_learner_gives_the_estimators_tree(tmp_path, wine_csv, learner, args, make):
     path, df = wine_csv
     model = tmp_path / f"{learner}.json"

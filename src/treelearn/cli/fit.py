@@ -89,6 +89,20 @@ def max_features_value(text: str | None):
     raise CLIError(f"--max-features must be sqrt, log2, an integer or a fraction in (0, 1], got {text!r}")
 
 
+def binary_features_value(text: str | None):
+    """``--max-binary-features``: an integer, "auto" or "all" (every threshold: the estimator's
+    ``max_binary_features=None``, returned as the string "all" for the caller to set)."""
+    if text is None or text in ("auto", "all"):
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise CLIError(f"--max-binary-features must be a positive integer, auto or all, got {text!r}")
+    return value
+
+
 class Pruning(str, Enum):
     bound = "bound"
     ccp = "ccp"
@@ -231,9 +245,10 @@ def fit(
     max_thresholds: Optional[int] = typer.Option(None, min=1, help="At most this many quantile thresholds per "
                                                                    "numeric column (default: every midpoint)."),
     k: Optional[int] = typer.Option(None, "--k", "-k", min=1, help="topk: the k best features tried at every node."),
-    max_binary_features: Optional[int] = typer.Option(None, min=1, help="topk/optimal: about this many binary "
-                                                                        "features (default: every threshold when "
-                                                                        "the estimate is cheap, else 100)."),
+    max_binary_features: Optional[str] = typer.Option(None, help="topk/optimal: about this many binary features "
+                                                                   "(an integer), all (every threshold, whatever "
+                                                                   "it costs) or auto (the default: every "
+                                                                   "threshold when the estimate is cheap, else 100)."),
     max_rank: Optional[int] = typer.Option(None, min=0, help="minrank: fail when the sample's rank exceeds this."),
     pruning: Optional[Pruning] = typer.Option(None, help="pruned: bound (Shawe-Taylor bound, no CV), ccp (CART "
                                                          "cost-complexity with CV) or mcart."),
@@ -279,12 +294,17 @@ def fit(
                    "rows: fitting a regression tree (--task classification to classify)", err=True)
     params = dict(criterion=criterion.value if criterion else None, max_depth=max_depth, max_leaves=max_leaves,
                   min_samples_leaf=min_samples_leaf, max_thresholds=max_thresholds, k=k,
-                  max_binary_features=max_binary_features, max_rank=max_rank,
+                  max_binary_features=None if (mbf := binary_features_value(max_binary_features)) == "all" else mbf,
+                  max_rank=max_rank,
                   pruning=pruning.value if pruning else None, delta=delta, cv=cv, time_limit=time_limit,
                   memory_limit_mb=memory_limit_mb, n_jobs=n_jobs, random_state=random_state,
                   min_weight_fraction_leaf=min_weight_fraction_leaf, max_features=max_features_value(max_features),
                   splitter=splitter.value if splitter else None)
     est = make_learner(learner.value, params, regression)
+    if mbf == "all":  # (None is "not given" to make_learner: every threshold is set here)
+        if "max_binary_features" not in est.get_params(deep=False):
+            raise CLIError(f"--max-binary-features does not apply to --learner {learner.value}")
+        est.set_params(max_binary_features=None)
     if verbose and "verbose" in est.get_params(deep=False):
         est.set_params(verbose=1)
     if verbose:
