@@ -518,7 +518,7 @@ def test_sigint_stops_every_fit(which, sigint_after_ready):
 
 _THREAD_FITS = {
     "greedy": "GreedyTreeClassifier()",
-    "topk": "TopKTreeClassifier(k=3, max_depth=6, time_limit=600)",
+    "topk": "TopKTreeClassifier(k=4, max_depth=7, time_limit=600)",  # (about 5 s alone: well past the signal)
     "optimal": "OptimalTreeClassifier(max_depth=6, time_limit=600)",
     "continuous": "OptimalTreeClassifier(max_depth=4, solver='continuous', time_limit=600)",
 }
@@ -583,7 +583,7 @@ def test_sigint_reaches_a_fit_started_after_another_handler_was_set(sigint_after
             calls.append(sig)
             raise KeyboardInterrupt
         signal.signal(signal.SIGINT, mine)
-        second = threading.Thread(target=run, args=("second", tl.TopKTreeClassifier(k=3, max_depth=6, time_limit=600)))
+        second = threading.Thread(target=run, args=("second", tl.TopKTreeClassifier(k=4, max_depth=7, time_limit=600)))
         second.start()
         while "second" not in started:
             time.sleep(0.01)
